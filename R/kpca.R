@@ -1,0 +1,239 @@
+#' Kernel principal component analysis
+#'
+#' Computes kernel PCA: the data are mapped into the feature space of a
+#' kernel, centered there, and the leading principal components are found
+#' from the eigen-decomposition of the centered kernel matrix. The interface
+#' and the results follow `kernlab::kpca()`, so migrating is a change of
+#' prefix.
+#'
+#' @section Kernels:
+#' With \eqn{x, y} two rows of the data (defaults in brackets):
+#' \describe{
+#'   \item{`"vanilladot"`}{linear, \eqn{x'y}; kernel PCA then equals PCA.}
+#'   \item{`"polydot"`}{polynomial, \eqn{(scale\, x'y + offset)^{degree}}
+#'     (`degree = 1`, `scale = 1`, `offset = 1`).}
+#'   \item{`"rbfdot"`}{Gaussian, \eqn{\exp(-sigma \|x - y\|^2)} (`sigma = 1`;
+#'     `kpca()`'s default `kpar` sets `sigma = 0.1`).}
+#'   \item{`"laplacedot"`}{Laplace, \eqn{\exp(-sigma \|x - y\|)} (`sigma = 1`).}
+#'   \item{`"tanhdot"`}{hyperbolic tangent, \eqn{\tanh(scale\, x'y + offset)}
+#'     (`scale = 1`, `offset = 1`); not positive semidefinite.}
+#'   \item{`"besseldot"`}{Bessel, with \eqn{t = sigma \|x - y\|}:
+#'     \eqn{(J_{order}(t)\, t^{-order} / L)^{degree}},
+#'     \eqn{L = 1 / (\Gamma(order + 1) 2^{order})}, and 1 when
+#'     \eqn{t < 10^{-4}} (`sigma = 1`, `order = 1`, `degree = 1`).}
+#'   \item{`"anovadot"`}{ANOVA RBF,
+#'     \eqn{(\sum_j \exp(-sigma (x_j - y_j)^2))^{degree}} (`sigma = 1`,
+#'     `degree = 1`).}
+#'   \item{`"splinedot"`}{spline, \eqn{\prod_j (1 + x_j y_j + x_j y_j m_j -
+#'     (x_j + y_j) m_j^2 / 2 + m_j^3 / 3)} with \eqn{m_j = \min(x_j, y_j)}; no
+#'     parameters.}
+#' }
+#' `degree` must be a whole number of at least 1 and `sigma` positive.
+#' Parameters left out of `kpar` take the kernel's defaults above, so
+#' `kpca(x, kernel = "polydot")` works (in kernlab it fails), and a name the
+#' kernel does not have is an error. When `kpar` is not given at all, it is
+#' `list(sigma = 0.1)` for the kernels with a `sigma`, as in kernlab.
+#'
+#' @section Scale and signs:
+#' The results are on kernlab's scale: `eig` are the eigenvalues of
+#' \eqn{K_c / n}, where \eqn{K_c} is the centered kernel matrix; `alpha` are
+#' the unit eigenvectors divided by `sqrt(eig)`; `rotated` is
+#' \eqn{K_c \alpha}, which is `sqrt(n)` times the projections onto unit axes
+#' in feature space. With `"vanilladot"`, `rotated` equals
+#' `sqrt(n) * prcomp(x)$x` and `eig` equals `prcomp(x)$sdev^2 * (n - 1) / n`
+#' up to the signs of the columns. scikit-learn's `KernelPCA` reports
+#' `n * eig` as `eigenvalues_` and `rotated / sqrt(n)` from
+#' `fit_transform()`; its `gamma` is `sigma` here.
+#'
+#' Eigenvectors are defined only up to sign; fastkpca makes the
+#' largest-magnitude entry of each `alpha` column positive, so that results
+#' are reproducible. Compare with other software after aligning signs.
+#'
+#' @section Components:
+#' With `features = 0`, every component whose eigenvalue exceeds `th` is
+#' kept; it is an error if there is none. With `features > 0`, the leading
+#' `features` components are computed (`th` is then unused). Components
+#' whose eigenvalue is not safely positive (at most \eqn{10^{-12}} times the
+#' largest, as happens for rank-deficient data or kernels that are not
+#' positive semidefinite, such as `"tanhdot"`) are dropped with a warning
+#' rather than divided by.
+#'
+#' @section Memory:
+#' The fit holds one n x n double matrix (the kernel matrix, centered in
+#' place and handed to LAPACK) plus memory proportional to n times the
+#' number of components.
+#'
+#' @param x The data: a numeric matrix (integer and logical are coerced), a
+#'   data frame of numeric columns, or a numeric vector (one column). With
+#'   `kernel = "precomputed"`, a symmetric n x n kernel matrix. For the
+#'   formula method, a formula with no response, such as `~ a + b` or `~ .`.
+#' @param data For the formula method, a data frame holding the variables.
+#' @param kernel The kernel: one of `"rbfdot"` (the default), `"polydot"`,
+#'   `"vanilladot"`, `"tanhdot"`, `"laplacedot"`, `"besseldot"`,
+#'   `"anovadot"`, `"splinedot"`, a kernel object of those kinds from
+#'   kernlab (such as `kernlab::rbfdot(0.5)`), or `"precomputed"`, for a
+#'   kernel matrix given as `x`.
+#' @param kpar A named list of kernel parameters; see the Kernels section.
+#' @param features The number of components to compute, or 0 (the default)
+#'   for all those whose eigenvalue exceeds `th`.
+#' @param th With `features = 0`, the threshold on the eigenvalues of
+#'   \eqn{K_c / n} (default `1e-4`).
+#' @param na.action A function handling rows with missing values, such as
+#'   [stats::na.omit()] (the default) or [stats::na.fail()].
+#' @param solver `"exact"` uses LAPACK's `dsyevr`; `"auto"` (the default)
+#'   currently means `"exact"`. `"iterative"` is planned.
+#' @param threads Number of threads for the kernel matrix and the centering;
+#'   defaults to [kpca_threads()]. Results do not depend on it.
+#' @param ... For the formula method, arguments passed to the default
+#'   method; otherwise unused (an error if given).
+#'
+#' @return An object of class `"fastkpca"`, a list with
+#'   \item{alpha}{n x k matrix, the principal component vectors in the dual
+#'     form (kernlab's `pcv()`).}
+#'   \item{eig}{the k eigenvalues, named `Comp.1`, `Comp.2`, ... (kernlab's
+#'     `eig()`).}
+#'   \item{rotated}{n x k matrix, the data projected on the components
+#'     (kernlab's `rotated()`).}
+#'   \item{kernel, kpar}{the kernel name and all its parameters.}
+#'   \item{xmatrix}{the training data used (after `na.action`), or the kernel
+#'     matrix for `kernel = "precomputed"`.}
+#'   \item{kernel_colmeans, kernel_mean}{the column means and the mean of the
+#'     uncentered kernel matrix, used by [predict.fastkpca()].}
+#'   \item{variance_total}{\eqn{trace(K_c) / n}, the total variance in
+#'     feature space (the sum of all eigenvalues).}
+#'   \item{features, th, solver, threads}{the settings used.}
+#'   \item{call}{the matched call.}
+#'   \item{terms, xlevels}{for the formula method: the terms and factor
+#'     levels, used by `predict()`.}
+#'   \item{na.action}{the rows removed by `na.action`, if any.}
+#'
+#' @seealso [predict.fastkpca()], [summary.fastkpca()], [plot.fastkpca()];
+#'   [stats::prcomp()] for linear PCA.
+#' @examples
+#' fit <- kpca(as.matrix(iris[, 1:4]), kernel = "rbfdot",
+#'             kpar = list(sigma = 0.2), features = 2)
+#' fit
+#' head(fit$rotated)
+#'
+#' # the formula interface, with a polynomial kernel
+#' fit2 <- kpca(~ Sepal.Length + Petal.Width, data = iris,
+#'              kernel = "polydot", kpar = list(degree = 2), features = 3)
+#' summary(fit2)
+#'
+#' # with the linear kernel, kernel PCA is PCA (up to the column signs)
+#' x <- scale(as.matrix(USArrests))
+#' lin <- kpca(x, kernel = "vanilladot", features = 2)
+#' pc <- prcomp(x)
+#' all.equal(abs(lin$rotated), abs(sqrt(nrow(x)) * pc$x[, 1:2]),
+#'           check.attributes = FALSE)
+#' all.equal(unname(lin$eig), pc$sdev[1:2]^2 * (nrow(x) - 1) / nrow(x))
+#' @export
+kpca <- function(x, ...) UseMethod("kpca")
+
+#' @rdname kpca
+#' @export
+kpca.formula <- function(x, data = NULL, na.action = na.omit, ...) {
+  mt <- stats::terms(x, data = data)
+  if (attr(mt, "response") > 0L)
+    stop("'x' must be a formula without a response, such as ~ a + b",
+         call. = FALSE)
+  attr(mt, "intercept") <- 0L
+  mf <- stats::model.frame(mt, data = data, na.action = na.action)
+  mt <- attr(mf, "terms")
+  attr(mt, "intercept") <- 0L
+  xmat <- stats::model.matrix(mt, mf)
+  attr(xmat, "assign") <- NULL
+  attr(xmat, "contrasts") <- NULL
+  fit <- kpca.default(xmat, na.action = na.fail, ...)
+  fit$call <- match.call()
+  fit$call[[1L]] <- as.name("kpca")
+  fit$terms <- mt
+  fit$xlevels <- stats::.getXlevels(mt, mf)
+  fit$na.action <- attr(mf, "na.action")
+  fit
+}
+
+#' @rdname kpca
+#' @export
+kpca.default <- function(x, kernel = "rbfdot", kpar = list(sigma = 0.1),
+                         features = 0, th = 1e-4, na.action = na.omit,
+                         solver = c("auto", "exact", "iterative"),
+                         threads = kpca_threads(), ...) {
+  check_no_dots(...)
+  call <- match.call()
+  if (missing(kernel) && inherits(x, "kernelMatrix")) kernel <- "precomputed"
+  kern <- resolve_kernel(kernel, kpar, missing(kpar))
+  threads <- check_threads(threads)
+  th <- check_th(th)
+
+  if (kern$name == "precomputed") {
+    x <- as_kernel_matrix(x)
+    removed <- NULL
+  } else {
+    x <- as_data_matrix(x)
+    x <- apply_na_action(x, na.action)
+    removed <- attr(x, "na.action")
+    attr(x, "na.action") <- NULL
+    check_finite(x, "x")
+    if (ncol(x) == 0L) stop("'x' must have at least one column", call. = FALSE)
+  }
+  n <- nrow(x)
+  if (n < 2L) stop("'x' must have at least 2 rows (after 'na.action')", call. = FALSE)
+  features <- check_features(features, n)
+  solver <- choose_solver(solver, n, features)
+
+  res <- .Call(C_kpca_fit, x, kernel_code(kern$name), kpar_vector(kern$kpar),
+               features, th, solver_codes[[solver]], threads, NULL)
+  if (features == 0L && length(res$values) == 0L)
+    stop(sprintf("no eigenvalue of the centered kernel matrix exceeds 'th' (%g); ", th),
+         "lower 'th', set 'features', or check the kernel parameters", call. = FALSE)
+  comp <- positive_components(res$values, res$vectors)
+  vectors <- orient_signs(comp$vectors)
+  eig <- comp$values
+  k <- length(eig)
+  labels <- paste0("Comp.", seq_len(k))
+  names(eig) <- labels
+  # alpha = V / sqrt(eig); rotated = Kc alpha = n V sqrt(eig), from V alone
+  alpha <- sweep(vectors, 2L, sqrt(eig), "/")
+  rotated <- sweep(vectors, 2L, n * sqrt(eig), "*")
+  dimnames(alpha) <- list(NULL, labels)
+  dimnames(rotated) <- list(rownames(x), labels)
+
+  structure(list(
+    alpha = alpha, eig = eig, rotated = rotated,
+    kernel = kern$name, kpar = kern$kpar, xmatrix = x,
+    kernel_colmeans = res$colmeans, kernel_mean = res$grand_mean,
+    variance_total = res$variance_total,
+    features = features, th = th, solver = solver, threads = threads,
+    call = call, na.action = removed
+  ), class = "fastkpca")
+}
+
+# Apply the user's na.action to a data matrix, keeping its record of the
+# removed rows.
+apply_na_action <- function(x, na.action) {
+  if (!anyNA(x)) return(x)
+  if (is.character(na.action)) na.action <- get(na.action, mode = "function")
+  if (!is.function(na.action))
+    stop("'na.action' must be a function such as na.omit or na.fail", call. = FALSE)
+  out <- na.action(x)
+  if (!is.matrix(out) || ncol(out) != ncol(x))
+    stop("'na.action' must return the data as a matrix", call. = FALSE)
+  out
+}
+
+# A precomputed kernel matrix: square and numeric. It is not copied here: C
+# copies it once into its buffer, checking there that it is finite and
+# symmetric (within a relative 1.5e-6), without a second n x n matrix.
+as_kernel_matrix <- function(K) {
+  # kernlab's kernelMatrix objects are double matrices already: no copy
+  if (is.object(K) && length(dim(K)) == 2L && !is.matrix(K)) K <- as.matrix(K)
+  if (length(dim(K)) != 2L || !typeof(K) %in% c("double", "integer", "logical"))
+    stop("'x' must be a numeric kernel matrix when 'kernel' is \"precomputed\"",
+         call. = FALSE)
+  if (nrow(K) != ncol(K))
+    stop(sprintf("'x' must be a square kernel matrix when 'kernel' is \"precomputed\", not %d x %d",
+                 nrow(K), ncol(K)), call. = FALSE)
+  if (storage.mode(K) != "double") storage.mode(K) <- "double"
+  K
+}

@@ -1,0 +1,108 @@
+# print, summary and plot methods for "fastkpca" fits.
+
+#' @export
+print.fastkpca <- function(x, digits = max(3L, getOption("digits") - 3L), ...) {
+  n <- nrow(x$alpha)
+  what <- if (x$kernel == "precomputed") sprintf("%d x %d kernel matrix", n, n)
+          else sprintf("%d observations of %d variable%s", n, ncol(x$xmatrix),
+                       if (ncol(x$xmatrix) == 1L) "" else "s")
+  cat("Kernel PCA (fastkpca) on ", what, "\n", sep = "")
+  cat("Kernel:     ", describe_kernel(x$kernel, x$kpar), "\n", sep = "")
+  k <- length(x$eig)
+  rule <- if (x$features == 0L) sprintf("eigenvalues above th = %g", x$th)
+          else sprintf("features = %d", x$features)
+  cat("Components: ", k, " (", rule, "; ", x$solver, " solver)\n", sep = "")
+  shown <- utils::head(x$eig, 10L)
+  cat("Eigenvalues", if (k > 10L) " (first 10)", ":\n", sep = "")
+  print(shown, digits = digits)
+  invisible(x)
+}
+
+#' Summarize a kernel PCA fit
+#'
+#' Reports, for each component, its eigenvalue, its proportion of the total
+#' variance in feature space and the cumulative proportion, in the manner of
+#' `summary(prcomp(...))`. The total variance is \eqn{trace(K_c) / n}, the
+#' sum of all eigenvalues, computed from the centered kernel matrix without
+#' the full spectrum. For kernels that are not positive semidefinite the
+#' total includes negative eigenvalues, so the proportions may sum to more
+#' than 1.
+#'
+#' @param object A `"fastkpca"` fit from [kpca()].
+#' @param x A `"summary.fastkpca"` object.
+#' @param digits Number of significant digits to print.
+#' @param ... Unused.
+#' @return An object of class `"summary.fastkpca"`: the fit's kernel
+#'   description and `importance`, a 3-row matrix (eigenvalue, proportion of
+#'   variance, cumulative proportion) with one column per component.
+#' @examples
+#' fit <- kpca(as.matrix(iris[, 1:4]), kpar = list(sigma = 0.2), features = 4)
+#' summary(fit)
+#' # choose the number of components that explain 90% of the variance
+#' imp <- summary(fit)$importance
+#' which(imp["Cumulative Proportion", ] >= 0.9)[1]
+#' @export
+summary.fastkpca <- function(object, ...) {
+  prop <- object$eig / object$variance_total
+  importance <- rbind(Eigenvalue = object$eig,
+                      "Proportion of Variance" = prop,
+                      "Cumulative Proportion" = cumsum(prop))
+  structure(list(kernel = describe_kernel(object$kernel, object$kpar),
+                 n = nrow(object$alpha), variance_total = object$variance_total,
+                 importance = importance),
+            class = "summary.fastkpca")
+}
+
+#' @rdname summary.fastkpca
+#' @export
+print.summary.fastkpca <- function(x, digits = max(3L, getOption("digits") - 3L), ...) {
+  cat("Kernel PCA (fastkpca), kernel ", x$kernel, ", ", x$n, " observations\n",
+      sep = "")
+  cat("Total variance in feature space: ", format(x$variance_total, digits = digits),
+      "\n\nImportance of components:\n", sep = "")
+  print(x$importance, digits = digits)
+  invisible(x)
+}
+
+#' Plot a kernel PCA fit
+#'
+#' Draws a scree plot of the eigenvalues and a scatter plot of the data on
+#' the first two components (base graphics).
+#'
+#' @param x A `"fastkpca"` fit from [kpca()].
+#' @param which Which plots to draw: 1 for the scree plot, 2 for the scores
+#'   of the first two components (one component: against the row index).
+#' @param col,pch Colours and symbols of the points in the scores plot, for
+#'   example a factor of groups turned into colours.
+#' @param main Titles of the plots, one per plot in `which`.
+#' @param ... Further graphical parameters passed to the scores plot.
+#' @return `x`, invisibly.
+#' @examples
+#' fit <- kpca(as.matrix(iris[, 1:4]), kpar = list(sigma = 0.2), features = 6)
+#' plot(fit, col = as.integer(iris$Species))
+#' @export
+plot.fastkpca <- function(x, which = c(1L, 2L), col = 1, pch = 1,
+                          main = c("Eigenvalues", "Kernel principal components")[which],
+                          ...) {
+  if (!is.numeric(which) || length(which) == 0L || !all(which %in% 1:2))
+    stop("'which' must be 1, 2 or both", call. = FALSE)
+  if (length(main) != length(which))
+    stop("'main' must have one title per plot in 'which'", call. = FALSE)
+  if (length(which) > 1L) {
+    old <- graphics::par(mfrow = c(1L, length(which)))
+    on.exit(graphics::par(old))
+  }
+  for (k in seq_along(which)) {
+    if (which[k] == 1L) {
+      graphics::barplot(x$eig, main = main[k], ylab = "eigenvalue of Kc / n",
+                        names.arg = seq_along(x$eig), xlab = "component")
+    } else if (ncol(x$rotated) >= 2L) {
+      graphics::plot(x$rotated[, 1L], x$rotated[, 2L], col = col, pch = pch,
+                     xlab = "Comp.1", ylab = "Comp.2", main = main[k], ...)
+    } else {
+      graphics::plot(x$rotated[, 1L], col = col, pch = pch, xlab = "index",
+                     ylab = "Comp.1", main = main[k], ...)
+    }
+  }
+  invisible(x)
+}

@@ -1,0 +1,106 @@
+# Step 4 of the algorithm: projecting new data onto the components.
+
+#' Project new data onto kernel principal components
+#'
+#' Computes the kernel between the new rows and the training rows, centers
+#' it with the centering terms stored at fit time, and multiplies by the
+#' component vectors. For every kernel, `tanhdot` included, new rows are
+#' centered exactly as the training rows were, so `predict(fit, x)` on the
+#' training data `x` equals `fit$rotated`.
+#'
+#' The centered cross-kernel is never formed: with \eqn{K_z} the kernel
+#' between new and training rows, \eqn{c} the column means and \eqn{g} the
+#' mean of the training kernel matrix, the projection is
+#' \eqn{K_z \alpha - r (1'\alpha) - 1 (c'\alpha) + g 1 (1'\alpha)} with
+#' \eqn{r} the row means of \eqn{K_z}. New rows are processed in blocks, so
+#' memory stays proportional to the block size times the training size.
+#'
+#' @param object A `"fastkpca"` fit from [kpca()].
+#' @param newdata New data with the same columns as the training data: a
+#'   matrix, a data frame (for formula fits, holding the variables of the
+#'   formula) or a numeric vector (one new row). For
+#'   `kernel = "precomputed"`, the kernel matrix between the new and the
+#'   training rows (`nrow(newdata)` x n). If missing, the training
+#'   projections `object$rotated` are returned.
+#' @param ... Unused (an error if given).
+#' @return A matrix with one row per new row and one column per component.
+#' @seealso [kpca()]
+#' @examples
+#' train <- as.matrix(iris[seq(1, 150, by = 2), 1:4])
+#' test <- as.matrix(iris[seq(2, 150, by = 2), 1:4])
+#' fit <- kpca(train, kernel = "rbfdot", kpar = list(sigma = 0.2), features = 2)
+#' head(predict(fit, test))
+#' # on the training rows, predict() gives the fitted projections
+#' all.equal(predict(fit, train), fit$rotated)
+#' @export
+predict.fastkpca <- function(object, newdata, ...) {
+  check_no_dots(...)
+  if (missing(newdata) || is.null(newdata)) return(object$rotated)
+  z <- predict_data_matrix(object, newdata)
+  alpha <- object$alpha
+  alpha_sums <- colSums(alpha)
+  offset <- drop(crossprod(object$kernel_colmeans, alpha)) -
+    object$kernel_mean * alpha_sums
+  out <- matrix(0, nrow(z), ncol(alpha), dimnames = list(rownames(z), colnames(alpha)))
+  for (rows in row_blocks(nrow(z), nrow(alpha))) {
+    kz <- if (object$kernel == "precomputed") z[rows, , drop = FALSE]
+          else kernel_cross(z[rows, , drop = FALSE], object$xmatrix, object$kernel,
+                            object$kpar, object$threads)
+    proj <- kz %*% alpha - outer(rowMeans(kz), alpha_sums)
+    out[rows, ] <- sweep(proj, 2L, offset, "-")
+  }
+  out
+}
+
+# Blocks of new rows whose cross-kernel holds about 2^22 doubles (32 MB).
+row_blocks <- function(nz, m) {
+  size <- max(1L, floor(2^22 / max(1L, m)))
+  split(seq_len(nz), ceiling(seq_len(nz) / size))
+}
+
+# newdata as a double matrix matching the training data's columns.
+predict_data_matrix <- function(object, newdata) {
+  m <- nrow(object$alpha)
+  if (object$kernel == "precomputed") {
+    z <- as_data_matrix(newdata, "newdata")
+    if (ncol(z) != m)
+      stop(sprintf("'newdata' must be the kernel matrix between new and training rows, with %d columns, not %d",
+                   m, ncol(z)), call. = FALSE)
+    check_finite(z, "newdata")
+    return(z)
+  }
+  train <- object$xmatrix
+  if (!is.null(object$terms)) {
+    if (!is.data.frame(newdata) && !is.list(newdata))
+      newdata <- as.data.frame(as_data_matrix(newdata, "newdata"))
+    tt <- stats::delete.response(object$terms)
+    vars <- all.vars(tt)
+    missing_vars <- setdiff(vars, names(newdata))
+    if (length(missing_vars) > 0L)
+      stop("'newdata' lacks variable", if (length(missing_vars) > 1L) "s" else "",
+           " of the formula: ", paste(missing_vars, collapse = ", "), call. = FALSE)
+    mf <- stats::model.frame(tt, newdata, na.action = stats::na.pass,
+                             xlev = object$xlevels)
+    z <- stats::model.matrix(tt, mf)
+    attr(z, "assign") <- NULL
+    attr(z, "contrasts") <- NULL
+  } else {
+    vector_row <- is.atomic(newdata) && is.null(dim(newdata)) &&
+      ncol(train) > 1L && length(newdata) == ncol(train)
+    z <- as_data_matrix(newdata, "newdata")
+    if (vector_row) z <- matrix(z, nrow = 1L, dimnames = list(NULL, names(newdata)))
+    train_names <- colnames(train)
+    if (!is.null(train_names) && !is.null(colnames(z))) {
+      absent <- setdiff(train_names, colnames(z))
+      if (length(absent) > 0L)
+        stop("'newdata' lacks column", if (length(absent) > 1L) "s" else "", " ",
+             paste(absent, collapse = ", "), call. = FALSE)
+      z <- z[, train_names, drop = FALSE]
+    }
+  }
+  if (ncol(z) != ncol(train))
+    stop(sprintf("'newdata' must have %d columns, as the training data, not %d",
+                 ncol(train), ncol(z)), call. = FALSE)
+  check_finite(z, "newdata")
+  z
+}

@@ -1,0 +1,91 @@
+# Argument checks shared by kpca() and predict(). Errors name the argument.
+
+# Coerce data to a double matrix: numeric, integer or logical matrices and
+# vectors, data frames of such columns, and matrix classes with an
+# as.matrix() method (such as those of the Matrix package).
+as_data_matrix <- function(x, arg = "x") {
+  if (is.null(x)) stop(sprintf("'%s' must not be NULL", arg), call. = FALSE)
+  if (is.data.frame(x)) {
+    ok <- vapply(x, function(col) (is.numeric(col) || is.logical(col)) &&
+                   is.null(dim(col)), logical(1))
+    if (!all(ok))
+      stop(sprintf("'%s' has non-numeric column%s: %s", arg,
+                   if (sum(!ok) > 1L) "s" else "",
+                   paste(names(x)[!ok], collapse = ", ")), call. = FALSE)
+    x <- as.matrix(x)
+    if (ncol(x) == 0L) storage.mode(x) <- "double"
+  } else if (is.object(x) && length(dim(x)) == 2L && !is.matrix(x)) {
+    x <- as.matrix(x)
+  }
+  if (is.factor(x))
+    stop(sprintf("'%s' must be numeric, not a factor", arg), call. = FALSE)
+  if (is.list(x))
+    stop(sprintf("'%s' must be a numeric matrix or data frame, not a list", arg),
+         call. = FALSE)
+  if (!(is.numeric(x) || is.logical(x)))
+    stop(sprintf("'%s' must be numeric, not %s", arg, typeof(x)), call. = FALSE)
+  if (is.null(dim(x))) x <- matrix(x, ncol = 1L, dimnames = list(names(x), NULL))
+  if (length(dim(x)) != 2L)
+    stop(sprintf("'%s' must be a matrix, not an array", arg), call. = FALSE)
+  storage.mode(x) <- "double"
+  x
+}
+
+check_finite <- function(x, arg) {
+  if (anyNA(x))
+    stop(sprintf("'%s' must not contain missing values (NA or NaN)", arg), call. = FALSE)
+  if (any(is.infinite(x)))
+    stop(sprintf("'%s' must not contain infinite values", arg), call. = FALSE)
+  invisible(x)
+}
+
+check_features <- function(features, n) {
+  if (!is.numeric(features) || length(features) != 1L || is.na(features) ||
+      features < 0 || features != round(features) || features > n)
+    stop(sprintf("'features' must be a whole number between 0 and nrow(x) (%d)", n),
+         call. = FALSE)
+  as.integer(features)
+}
+
+check_th <- function(th) {
+  if (!is.numeric(th) || length(th) != 1L || !is.finite(th) || th < 0)
+    stop("'th' must be a single non-negative number", call. = FALSE)
+  as.double(th)
+}
+
+#' Default number of threads
+#'
+#' The number of threads fastkpca uses when `threads` is not given:
+#' `getOption("fastkpca.threads")` if set, else the smaller of 2 and the
+#' number of available cores.
+#'
+#' @return An integer of at least 1.
+#' @examples
+#' kpca_threads()
+#' old <- options(fastkpca.threads = 1)
+#' kpca_threads()
+#' options(old)
+#' @export
+kpca_threads <- function() {
+  opt <- getOption("fastkpca.threads")
+  if (!is.null(opt)) return(check_threads(opt, "getOption(\"fastkpca.threads\")"))
+  cores <- parallel::detectCores()
+  if (is.na(cores)) 1L else as.integer(min(2L, cores))
+}
+
+check_threads <- function(threads, arg = "threads") {
+  if (!is.numeric(threads) || length(threads) != 1L || is.na(threads) ||
+      threads < 1 || threads != round(threads) || threads > 1024)
+    stop(sprintf("'%s' must be a whole number between 1 and 1024", arg), call. = FALSE)
+  as.integer(threads)
+}
+
+check_no_dots <- function(...) {
+  if (...length() > 0L) {
+    nms <- names(list(...))
+    nms <- if (is.null(nms)) rep("", ...length()) else nms
+    shown <- ifelse(nms == "", "(unnamed)", nms)
+    stop("unused argument", if (...length() > 1L) "s" else "", ": ",
+         paste(shown, collapse = ", "), call. = FALSE)
+  }
+}

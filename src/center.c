@@ -1,0 +1,88 @@
+/* Step 2: double centering of the kernel matrix, in place.
+ *
+ * Kc = K - 1 c' - c 1' + g with c = colMeans(K) and g = mean(K). K is
+ * symmetric and held in its lower triangle, so colMeans = rowMeans. Each sum
+ * is taken in an order fixed by n alone, so any thread count gives the same
+ * bits. */
+#include "fastkpca.h"
+
+/* Rows handled together when summing along rows: 8 doubles = one cache line. */
+#define ROW_BLOCK 8
+/* Columns (or row blocks) handled between two interrupt checks. */
+#define CENTER_BLOCK_ELEMENTS ((size_t) 1 << 22)
+
+static int next_block_end(int j0, int n, size_t per_column)
+{
+    size_t cols = CENTER_BLOCK_ELEMENTS / (per_column > 0 ? per_column : 1);
+    if (cols < 1) cols = 1;
+    return (size_t) j0 + cols < (size_t) n ? j0 + (int) cols : n;
+}
+
+/* sums[i] = sum_j K[i, j] for the symmetric K held in its lower triangle */
+static void symmetric_row_sums(const double *K, int n, double *sums, int threads)
+{
+    /* the part on and below the diagonal: column i, rows i..n-1 (contiguous) */
+    for (int c0 = 0, c1; c0 < n; c0 = c1) {
+        c1 = next_block_end(c0, n, (size_t) n / 2 + 1);
+#ifdef _OPENMP
+#pragma omp parallel for num_threads(threads) schedule(dynamic, 16) if (threads > 1)
+#endif
+        for (int i = c0; i < c1; i++) {
+            const double *col = K + (size_t) i * n;
+            double s = 0.0;
+            for (int r = i; r < n; r++) s += col[r];
+            sums[i] = s;
+        }
+        R_CheckUserInterrupt();
+    }
+    /* the part left of the diagonal: row i, columns 0..i-1, ROW_BLOCK rows at a time */
+    int nblocks = (n + ROW_BLOCK - 1) / ROW_BLOCK;
+    for (int b0 = 0, b1; b0 < nblocks; b0 = b1) {
+        b1 = next_block_end(b0, nblocks, (size_t) ROW_BLOCK * (size_t) n / 2 + 1);
+#ifdef _OPENMP
+#pragma omp parallel for num_threads(threads) schedule(dynamic, 4) if (threads > 1)
+#endif
+        for (int b = b0; b < b1; b++) {
+            int i0 = b * ROW_BLOCK, i1 = i0 + ROW_BLOCK < n ? i0 + ROW_BLOCK : n;
+            double acc[ROW_BLOCK] = {0};
+            for (int j = 0; j < i1 - 1; j++) {
+                const double *col = K + (size_t) j * n;
+                for (int i = (i0 > j + 1 ? i0 : j + 1); i < i1; i++)
+                    acc[i - i0] += col[i];
+            }
+            for (int i = i0; i < i1; i++) sums[i] += acc[i - i0];
+        }
+        R_CheckUserInterrupt();
+    }
+}
+
+/* Center the lower triangle of K in place.
+ * colmeans (length n) and grand_mean receive the centering terms of K, which
+ * predict() needs; trace receives trace(Kc). */
+void center_in_place(double *K, int n, double *colmeans, double *grand_mean,
+                     double *trace, int threads)
+{
+    symmetric_row_sums(K, n, colmeans, threads);
+    double total = 0.0;
+    for (int i = 0; i < n; i++) {
+        colmeans[i] /= n;
+        total += colmeans[i];
+    }
+    double g = total / n;
+    for (int c0 = 0, c1; c0 < n; c0 = c1) {
+        c1 = next_block_end(c0, n, (size_t) n / 2 + 1);
+#ifdef _OPENMP
+#pragma omp parallel for num_threads(threads) schedule(dynamic, 16) if (threads > 1)
+#endif
+        for (int j = c0; j < c1; j++) {
+            double *col = K + (size_t) j * n;
+            double cj = colmeans[j] - g;
+            for (int i = j; i < n; i++) col[i] -= colmeans[i] + cj;
+        }
+        R_CheckUserInterrupt();
+    }
+    double tr = 0.0;
+    for (int i = 0; i < n; i++) tr += K[i + (size_t) i * n];
+    *grand_mean = g;
+    *trace = tr;
+}

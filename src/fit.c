@@ -1,0 +1,123 @@
+/* The fit: kernel, centering and eigenpairs on one n x n buffer.
+ *
+ * The buffer is the only n x n allocation. It comes from R_alloc, so it is
+ * released when the call returns, errors or is interrupted. */
+#include "fastkpca.h"
+#include <string.h>
+#include <math.h>
+
+int as_count(SEXP s, const char *what, int lo, int hi)
+{
+    if (!isInteger(s) || XLENGTH(s) != 1 || INTEGER(s)[0] == NA_INTEGER ||
+        INTEGER(s)[0] < lo || INTEGER(s)[0] > hi)
+        error("'%s' must be a single integer between %d and %d", what, lo, hi);
+    return INTEGER(s)[0];
+}
+
+int as_threads(SEXP s)
+{
+    return as_count(s, "threads", 1, 1024);
+}
+
+static double as_number(SEXP s, const char *what)
+{
+    if (!isReal(s) || XLENGTH(s) != 1 || !R_FINITE(REAL(s)[0]))
+        error("'%s' must be a single finite number", what);
+    return REAL(s)[0];
+}
+
+/* Tolerance on |P - P'| relative to max |P| for a precomputed kernel matrix. */
+#define SYMMETRY_RTOL 1.5e-6
+
+/* Copy the symmetric part (P + P') / 2 of the user's n x n matrix into the
+ * lower triangle of K, checking that P is finite and symmetric; the user's
+ * matrix is left as it is. */
+static void copy_symmetric_lower(const double *P, int n, double *K)
+{
+    double largest = 0.0, asymmetry = 0.0;
+    for (int j = 0; j < n; j++) {
+        const double *pcol = P + (size_t) j * n;
+        double *kcol = K + (size_t) j * n;
+        for (int i = j; i < n; i++) {
+            double a = pcol[i], b = P[j + (size_t) i * n];
+            if (!R_FINITE(a) || !R_FINITE(b))
+                error("'x' must not contain missing or infinite values");
+            double diff = fabs(a - b), size = fabs(a) > fabs(b) ? fabs(a) : fabs(b);
+            if (diff > asymmetry) asymmetry = diff;
+            if (size > largest) largest = size;
+            kcol[i] = 0.5 * (a + b);
+        }
+        if (j % 256 == 255) R_CheckUserInterrupt();
+    }
+    if (asymmetry > SYMMETRY_RTOL * largest)
+        error("'x' must be a symmetric kernel matrix when 'kernel' is \"precomputed\"");
+}
+
+/* .Call: fit kernel PCA.
+ * x: double matrix, the data (n x d), or the kernel matrix (n x n) when
+ *    kernel is 0 (precomputed); kernel: integer code (fastkpca.h);
+ * kpar: double vector in kpar_slots order; features: integer, 0 for "all
+ * eigenvalues of Kc/n above th"; th: double; solver: integer code;
+ * threads: integer; control: list of solver settings (or NULL).
+ * Returns list(values, vectors, colmeans, grand_mean, variance_total):
+ * the eigenvalues of Kc/n (decreasing), the unit eigenvectors (n x k), the
+ * centering terms of K and trace(Kc)/n. */
+SEXP kpca_fit(SEXP x, SEXP kernel, SEXP kpar, SEXP features, SEXP th,
+                SEXP solver, SEXP threads, SEXP control)
+{
+    kernel_spec spec;
+    kernel_spec_from_R(kernel, kpar, &spec);
+    if (!isReal(x) || !isMatrix(x)) error("'x' must be a double matrix");
+    int n = nrows(x), d = ncols(x);
+    if (n < 2) error("'x' must have at least 2 rows");
+    if (d < 1) error("'x' must have at least 1 column");
+    if (spec.code == KERNEL_PRECOMPUTED && d != n) error("'x' must be a square kernel matrix");
+    int f = as_count(features, "features", 0, n);
+    double threshold = as_number(th, "th");
+    if (threshold < 0) error("'th' must be non-negative");
+    int solver_id = as_count(solver, "solver", SOLVER_EXACT, SOLVER_ITERATIVE);
+    int nthreads = as_threads(threads);
+    if (!isNull(control) && !isNewList(control)) error("'control' must be a list");
+    if (solver_id != SOLVER_EXACT)
+        error("the iterative solver is not available yet");
+
+    /* the one n x n buffer */
+    double *K = (double *) R_alloc((size_t) n * (size_t) n, sizeof(double));
+    if (spec.code == KERNEL_PRECOMPUTED)
+        copy_symmetric_lower(REAL(x), n, K);
+    else
+        kernel_fill_lower(&spec, REAL(x), n, d, K, nthreads);
+
+    SEXP colmeans = PROTECT(allocVector(REALSXP, n));
+    double grand_mean, trace;
+    center_in_place(K, n, REAL(colmeans), &grand_mean, &trace, nthreads);
+
+    /* eigenpairs of Kc; the eigenvalues of Kc/n are these divided by n */
+    int found;
+    double *values, *vectors;
+    if (f > 0) {
+        values = (double *) R_alloc((size_t) f, sizeof(double));
+        vectors = (double *) R_alloc((size_t) n * f, sizeof(double));
+        found = top_eigen_exact(K, n, f, values, vectors);
+    } else {
+        found = threshold_eigen(K, n, threshold * n, &values, &vectors);
+    }
+
+    SEXP ans = PROTECT(allocVector(VECSXP, 5));
+    SEXP names = PROTECT(allocVector(STRSXP, 5));
+    SEXP r_values = PROTECT(allocVector(REALSXP, found));
+    SEXP r_vectors = PROTECT(allocMatrix(REALSXP, n, found));
+    for (int k = 0; k < found; k++) REAL(r_values)[k] = values[k] / n;
+    if (found > 0)
+        memcpy(REAL(r_vectors), vectors, (size_t) n * found * sizeof(double));
+    SET_VECTOR_ELT(ans, 0, r_values);
+    SET_VECTOR_ELT(ans, 1, r_vectors);
+    SET_VECTOR_ELT(ans, 2, colmeans);
+    SET_VECTOR_ELT(ans, 3, ScalarReal(grand_mean));
+    SET_VECTOR_ELT(ans, 4, ScalarReal(trace / n));
+    const char *labels[] = {"values", "vectors", "colmeans", "grand_mean", "variance_total"};
+    for (int k = 0; k < 5; k++) SET_STRING_ELT(names, k, mkChar(labels[k]));
+    setAttrib(ans, R_NamesSymbol, names);
+    UNPROTECT(5);
+    return ans;
+}

@@ -1,0 +1,18 @@
+/* Registration of the .Call entry points. */
+#include "fastkpca.h"
+#include <R_ext/Rdynload.h>
+
+#define CALLDEF(name, n) {#name, (DL_FUNC) &name, n}
+
+static const R_CallMethodDef call_methods[] = {
+    CALLDEF(kpca_fit, 8),
+    CALLDEF(kernel_cross, 5),
+    {NULL, NULL, 0}
+};
+
+void R_init_fastkpca(DllInfo *dll)
+{
+    R_registerRoutines(dll, NULL, call_methods, NULL, NULL);
+    R_useDynamicSymbols(dll, FALSE);
+    R_forceSymbols(dll, TRUE);
+}
