@@ -1,0 +1,47 @@
+#!/usr/bin/env bash
+# Installs what building, checking and testing fastkpca needs, where it is
+# missing: R packages (kernlab, testthat, knitr, rmarkdown) and the tools
+# R CMD check --as-cran uses (pandoc, qpdf). Debian's packages are used when
+# running as root with apt-get; otherwise R packages come from CRAN through
+# install.packages() with the repository R is set up with.
+set -euo pipefail
+
+r_packages=(kernlab testthat knitr rmarkdown)
+missing_r=()
+for p in "${r_packages[@]}"; do
+  Rscript -e "quit(status = if (requireNamespace('$p', quietly = TRUE)) 0 else 1)" \
+    >/dev/null 2>&1 || missing_r+=("$p")
+done
+missing_tools=()
+for t in pandoc qpdf; do
+  command -v "$t" >/dev/null 2>&1 || missing_tools+=("$t")
+done
+
+if [ ${#missing_r[@]} -eq 0 ] && [ ${#missing_tools[@]} -eq 0 ]; then
+  echo "install-deps: nothing missing"
+  exit 0
+fi
+echo "install-deps: missing R packages: ${missing_r[*]:-none}; tools: ${missing_tools[*]:-none}"
+
+if [ "$(id -u)" -eq 0 ] && command -v apt-get >/dev/null 2>&1; then
+  debs=("${missing_tools[@]}")
+  for p in "${missing_r[@]}"; do debs+=("r-cran-$(echo "$p" | tr '[:upper:]' '[:lower:]')"); done
+  export DEBIAN_FRONTEND=noninteractive
+  apt-get update -qq
+  apt-get install -y -qq --no-install-recommends "${debs[@]}" >/dev/null ||
+    echo "install-deps: apt-get could not install all of: ${debs[*]}"
+fi
+
+# whatever is still missing, from CRAN
+still=()
+for p in "${missing_r[@]}"; do
+  Rscript -e "quit(status = if (requireNamespace('$p', quietly = TRUE)) 0 else 1)" \
+    >/dev/null 2>&1 || still+=("$p")
+done
+if [ ${#still[@]} -gt 0 ]; then
+  pkgs=$(printf "'%s'," "${still[@]}")
+  Rscript -e "install.packages(c(${pkgs%,}))"
+fi
+for t in "${missing_tools[@]}"; do
+  command -v "$t" >/dev/null 2>&1 || echo "install-deps: warning: $t is still missing"
+done

@@ -1,0 +1,47 @@
+#!/usr/bin/env bash
+# The test command: installs what is missing, builds the package tarball
+# (vignettes included) and runs R CMD check --as-cran on it, which runs the
+# whole test suite. Fails on any ERROR or WARNING, or any failed test.
+set -euo pipefail
+here="$(cd "$(dirname "$0")/.." && pwd)"
+bash "$here/scripts/install-deps.sh"
+
+work="$(mktemp -d)"
+trap 'rm -rf "$work"' EXIT
+cd "$work"
+R CMD build "$here"
+tarball="$(ls fastkpca_*.tar.gz)"
+
+# checks that need the network are switched off (offline machine)
+export _R_CHECK_CRAN_INCOMING_REMOTE_=false
+export _R_CHECK_FUTURE_FILE_TIMESTAMPS_=false
+export _R_CHECK_FORCE_SUGGESTS_=true
+export NOT_CRAN=true
+status=0
+R CMD check --as-cran "$tarball" || status=$?
+
+log=fastkpca.Rcheck/00check.log
+tests_out=fastkpca.Rcheck/tests/testthat.Rout
+[ -f "$tests_out" ] || tests_out=fastkpca.Rcheck/tests/testthat.Rout.fail
+if [ -f "$tests_out" ]; then
+  tail -n 40 "$tests_out"
+fi
+echo "---- check status"
+grep -E "^Status:|^\* checking .*(ERROR|WARNING|NOTE)$" "$log" || true
+grep -A15 -E "\.\.\. (ERROR|WARNING|NOTE)$" "$log" || true
+
+# the test counts, as one plain line
+counts=$(grep -E "^\[ FAIL [0-9]+ \| WARN [0-9]+ \| SKIP [0-9]+ \| PASS [0-9]+ \]" "$tests_out" 2>/dev/null | tail -n 1 || true)
+if [ -n "$counts" ]; then
+  fail=$(echo "$counts" | sed -E 's/.*FAIL ([0-9]+).*/\1/')
+  skip=$(echo "$counts" | sed -E 's/.*SKIP ([0-9]+).*/\1/')
+  pass=$(echo "$counts" | sed -E 's/.*PASS ([0-9]+).*/\1/')
+  echo "testthat: $pass passed, $fail failed, $skip skipped"
+  [ "$fail" -eq 0 ] || status=1
+else
+  echo "testthat: no test summary found"
+  status=1
+fi
+if grep -qE "^Status:.*(ERROR|WARNING)" "$log"; then status=1; fi
+if ! grep -qE "^Status:" "$log"; then status=1; fi
+exit $status

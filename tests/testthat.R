@@ -1,0 +1,4 @@
+library(testthat)
+library(fastkpca)
+
+test_check("fastkpca")
