@@ -6,11 +6,59 @@ solver_codes <- c(exact = 1L, iterative = 2L)
 
 # The solver that `solver` means for this fit.
 choose_solver <- function(solver, n, features) {
-  solver <- match.arg(solver, c("auto", "exact", "iterative"))
-  if (solver == "iterative")
-    stop("'solver = \"iterative\"' is not available yet; use \"auto\" or \"exact\"",
+  if (!is.character(solver) || length(solver) < 1L || is.na(solver[1L]))
+    stop("'solver' must be one of \"auto\", \"exact\", \"iterative\"", call. = FALSE)
+  if (length(solver) > 1L) solver <- solver[1L]
+  if (!solver %in% c("auto", "exact", "iterative"))
+    stop("'solver' must be one of \"auto\", \"exact\", \"iterative\", not ",
+         dQuote(solver, FALSE), call. = FALSE)
+  if (solver == "iterative" && features == 0L)
+    stop("'solver = \"iterative\"' needs 'features' > 0; with 'features = 0' ",
+         "use \"exact\" or \"auto\"", call. = FALSE)
+  if (solver != "auto") return(solver)
+  if (auto_prefers_iterative(n, features)) "iterative" else "exact"
+}
+
+# The rule behind solver = "auto" (see ?kpca): the exact solver costs
+# O(n^3) whatever the number of components, the iterative one about
+# O(n^2 * features) in matrix-vector products; below a few hundred rows
+# the exact solver is as fast and simpler.
+auto_prefers_iterative <- function(n, features) {
+  features > 0L && n >= 400L && features <= n / 10
+}
+
+# Settings of the iterative solver: control$tol (relative residual,
+# default 1e-10), control$maxit (restarts, default 1000) and control$ncv
+# (basis size, default max(20, 2 * features + 10), at most n), as the
+# double vector C expects (src/fastkpca.h).
+solver_control <- function(control, n, features) {
+  if (is.null(control)) control <- list()
+  if (!is.list(control))
+    stop("'control' must be a list with entries tol, maxit, ncv", call. = FALSE)
+  unknown <- setdiff(names(control), c("tol", "maxit", "ncv"))
+  if (length(control) > 0L && (is.null(names(control)) || any(names(control) == "")))
+    stop("'control' must be a named list", call. = FALSE)
+  if (length(unknown) > 0L)
+    stop("'control' has unknown entr", if (length(unknown) > 1L) "ies " else "y ",
+         paste(dQuote(unknown, FALSE), collapse = ", "),
+         " (known: tol, maxit, ncv)", call. = FALSE)
+  single <- function(v, what) {
+    if (!is.numeric(v) || length(v) != 1L || !is.finite(v))
+      stop(sprintf("'control$%s' must be a single finite number", what), call. = FALSE)
+    as.double(v)
+  }
+  tol <- single(if (is.null(control$tol)) 1e-10 else control$tol, "tol")
+  if (tol <= 0 || tol >= 1)
+    stop("'control$tol' must be between 0 and 1", call. = FALSE)
+  maxit <- single(if (is.null(control$maxit)) 1000 else control$maxit, "maxit")
+  if (maxit < 1 || maxit != round(maxit) || maxit > 1e6)
+    stop("'control$maxit' must be a whole number between 1 and 1e6", call. = FALSE)
+  ncv <- if (is.null(control$ncv)) min(n, max(20, 2 * features + 10))
+         else single(control$ncv, "ncv")
+  if (ncv != round(ncv) || ncv < min(n, features + 1) || ncv > n)
+    stop(sprintf("'control$ncv' must be a whole number between features + 1 and nrow(x) (%d)", n),
          call. = FALSE)
-  "exact"
+  c(tol, maxit, ncv)
 }
 
 # Relative tolerance below which an eigenvalue counts as zero (the

@@ -158,7 +158,7 @@ kpca.formula <- function(x, data = NULL, na.action = na.omit, ...) {
 kpca.default <- function(x, kernel = "rbfdot", kpar = list(sigma = 0.1),
                          features = 0, th = 1e-4, na.action = na.omit,
                          solver = c("auto", "exact", "iterative"),
-                         threads = kpca_threads(), ...) {
+                         threads = kpca_threads(), control = list(), ...) {
   check_no_dots(...)
   call <- match.call()
   if (missing(kernel) && inherits(x, "kernelMatrix")) kernel <- "precomputed"
@@ -181,9 +181,16 @@ kpca.default <- function(x, kernel = "rbfdot", kpar = list(sigma = 0.1),
   if (n < 2L) stop("'x' must have at least 2 rows (after 'na.action')", call. = FALSE)
   features <- check_features(features, n)
   solver <- choose_solver(solver, n, features)
+  settings <- solver_control(control, n, features)
+  check_memory(n, features)
 
   res <- .Call(C_kpca_fit, x, kernel_code(kern$name), kpar_vector(kern$kpar),
-               features, th, solver_codes[[solver]], threads, NULL)
+               features, th, solver_codes[[solver]], threads, settings)
+  if (!res$converged)
+    warning(sprintf(paste0("the iterative solver did not converge in %d restarts ",
+                           "(largest relative residual %.2g); increase control$maxit ",
+                           "or use solver = \"exact\""),
+                    res$restarts, res$residual), call. = FALSE)
   if (features == 0L && length(res$values) == 0L)
     stop(sprintf("no eigenvalue of the centered kernel matrix exceeds 'th' (%g); ", th),
          "lower 'th', set 'features', or check the kernel parameters", call. = FALSE)
@@ -205,6 +212,7 @@ kpca.default <- function(x, kernel = "rbfdot", kpar = list(sigma = 0.1),
     kernel_colmeans = res$colmeans, kernel_mean = res$grand_mean,
     variance_total = res$variance_total,
     features = features, th = th, solver = solver, threads = threads,
+    iterations = if (solver == "iterative") res$restarts,
     call = call, na.action = removed
   ), class = "fastkpca")
 }

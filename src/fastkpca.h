@@ -4,6 +4,7 @@
  *   kernel.c  kernel matrix (lower triangle of the fit buffer) and cross-kernels
  *   center.c  double centering of the fit buffer in place
  *   eigen.c   top eigenpairs with LAPACK (dsyevr, or its steps for a threshold)
+ *   lanczos.c top eigenpairs by thick-restart Lanczos (the iterative solver)
  *   fit.c     the .Call entry point that runs the steps on one n x n buffer
  *   init.c    registration
  */
@@ -47,7 +48,9 @@ typedef struct {
     double bessel_lim; /* 1 / (Gamma(order + 1) 2^order), besseldot only */
 } kernel_spec;
 
-/* Solver codes: the order matches fastkpca:::solver_codes in R/eigen.R. */
+/* Solver codes: the order matches fastkpca:::solver_codes in R/eigen.R.
+ * Solver settings come as one double vector in this order. */
+enum { CONTROL_TOL = 0, CONTROL_MAXIT, CONTROL_NCV, CONTROL_COUNT };
 typedef enum { SOLVER_EXACT = 1, SOLVER_ITERATIVE = 2 } solver_code;
 
 /* kernel.c */
@@ -63,6 +66,11 @@ void center_in_place(double *K, int n, double *colmeans, double *grand_mean,
 int top_eigen_exact(double *A, int n, int f, double *values, double *vectors);
 int threshold_eigen(double *A, int n, double lower, double **values,
                     double **vectors);
+
+/* lanczos.c */
+int top_eigen_lanczos(const double *A, int n, int k, int ncv, double tol, int maxit,
+                      double *values, double *vectors, int *restarts,
+                      double *residual);
 
 /* helpers shared by the entry points (fit.c) */
 int as_count(SEXP s, const char *what, int lo, int hi);

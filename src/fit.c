@@ -58,10 +58,13 @@ static void copy_symmetric_lower(const double *P, int n, double *K)
  *    kernel is 0 (precomputed); kernel: integer code (fastkpca.h);
  * kpar: double vector in kpar_slots order; features: integer, 0 for "all
  * eigenvalues of Kc/n above th"; th: double; solver: integer code;
- * threads: integer; control: list of solver settings (or NULL).
- * Returns list(values, vectors, colmeans, grand_mean, variance_total):
- * the eigenvalues of Kc/n (decreasing), the unit eigenvectors (n x k), the
- * centering terms of K and trace(Kc)/n. */
+ * threads: integer; control: double vector (tol, maxit, ncv) for the
+ * iterative solver (see fastkpca.h).
+ * Returns list(values, vectors, colmeans, grand_mean, variance_total,
+ * converged, restarts, residual): the eigenvalues of Kc/n (decreasing), the
+ * unit eigenvectors (n x k), the centering terms of K, trace(Kc)/n, and for
+ * the iterative solver whether it converged, its restarts and its largest
+ * relative residual. */
 SEXP kpca_fit(SEXP x, SEXP kernel, SEXP kpar, SEXP features, SEXP th,
                 SEXP solver, SEXP threads, SEXP control)
 {
@@ -77,9 +80,17 @@ SEXP kpca_fit(SEXP x, SEXP kernel, SEXP kpar, SEXP features, SEXP th,
     if (threshold < 0) error("'th' must be non-negative");
     int solver_id = as_count(solver, "solver", SOLVER_EXACT, SOLVER_ITERATIVE);
     int nthreads = as_threads(threads);
-    if (!isNull(control) && !isNewList(control)) error("'control' must be a list");
-    if (solver_id != SOLVER_EXACT)
-        error("the iterative solver is not available yet");
+    if (!isReal(control) || XLENGTH(control) != CONTROL_COUNT)
+        error("'control' must be a double vector of length %d", CONTROL_COUNT);
+    double tol = REAL(control)[CONTROL_TOL];
+    double maxit = REAL(control)[CONTROL_MAXIT], ncv = REAL(control)[CONTROL_NCV];
+    if (solver_id == SOLVER_ITERATIVE) {
+        if (f == 0) error("the iterative solver needs 'features' > 0");
+        if (!R_FINITE(tol) || tol <= 0 || tol >= 1) error("'tol' must be between 0 and 1");
+        if (!R_FINITE(maxit) || maxit < 1 || maxit > 1e6)
+            error("'maxit' must be between 1 and 1e6");
+        if (!R_FINITE(ncv) || ncv < 2 || ncv > n) error("'ncv' must be between 2 and n");
+    }
 
     /* the one n x n buffer */
     double *K = (double *) R_alloc((size_t) n * (size_t) n, sizeof(double));
@@ -93,18 +104,25 @@ SEXP kpca_fit(SEXP x, SEXP kernel, SEXP kpar, SEXP features, SEXP th,
     center_in_place(K, n, REAL(colmeans), &grand_mean, &trace, nthreads);
 
     /* eigenpairs of Kc; the eigenvalues of Kc/n are these divided by n */
-    int found;
+    int found, restarts = 0, converged = 1;
+    double residual = 0.0;
     double *values, *vectors;
     if (f > 0) {
         values = (double *) R_alloc((size_t) f, sizeof(double));
         vectors = (double *) R_alloc((size_t) n * f, sizeof(double));
-        found = top_eigen_exact(K, n, f, values, vectors);
+        if (solver_id == SOLVER_ITERATIVE) {
+            found = f;
+            converged = top_eigen_lanczos(K, n, f, (int) ncv, tol, (int) maxit, values,
+                                          vectors, &restarts, &residual);
+        } else {
+            found = top_eigen_exact(K, n, f, values, vectors);
+        }
     } else {
         found = threshold_eigen(K, n, threshold * n, &values, &vectors);
     }
 
-    SEXP ans = PROTECT(allocVector(VECSXP, 5));
-    SEXP names = PROTECT(allocVector(STRSXP, 5));
+    SEXP ans = PROTECT(allocVector(VECSXP, 8));
+    SEXP names = PROTECT(allocVector(STRSXP, 8));
     SEXP r_values = PROTECT(allocVector(REALSXP, found));
     SEXP r_vectors = PROTECT(allocMatrix(REALSXP, n, found));
     for (int k = 0; k < found; k++) REAL(r_values)[k] = values[k] / n;
@@ -115,8 +133,12 @@ SEXP kpca_fit(SEXP x, SEXP kernel, SEXP kpar, SEXP features, SEXP th,
     SET_VECTOR_ELT(ans, 2, colmeans);
     SET_VECTOR_ELT(ans, 3, ScalarReal(grand_mean));
     SET_VECTOR_ELT(ans, 4, ScalarReal(trace / n));
-    const char *labels[] = {"values", "vectors", "colmeans", "grand_mean", "variance_total"};
-    for (int k = 0; k < 5; k++) SET_STRING_ELT(names, k, mkChar(labels[k]));
+    SET_VECTOR_ELT(ans, 5, ScalarLogical(converged));
+    SET_VECTOR_ELT(ans, 6, ScalarInteger(restarts));
+    SET_VECTOR_ELT(ans, 7, ScalarReal(residual));
+    const char *labels[] = {"values", "vectors", "colmeans", "grand_mean", "variance_total",
+                            "converged", "restarts", "residual"};
+    for (int k = 0; k < 8; k++) SET_STRING_ELT(names, k, mkChar(labels[k]));
     setAttrib(ans, R_NamesSymbol, names);
     UNPROTECT(5);
     return ans;

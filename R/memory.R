@@ -1,0 +1,43 @@
+# Memory needed by a fit, checked before anything is allocated.
+
+# Bytes a fit allocates: the n x n buffer plus O(n * (features + basis))
+# for eigenvectors, the Lanczos basis and the results.
+fit_bytes <- function(n, features) {
+  basis <- max(20, 2 * features + 10)
+  8 * (as.double(n)^2 + as.double(n) * (3 * max(features, 1) + basis + 10))
+}
+
+# Memory the system can still give, in bytes (NA where unknown): Linux's
+# MemAvailable plus free swap.
+available_bytes <- function() {
+  info <- tryCatch(readLines("/proc/meminfo", warn = FALSE), error = function(e) character())
+  field <- function(name) {
+    line <- grep(paste0("^", name, ":"), info, value = TRUE)
+    if (length(line) != 1L) return(NA_real_)
+    as.double(sub("^[^:]+:\\s*([0-9]+).*$", "\\1", line)) * 1024
+  }
+  avail <- field("MemAvailable")
+  if (is.na(avail)) return(NA_real_)
+  swap <- field("SwapFree")
+  avail + if (is.na(swap)) 0 else swap
+}
+
+format_bytes <- function(b) {
+  units <- c("bytes", "KB", "MB", "GB", "TB")
+  p <- max(0, min(length(units) - 1, floor(log(max(b, 1), 1024))))
+  sprintf("%.1f %s", b / 1024^p, units[p + 1])
+}
+
+# Refuse a fit whose memory cannot fit, with the amount it would need.
+check_memory <- function(n, features, available = available_bytes()) {
+  need <- fit_bytes(n, features)
+  if (!is.na(available) && need > available)
+    stop(sprintf(paste0("a fit on %d rows needs about %s (one %d x %d double matrix), ",
+                        "but only %s of memory is available"),
+                 n, format_bytes(need), n, n, format_bytes(available)), call. = FALSE)
+  # where the available memory is unknown, R_alloc in C still refuses what
+  # cannot be allocated
+  if (need > 8 * .Machine$integer.max^2)
+    stop(sprintf("a fit on %d rows needs about %s", n, format_bytes(need)), call. = FALSE)
+  invisible(need)
+}

@@ -1,0 +1,183 @@
+/* Step 3, iterative: the top eigenpairs by thick-restart Lanczos.
+ *
+ * The basis V (n x (ncv + 1)) is kept fully orthogonal (classical
+ * Gram-Schmidt, applied twice), so the projected matrix H = V'AV is taken
+ * from the orthogonalisation coefficients and is exact to rounding. After
+ * ncv steps the Ritz pairs of H are formed; when the k wanted ones have
+ * residuals below tol * |largest Ritz value|, the Ritz vectors are returned.
+ * Otherwise the basis restarts from the leading Ritz vectors plus the
+ * residual direction (a thick restart), which keeps the Krylov relation
+ * A V = V H + r e' intact.
+ *
+ * Products with A go through BLAS dsymv on the lower triangle of the one
+ * n x n buffer; the small projected problems through LAPACK dsyevr. */
+#include "fastkpca.h"
+#include <float.h>
+#include <math.h>
+#include <string.h>
+
+static const int ONE = 1;
+static const double D_ONE = 1.0, D_ZERO = 0.0, D_MINUS_ONE = -1.0;
+
+/* A deterministic pseudo-random vector in [-0.5, 0.5): the same input
+ * always gives the same start vector and so the same output. */
+static void fill_start_vector(double *v, int n, unsigned long long seed)
+{
+    unsigned long long s = seed * 6364136223846793005ULL + 1442695040888963407ULL;
+    for (int i = 0; i < n; i++) {
+        s = s * 6364136223846793005ULL + 1442695040888963407ULL;
+        v[i] = (double) (s >> 11) / 9007199254740992.0 - 0.5;
+    }
+}
+
+static double norm2(const double *v, int n)
+{
+    return F77_CALL(dnrm2)(&n, v, &ONE);
+}
+
+/* w -= V[:, 0..j] (V' w), twice; h (length j + 1) receives the total
+ * coefficients. */
+static void orthogonalise(const double *V, int n, int j, double *w, double *h,
+                          double *h2)
+{
+    const char trans = 'T', notrans = 'N';
+    int cols = j + 1;
+    F77_CALL(dgemv)(&trans, &n, &cols, &D_ONE, V, &n, w, &ONE, &D_ZERO, h, &ONE FCONE);
+    F77_CALL(dgemv)(&notrans, &n, &cols, &D_MINUS_ONE, V, &n, h, &ONE, &D_ONE, w, &ONE FCONE);
+    F77_CALL(dgemv)(&trans, &n, &cols, &D_ONE, V, &n, w, &ONE, &D_ZERO, h2, &ONE FCONE);
+    F77_CALL(dgemv)(&notrans, &n, &cols, &D_MINUS_ONE, V, &n, h2, &ONE, &D_ONE, w, &ONE FCONE);
+    for (int i = 0; i < cols; i++) h[i] += h2[i];
+}
+
+/* All eigenpairs of the m x m symmetric H (copied; H is kept), decreasing. */
+static void small_eigen(const double *H, int m, int ld, double *theta, double *Y)
+{
+    const char jobz = 'V', range = 'A', uplo = 'L';
+    double vl = 0, vu = 0, abstol = 0, work_query;
+    int il = 1, iu = m, found = 0, info = 0, lwork = -1, liwork = -1, iwork_query;
+    double *Hc = (double *) R_alloc((size_t) m * m, sizeof(double));
+    for (int j = 0; j < m; j++)
+        memcpy(Hc + (size_t) j * m, H + (size_t) j * ld, (size_t) m * sizeof(double));
+    int *isuppz = (int *) R_alloc(2 * (size_t) m, sizeof(int));
+    F77_CALL(dsyevr)(&jobz, &range, &uplo, &m, Hc, &m, &vl, &vu, &il, &iu, &abstol,
+                     &found, theta, Y, &m, isuppz, &work_query, &lwork, &iwork_query,
+                     &liwork, &info FCONE FCONE FCONE);
+    if (info != 0) error("error code %d from LAPACK routine 'dsyevr'", info);
+    lwork = (int) work_query;
+    liwork = iwork_query;
+    double *work = (double *) R_alloc((size_t) lwork, sizeof(double));
+    int *iwork = (int *) R_alloc((size_t) liwork, sizeof(int));
+    F77_CALL(dsyevr)(&jobz, &range, &uplo, &m, Hc, &m, &vl, &vu, &il, &iu, &abstol,
+                     &found, theta, Y, &m, isuppz, work, &lwork, iwork, &liwork,
+                     &info FCONE FCONE FCONE);
+    if (info != 0) error("error code %d from LAPACK routine 'dsyevr'", info);
+    /* decreasing order */
+    for (int a = 0, b = m - 1; a < b; a++, b--) {
+        double t = theta[a]; theta[a] = theta[b]; theta[b] = t;
+        double *ya = Y + (size_t) a * m, *yb = Y + (size_t) b * m;
+        for (int i = 0; i < m; i++) { t = ya[i]; ya[i] = yb[i]; yb[i] = t; }
+    }
+}
+
+/* out (n x cols) = V[:, 0..m-1] Y[:, 0..cols-1] */
+static void ritz_vectors(const double *V, int n, int m, const double *Y, int cols,
+                         double *out)
+{
+    const char notrans = 'N';
+    F77_CALL(dgemm)(&notrans, &notrans, &n, &cols, &m, &D_ONE, V, &n, Y, &m, &D_ZERO,
+                    out, &n FCONE FCONE);
+}
+
+/* The k largest eigenpairs of the symmetric A (lower triangle, n x n, read
+ * only), decreasing. ncv: basis size (k < ncv <= n, or ncv = n); tol:
+ * residual tolerance relative to the largest |Ritz value|; maxit: restarts.
+ * Writes values (k), vectors (n x k), the restarts used and the largest
+ * relative residual; returns 1 when converged, 0 otherwise. */
+int top_eigen_lanczos(const double *A, int n, int k, int ncv, double tol, int maxit,
+                      double *values, double *vectors, int *restarts,
+                      double *residual)
+{
+    const char uplo = 'L';
+    if (ncv > n) ncv = n;
+    if (ncv <= k && ncv < n) ncv = k + 1 < n ? k + 1 : n;
+    int m = ncv;
+    double *V = (double *) R_alloc((size_t) n * (m + 1), sizeof(double));
+    double *H = (double *) R_alloc((size_t) ncv * ncv, sizeof(double));
+    double *h = (double *) R_alloc((size_t) m + 1, sizeof(double));
+    double *h2 = (double *) R_alloc((size_t) m + 1, sizeof(double));
+    double *theta = (double *) R_alloc((size_t) m, sizeof(double));
+    double *Y = (double *) R_alloc((size_t) m * m, sizeof(double));
+    double *w = (double *) R_alloc((size_t) n, sizeof(double));
+    int keep_max = m - 1 > k ? m - 1 : k;
+    double *X = (double *) R_alloc((size_t) n * keep_max, sizeof(double));
+    memset(H, 0, (size_t) ncv * ncv * sizeof(double));
+
+    fill_start_vector(V, n, 1);
+    double nrm = norm2(V, n);
+    for (int i = 0; i < n; i++) V[i] /= nrm;
+
+    int start = 0, converged = 0, cycle = 0;
+    unsigned long long seed = 2;
+    double anorm = 0.0, beta = 0.0, worst = R_PosInf;
+    for (cycle = 0; cycle <= maxit; cycle++) {
+        /* extend the basis to m columns */
+        for (int j = start; j < m; j++) {
+            double *vj = V + (size_t) j * n;
+            F77_CALL(dsymv)(&uplo, &n, &D_ONE, A, &n, vj, &ONE, &D_ZERO, w, &ONE FCONE);
+            double wnorm = norm2(w, n);
+            if (wnorm > anorm) anorm = wnorm;
+            orthogonalise(V, n, j, w, h, h2);
+            for (int i = 0; i <= j; i++) H[i + (size_t) j * ncv] = H[j + (size_t) i * ncv] = h[i];
+            beta = norm2(w, n);
+            double *next = V + (size_t) (j + 1) * n;
+            if (beta > 1e-12 * anorm) {
+                for (int i = 0; i < n; i++) next[i] = w[i] / beta;
+            } else {
+                /* an invariant subspace: continue from a fresh direction */
+                beta = 0.0;
+                if (j + 1 < n) {
+                    for (int tries = 0; tries < 3; tries++) {
+                        fill_start_vector(next, n, seed++);
+                        orthogonalise(V, n, j, next, h2, h);
+                        double t = norm2(next, n);
+                        if (t > 1e-8) {
+                            for (int i = 0; i < n; i++) next[i] /= t;
+                            break;
+                        }
+                    }
+                }
+            }
+            R_CheckUserInterrupt();
+            if (j + 1 == n) { m = j + 1; break; } /* the whole space is spanned */
+        }
+
+        /* Rayleigh-Ritz; residual of Ritz pair i is beta |Y[m-1, i]| */
+        small_eigen(H, m, ncv, theta, Y);
+        double scale = fabs(theta[0]) > fabs(theta[m - 1]) ? fabs(theta[0]) : fabs(theta[m - 1]);
+        if (scale == 0.0) scale = 1.0;
+        worst = 0.0;
+        for (int i = 0; i < k; i++) {
+            double r = beta * fabs(Y[(m - 1) + (size_t) i * m]) / scale;
+            if (r > worst) worst = r;
+        }
+        if (worst <= tol || m == n) { converged = 1; break; }
+        if (cycle == maxit) break;
+
+        /* thick restart: the leading Ritz vectors, then the residual direction */
+        int keep = k + (m - k) / 2;
+        if (keep > m - 1) keep = m - 1;
+        ritz_vectors(V, n, m, Y, keep, X);
+        memcpy(V + (size_t) keep * n, V + (size_t) m * n, (size_t) n * sizeof(double));
+        memcpy(V, X, (size_t) n * keep * sizeof(double));
+        memset(H, 0, (size_t) ncv * ncv * sizeof(double));
+        for (int i = 0; i < keep; i++) H[i + (size_t) i * ncv] = theta[i];
+        start = keep;
+    }
+
+    int found = k < m ? k : m;
+    ritz_vectors(V, n, m, Y, found, vectors);
+    for (int i = 0; i < found; i++) values[i] = theta[i];
+    *restarts = cycle;
+    *residual = worst;
+    return converged;
+}
