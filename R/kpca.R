@@ -80,10 +80,23 @@
 #'   \eqn{K_c / n} (default `1e-4`).
 #' @param na.action A function handling rows with missing values, such as
 #'   [stats::na.omit()] (the default) or [stats::na.fail()].
-#' @param solver `"exact"` uses LAPACK's `dsyevr`; `"auto"` (the default)
-#'   currently means `"exact"`. `"iterative"` is planned.
+#' @param solver `"exact"` uses LAPACK's `dsyevr` (or, for `features = 0`,
+#'   the same steps: `dsytrd`, `dstebz`, `dstein`, `dormtr`), which costs
+#'   O(n^3) whatever the number of components. `"iterative"` uses a
+#'   thick-restart Lanczos method with full reorthogonalisation, which costs
+#'   O(n^2) per matrix-vector product and needs `features > 0`; its
+#'   eigenvalues agree with the exact ones to about `1e-10` relative.
+#'   `"auto"` (the default) picks `"iterative"` when `features > 0`,
+#'   `n >= 200` and `features <= n / 8`, where it was measured to be faster,
+#'   and `"exact"` otherwise.
 #' @param threads Number of threads for the kernel matrix and the centering;
 #'   defaults to [kpca_threads()]. Results do not depend on it.
+#' @param control Settings of the iterative solver, a list with any of
+#'   `tol` (convergence when every wanted Ritz pair has a residual norm
+#'   below `tol` times the largest Ritz value; default `1e-10`), `maxit`
+#'   (the most restarts, default 1000; a fit that has not converged then
+#'   warns) and `ncv` (the Krylov basis size, default
+#'   `max(20, 2 * features + 10)`, at most n).
 #' @param ... For the formula method, arguments passed to the default
 #'   method; otherwise unused (an error if given).
 #'
@@ -101,7 +114,9 @@
 #'     uncentered kernel matrix, used by [predict.fastkpca()].}
 #'   \item{variance_total}{\eqn{trace(K_c) / n}, the total variance in
 #'     feature space (the sum of all eigenvalues).}
-#'   \item{features, th, solver, threads}{the settings used.}
+#'   \item{features, th, solver, threads}{the settings used (`solver` is
+#'     the one `"auto"` chose).}
+#'   \item{iterations}{for the iterative solver, the restarts it took.}
 #'   \item{call}{the matched call.}
 #'   \item{terms, xlevels}{for the formula method: the terms and factor
 #'     levels, used by `predict()`.}
