@@ -176,6 +176,7 @@ kpca.default <- function(x, kernel = "rbfdot", kpar = list(sigma = 0.1),
                          threads = kpca_threads(), control = list(), ...) {
   check_no_dots(...)
   call <- match.call()
+  call[[1L]] <- as.name("kpca")
   if (missing(kernel) && inherits(x, "kernelMatrix")) kernel <- "precomputed"
   kern <- resolve_kernel(kernel, kpar, missing(kpar))
   threads <- check_threads(threads)

@@ -1,0 +1,190 @@
+# predict() against kernlab's predict() and the plain-R centering formula.
+
+# Flip the columns of pred by the signs that align fit's alpha with ref_alpha.
+align_pred <- function(pred, fit_alpha, ref_alpha) {
+  s <- sign(colSums(unname(fit_alpha) * unname(ref_alpha)))
+  sweep(unname(as.matrix(pred)), 2L, s, "*")
+}
+
+split_iris <- function() {
+  x <- fx_iris()
+  list(train = x[seq(1, 150, by = 2), ], test = x[seq(2, 150, by = 2), ])
+}
+
+test_that("predict() on held-out rows matches kernlab's predict()", {
+  skip_if_not_installed("kernlab")
+  s <- split_iris()
+  for (kn in setdiff(names(kernel_cases), "tanhdot")) {
+    kp <- kernel_cases[[kn]]
+    fit <- kpca(s$train, kernel = kn, kpar = kp, features = 3)
+    kl <- kernlab::kpca(s$train, kernel = kn, kpar = kp, features = 3)
+    ours <- align_pred(predict(fit, s$test), fit$alpha, kernlab::pcv(kl))
+    ref <- unname(kernlab::predict(kl, s$test))
+    expect_cols_equal_up_to_sign(ours, ref, tol = 1e-8, label = paste(kn, "predict vs kernlab"))
+    # signs must be those of the fit (not re-chosen per call)
+    expect_equal(ours, ref, tolerance = 1e-8, label = paste(kn, "predict, fit's signs"))
+  }
+})
+
+test_that("predict() matches the plain-R centering formula for every kernel (tanhdot too)", {
+  s <- list(train = fx_arrests()[1:35, ], test = fx_arrests()[36:50, ])
+  for (kn in names(kernel_cases)) {
+    kp <- kernel_cases[[kn]]
+    fit <- kpca(s$train, kernel = kn, kpar = kp, features = 3)
+    ref <- plain_kpca(s$train, kn, kp, features = 3)
+    Kz <- plain_kernel(s$test, s$train, kn, kp)
+    want <- plain_predict(ref$K, Kz, ref$alpha)
+    ours <- align_pred(predict(fit, s$test), fit$alpha, ref$alpha)
+    expect_cols_equal_up_to_sign(ours, want, tol = 1e-8, label = paste(kn, "predict vs plain"))
+    expect_equal(ours, unname(want), tolerance = 1e-8, label = paste(kn, "predict, fit's signs"))
+  }
+})
+
+test_that("kernlab's sum(K)/(m n) centering constant gives the same projections (math.md)", {
+  # kernlab adds sum(K)/(m n) where math.md adds mean(K); the constant
+  # multiplies colSums(alpha) = 0, so both agree. Checked on our alpha.
+  s <- split_iris()
+  kp <- list(scale = 0.01, offset = 0.1)
+  fit <- kpca(s$train, kernel = "tanhdot", kpar = kp, features = 3)
+  K <- plain_kernel(s$train, s$train, "tanhdot", kp)
+  Kz <- plain_kernel(s$test, s$train, "tanhdot", kp)
+  m <- nrow(K); n <- nrow(Kz)
+  kl_style <- (Kz - rowMeans(Kz) - matrix(colMeans(K), n, m, byrow = TRUE) + sum(K) / (m * n)) %*%
+    unname(fit$alpha)
+  expect_equal(unname(predict(fit, s$test)), kl_style, tolerance = 1e-8)
+})
+
+test_that("predict(fit, x_train) equals fit$rotated; predict(fit) returns rotated", {
+  data <- fx_datasets()
+  for (kn in names(kernel_cases)) {
+    x <- data[[if (kn %in% c("splinedot", "tanhdot")) "cars" else "iris"]]
+    fit <- kpca(x, kernel = kn, kpar = kernel_cases[[kn]], features = 4)
+    p <- predict(fit, x)
+    for (j in seq_len(ncol(p)))
+      expect_lt(rel_diff(p[, j], fit$rotated[, j]), 1e-8,
+                label = paste(kn, "predict(x_train) column", j))
+    expect_identical(predict(fit), fit$rotated)
+  }
+})
+
+test_that("matrix fits: named columns are matched by name; the wrong width is an error", {
+  s <- split_iris()
+  fit <- kpca(s$train, kernel = "rbfdot", kpar = list(sigma = 0.3), features = 2)
+  base <- predict(fit, s$test)
+  expect_equal(predict(fit, s$test[, 4:1]), base)
+  expect_equal(predict(fit, as.data.frame(s$test)[, c(2, 4, 1, 3)]), base)
+  expect_error(predict(fit, s$test[, 1:3]))
+  expect_error(predict(fit, cbind(unname(s$test), 1)))
+  na_row <- s$test[1:2, ]; na_row[1, 1] <- NA
+  expect_error(predict(fit, na_row))
+  expect_error(predict(fit, s$test, foo = 1))
+})
+
+test_that("a data.frame fit predicts a data.frame with columns in another order", {
+  skip_if_not_installed("kernlab")
+  df <- iris[, 1:4]
+  tr <- df[seq(1, 150, by = 2), ]; te <- df[seq(2, 150, by = 2), ]
+  kp <- list(sigma = 0.25)
+  fit <- kpca(tr, kernel = "laplacedot", kpar = kp, features = 3)
+  kl <- kernlab::kpca(as.matrix(tr), kernel = "laplacedot", kpar = kp, features = 3)
+  want <- unname(kernlab::predict(kl, as.matrix(te)))
+  got <- align_pred(predict(fit, te[, c(3, 1, 4, 2)]), fit$alpha, kernlab::pcv(kl))
+  expect_equal(got, want, tolerance = 1e-8)
+})
+
+test_that("a formula fit predicts a data frame: columns in another order, extras ignored", {
+  skip_if_not_installed("kernlab")
+  tr <- iris[seq(1, 150, by = 2), ]; te <- iris[seq(2, 150, by = 2), ]
+  kp <- list(sigma = 0.3)
+  fit <- kpca(~ Sepal.Length + Petal.Length + Petal.Width, data = tr,
+              kernel = "rbfdot", kpar = kp, features = 3)
+  kl <- kernlab::kpca(~ Sepal.Length + Petal.Length + Petal.Width, data = tr,
+                      kernel = "rbfdot", kpar = kp, features = 3)
+  shuffled <- te[, c("Species", "Petal.Width", "Sepal.Width", "Sepal.Length", "Petal.Length")]
+  got <- align_pred(predict(fit, shuffled), fit$alpha, kernlab::pcv(kl))
+  want <- unname(kernlab::predict(kl, te))
+  expect_equal(got, want, tolerance = 1e-8)
+  # and equal to the matrix fit on the same three columns
+  cols <- c("Sepal.Length", "Petal.Length", "Petal.Width")
+  fm <- kpca(as.matrix(tr[, cols]), kernel = "rbfdot", kpar = kp, features = 3)
+  expect_equal(unname(predict(fit, shuffled)), unname(predict(fm, as.matrix(te[, cols]))),
+               tolerance = 1e-12)
+  expect_error(predict(fit, te[, c("Sepal.Length", "Petal.Width")]))   # a variable missing
+})
+
+test_that("a formula fit with a factor predicts new rows with the training levels", {
+  tr <- iris[seq(1, 150, by = 2), c("Sepal.Length", "Species")]
+  te <- iris[c(2, 4, 6), c("Sepal.Length", "Species")]    # all setosa
+  fit <- kpca(~ Sepal.Length + Species, data = tr, kpar = list(sigma = 0.5), features = 2)
+  p_factor <- predict(fit, te)
+  te_chr <- data.frame(Sepal.Length = te$Sepal.Length, Species = as.character(te$Species),
+                       row.names = rownames(te))
+  expect_equal(predict(fit, te_chr), p_factor)
+  # oracle: plain-R projection on the dummy-coded data
+  xtr <- cbind(tr$Sepal.Length, outer(as.integer(tr$Species), 1:3, "==") + 0)
+  xte <- cbind(te$Sepal.Length, outer(as.integer(te$Species), 1:3, "==") + 0)
+  ref <- plain_kpca(xtr, "rbfdot", list(sigma = 0.5), features = 2)
+  want <- plain_predict(ref$K, plain_kernel(xte, xtr, "rbfdot", list(sigma = 0.5)), ref$alpha)
+  expect_cols_equal_up_to_sign(p_factor, want, tol = 1e-8, label = "factor predict")
+})
+
+test_that("a single numeric vector is one new row", {
+  skip_if_not_installed("kernlab")
+  s <- split_iris()
+  kp <- list(degree = 2, scale = 0.5, offset = 1)
+  fit <- kpca(s$train, kernel = "polydot", kpar = kp, features = 3)
+  kl <- kernlab::kpca(s$train, kernel = "polydot", kpar = kp, features = 3)
+  row <- s$test[7, ]                     # a named numeric vector
+  p <- predict(fit, row)
+  expect_equal(dim(p), c(1L, 3L))
+  expect_equal(p, predict(fit, s$test[7, , drop = FALSE]), ignore_attr = TRUE)
+  want <- unname(kernlab::predict(kl, s$test[7, , drop = FALSE]))
+  expect_equal(align_pred(p, fit$alpha, kernlab::pcv(kl)), want, tolerance = 1e-8)
+  expect_equal(dim(predict(fit, unname(row))), c(1L, 3L))
+  expect_equal(predict(fit, unname(row)), p, ignore_attr = TRUE)
+  # a named vector is matched by name, like a matrix's columns
+  expect_equal(predict(fit, rev(row)), p, ignore_attr = TRUE)
+})
+
+test_that("a precomputed fit predicts from the n_new x m cross kernel (as kernlab)", {
+  skip_if_not_installed("kernlab")
+  s <- split_iris()
+  kp <- list(sigma = 0.3)
+  K <- plain_kernel(s$train, s$train, "rbfdot", kp)
+  Kz <- plain_kernel(s$test, s$train, "rbfdot", kp)
+  fit <- kpca(K, kernel = "precomputed", features = 3)
+  kl <- kernlab::kpca(kernlab::as.kernelMatrix(K), features = 3)
+  want <- unname(kernlab::predict(kl, kernlab::as.kernelMatrix(Kz)))
+  got <- align_pred(predict(fit, Kz), fit$alpha, kernlab::pcv(kl))
+  expect_equal(got, want, tolerance = 1e-8)
+  # the same as the data fit's prediction
+  fd <- kpca(s$train, kernel = "rbfdot", kpar = kp, features = 3)
+  expect_equal(unname(predict(fit, Kz)), unname(predict(fd, s$test)), tolerance = 1e-9)
+  expect_error(predict(fit, Kz[, -1]))
+})
+
+test_that("many new rows (several internal blocks) give the same as one row at a time", {
+  x <- fx_iris()
+  fit <- kpca(x, kernel = "rbfdot", kpar = list(sigma = 0.2), features = 3)
+  big <- x[rep(seq_len(150), length.out = 30000), ] +
+    rep(seq(0, 0.3, length.out = 30000), 4)
+  p <- predict(fit, big)
+  expect_equal(dim(p), c(30000L, 3L))
+  pick <- c(1, 2, 15000, 27962, 27963, 27964, 29999, 30000)
+  ref <- plain_kpca(x, "rbfdot", list(sigma = 0.2), features = 3)
+  want <- plain_predict(ref$K, plain_kernel(big[pick, ], x, "rbfdot", list(sigma = 0.2)),
+                        ref$alpha)
+  expect_equal(align_pred(p[pick, ], fit$alpha, ref$alpha), unname(want), tolerance = 1e-8)
+  expect_equal(p[pick, ], predict(fit, big[pick, ]), tolerance = 1e-12)
+})
+
+test_that("fits with removed NA rows predict with the rows kept", {
+  x <- fx_arrests(); x[c(4, 9), 2] <- NA
+  fit <- kpca(x, kernel = "anovadot", kpar = list(sigma = 0.5, degree = 2), features = 3)
+  xo <- x[-c(4, 9), ]
+  ref <- plain_kpca(xo, "anovadot", list(sigma = 0.5, degree = 2), features = 3)
+  z <- fx_arrests()[c(4, 9), ]
+  want <- plain_predict(ref$K, plain_kernel(z, xo, "anovadot", list(sigma = 0.5, degree = 2)),
+                        ref$alpha)
+  expect_equal(align_pred(predict(fit, z), fit$alpha, ref$alpha), unname(want), tolerance = 1e-8)
+})
