@@ -2,31 +2,38 @@
 #'
 #' Computes kernel PCA: the data are mapped into the feature space of a
 #' kernel, centered there, and the leading principal components are found
-#' from the eigen-decomposition of the centered kernel matrix. The interface
-#' and the results follow `kernlab::kpca()`, so migrating is a change of
-#' prefix.
+#' from the eigen-decomposition of the centered kernel matrix. The call is
+#' that of `kernlab::kpca()` and the numbers are the same; the results are
+#' list elements instead of accessor functions (`fit$alpha` for `pcv()`,
+#' `fit$eig`, `fit$rotated`; see `vignette("fastkpca")`).
 #'
 #' @section Kernels:
 #' With \eqn{x, y} two rows of the data (defaults in brackets):
 #' \describe{
-#'   \item{`"vanilladot"`}{linear, \eqn{x'y}; kernel PCA then equals PCA.}
-#'   \item{`"polydot"`}{polynomial, \eqn{(scale\, x'y + offset)^{degree}}
+#'   \item{`"vanilladot"`}{linear, \eqn{x'y}{x'y}; kernel PCA then equals PCA.}
+#'   \item{`"polydot"`}{polynomial,
+#'     \eqn{(scale\, x'y + offset)^{degree}}{(scale x'y + offset)^degree}
 #'     (`degree = 1`, `scale = 1`, `offset = 1`).}
-#'   \item{`"rbfdot"`}{Gaussian, \eqn{\exp(-sigma \|x - y\|^2)} (`sigma = 1`;
+#'   \item{`"rbfdot"`}{Gaussian,
+#'     \eqn{\exp(-sigma \|x - y\|^2)}{exp(-sigma ||x - y||^2)} (`sigma = 1`;
 #'     `kpca()`'s default `kpar` sets `sigma = 0.1`).}
-#'   \item{`"laplacedot"`}{Laplace, \eqn{\exp(-sigma \|x - y\|)} (`sigma = 1`).}
-#'   \item{`"tanhdot"`}{hyperbolic tangent, \eqn{\tanh(scale\, x'y + offset)}
+#'   \item{`"laplacedot"`}{Laplace,
+#'     \eqn{\exp(-sigma \|x - y\|)}{exp(-sigma ||x - y||)} (`sigma = 1`).}
+#'   \item{`"tanhdot"`}{hyperbolic tangent,
+#'     \eqn{\tanh(scale\, x'y + offset)}{tanh(scale x'y + offset)}
 #'     (`scale = 1`, `offset = 1`); not positive semidefinite.}
-#'   \item{`"besseldot"`}{Bessel, with \eqn{t = sigma \|x - y\|}:
-#'     \eqn{(J_{order}(t)\, t^{-order} / L)^{degree}},
-#'     \eqn{L = 1 / (\Gamma(order + 1) 2^{order})}, and 1 when
-#'     \eqn{t < 10^{-4}} (`sigma = 1`, `order = 1`, `degree = 1`).}
-#'   \item{`"anovadot"`}{ANOVA RBF,
-#'     \eqn{(\sum_j \exp(-sigma (x_j - y_j)^2))^{degree}} (`sigma = 1`,
+#'   \item{`"besseldot"`}{Bessel, with
+#'     \eqn{t = sigma \|x - y\|}{t = sigma ||x - y||}:
+#'     \eqn{(J_{order}(t)\, t^{-order} / L)^{degree}}{(J_order(t) t^-order / L)^degree},
+#'     \eqn{L = 1 / (\Gamma(order + 1) 2^{order})}{L = 1 / (Gamma(order + 1) 2^order)},
+#'     and 1 when \eqn{t < 10^{-4}}{t < 1e-4} (`sigma = 1`, `order = 1`,
 #'     `degree = 1`).}
-#'   \item{`"splinedot"`}{spline, \eqn{\prod_j (1 + x_j y_j + x_j y_j m_j -
-#'     (x_j + y_j) m_j^2 / 2 + m_j^3 / 3)} with \eqn{m_j = \min(x_j, y_j)}; no
-#'     parameters.}
+#'   \item{`"anovadot"`}{ANOVA RBF,
+#'     \eqn{(\sum_j \exp(-sigma (x_j - y_j)^2))^{degree}}{(sum_j exp(-sigma (x_j - y_j)^2))^degree}
+#'     (`sigma = 1`, `degree = 1`).}
+#'   \item{`"splinedot"`}{spline,
+#'     \eqn{\prod_j (1 + x_j y_j + x_j y_j m_j - (x_j + y_j) m_j^2 / 2 + m_j^3 / 3)}{prod_j (1 + x_j y_j + x_j y_j m_j - (x_j + y_j) m_j^2 / 2 + m_j^3 / 3)}
+#'     with \eqn{m_j = \min(x_j, y_j)}{m_j = min(x_j, y_j)}; no parameters.}
 #' }
 #' `degree` must be a whole number of at least 1 and `sigma` positive.
 #' Parameters left out of `kpar` take the kernel's defaults above, so
@@ -58,10 +65,17 @@
 #' positive semidefinite, such as `"tanhdot"`) are dropped with a warning
 #' rather than divided by.
 #'
-#' @section Memory:
+#' @section Memory and threads:
 #' The fit holds one n x n double matrix (the kernel matrix, centered in
-#' place and handed to LAPACK) plus memory proportional to n times the
-#' number of components.
+#' place, then decomposed there by LAPACK or multiplied by vectors by the
+#' iterative solver) plus memory proportional to n times the number of
+#' components (n times `ncv` for the iterative solver). Only its lower
+#' triangle is ever written. A fit whose matrix would not fit in the
+#' memory available is refused before anything is allocated, with an error
+#' saying how much it needs. The kernel matrix and the centering run on
+#' `threads` threads (OpenMP, where the compiler supports it); every sum is
+#' taken in the same order whatever the thread count, so results do not
+#' depend on it.
 #'
 #' @param x The data: a numeric matrix (integer and logical are coerced), a
 #'   data frame of numeric columns, or a numeric vector (one column). With

@@ -1,5 +1,18 @@
 # print, summary and plot methods for "fastkpca" fits.
 
+#' Print a kernel PCA fit
+#'
+#' Prints what was fitted (the data's dimensions, or the size of a
+#' precomputed kernel matrix), the kernel with all its parameters, the number
+#' of components with the rule that chose it, and the first ten eigenvalues.
+#'
+#' @param x A `"fastkpca"` fit from [kpca()].
+#' @param digits Number of significant digits for the eigenvalues.
+#' @param ... Unused.
+#' @return `x`, invisibly.
+#' @seealso [summary.fastkpca()] for the proportions of variance.
+#' @examples
+#' kpca(~ x1 + x2, data = rings, kpar = list(sigma = 0.5), features = 3)
 #' @export
 print.fastkpca <- function(x, digits = max(3L, getOption("digits") - 3L), ...) {
   n <- nrow(x$alpha)
@@ -24,23 +37,33 @@ print.fastkpca <- function(x, digits = max(3L, getOption("digits") - 3L), ...) {
 #' variance in feature space and the cumulative proportion, in the manner of
 #' `summary(prcomp(...))`. The total variance is \eqn{trace(K_c) / n}, the
 #' sum of all eigenvalues, computed from the centered kernel matrix without
-#' the full spectrum. For kernels that are not positive semidefinite the
-#' total includes negative eigenvalues, so the proportions may sum to more
-#' than 1.
+#' the full spectrum, so the proportions are exact even when only a few
+#' components were computed. For kernels that are not positive semidefinite
+#' the total includes negative eigenvalues, so the proportions may sum to
+#' more than 1.
+#'
+#' With the linear kernel (`"vanilladot"`) the proportions equal those of
+#' `summary(prcomp(x))`: the eigenvalues differ from `prcomp()`'s variances
+#' by the factor \eqn{(n - 1) / n}, which cancels.
 #'
 #' @param object A `"fastkpca"` fit from [kpca()].
 #' @param x A `"summary.fastkpca"` object.
 #' @param digits Number of significant digits to print.
 #' @param ... Unused.
-#' @return An object of class `"summary.fastkpca"`: the fit's kernel
-#'   description and `importance`, a 3-row matrix (eigenvalue, proportion of
-#'   variance, cumulative proportion) with one column per component.
+#' @return `summary()` returns an object of class `"summary.fastkpca"`, a
+#'   list with `kernel` (a description of the kernel and its parameters),
+#'   `n` (the number of observations), `variance_total` and `importance`, a
+#'   3-row matrix (rows `"Eigenvalue"`, `"Proportion of Variance"` and
+#'   `"Cumulative Proportion"`) with one column per component. Its print
+#'   method returns its argument invisibly.
+#' @seealso [kpca()], [plot.fastkpca()] for a scree plot.
 #' @examples
-#' fit <- kpca(as.matrix(iris[, 1:4]), kpar = list(sigma = 0.2), features = 4)
+#' fit <- kpca(as.matrix(iris[, 1:4]), kpar = list(sigma = 0.2), features = 10)
 #' summary(fit)
-#' # choose the number of components that explain 90% of the variance
+#' # the number of components that explain 80% of the variance (NA if the
+#' # computed components explain less)
 #' imp <- summary(fit)$importance
-#' which(imp["Cumulative Proportion", ] >= 0.9)[1]
+#' which(imp["Cumulative Proportion", ] >= 0.8)[1]
 #' @export
 summary.fastkpca <- function(object, ...) {
   prop <- object$eig / object$variance_total
@@ -67,19 +90,25 @@ print.summary.fastkpca <- function(x, digits = max(3L, getOption("digits") - 3L)
 #' Plot a kernel PCA fit
 #'
 #' Draws a scree plot of the eigenvalues and a scatter plot of the data on
-#' the first two components (base graphics).
+#' the first two components (base graphics). The scores are `x$rotated`, on
+#' kernlab's scale (`sqrt(n)` times the projections onto unit axes in
+#' feature space); their signs follow the convention described in [kpca()].
 #'
 #' @param x A `"fastkpca"` fit from [kpca()].
 #' @param which Which plots to draw: 1 for the scree plot, 2 for the scores
 #'   of the first two components (one component: against the row index).
-#' @param col,pch Colours and symbols of the points in the scores plot, for
-#'   example a factor of groups turned into colours.
+#' @param col,pch Colors and symbols of the points in the scores plot, for
+#'   example a factor of groups turned into colors.
 #' @param main Titles of the plots, one per plot in `which`.
 #' @param ... Further graphical parameters passed to the scores plot.
 #' @return `x`, invisibly.
+#' @seealso [kpca()], [summary.fastkpca()].
 #' @examples
 #' fit <- kpca(as.matrix(iris[, 1:4]), kpar = list(sigma = 0.2), features = 6)
 #' plot(fit, col = as.integer(iris$Species))
+#' # the rings data: scores only, colored by ring
+#' fit2 <- kpca(~ x1 + x2, data = rings, kpar = list(sigma = 0.5), features = 2)
+#' plot(fit2, which = 2, col = as.integer(rings$ring), pch = 20)
 #' @export
 plot.fastkpca <- function(x, which = c(1L, 2L), col = 1, pch = 1,
                           main = c("Eigenvalues", "Kernel principal components")[which],

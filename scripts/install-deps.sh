@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Installs what building, checking and testing fastkpca needs, where it is
 # missing: R packages (kernlab, testthat, knitr, rmarkdown) and the tools
-# R CMD check --as-cran uses (pandoc, qpdf). Debian's packages are used when
+# R CMD check --as-cran uses (pandoc for the vignette, qpdf, pdflatex for
+# the PDF manual, tidy for the HTML manual). Debian's packages are used when
 # running as root with apt-get; otherwise R packages come from CRAN through
 # install.packages() with the repository R is set up with.
 set -euo pipefail
@@ -13,9 +14,17 @@ for p in "${r_packages[@]}"; do
     >/dev/null 2>&1 || missing_r+=("$p")
 done
 missing_tools=()
-for t in pandoc qpdf; do
+for t in pandoc qpdf tidy; do
   command -v "$t" >/dev/null 2>&1 || missing_tools+=("$t")
 done
+# the PDF manual: pdflatex with the fonts of R_RD4PDF="times,hyper" (set by
+# scripts/test.sh; CRAN's default inconsolata needs 1.4 GB of extra fonts)
+latex_debs=()
+if ! command -v pdflatex >/dev/null 2>&1 ||
+   ! kpsewhich times.sty >/dev/null 2>&1; then
+  latex_debs=(texlive-latex-base texlive-latex-recommended texlive-fonts-recommended)
+  missing_tools+=(pdflatex)
+fi
 
 if [ ${#missing_r[@]} -eq 0 ] && [ ${#missing_tools[@]} -eq 0 ]; then
   echo "install-deps: nothing missing"
@@ -24,7 +33,8 @@ fi
 echo "install-deps: missing R packages: ${missing_r[*]:-none}; tools: ${missing_tools[*]:-none}"
 
 if [ "$(id -u)" -eq 0 ] && command -v apt-get >/dev/null 2>&1; then
-  debs=("${missing_tools[@]}")
+  debs=("${latex_debs[@]}")
+  for t in "${missing_tools[@]}"; do [ "$t" = pdflatex ] || debs+=("$t"); done
   for p in "${missing_r[@]}"; do debs+=("r-cran-$(echo "$p" | tr '[:upper:]' '[:lower:]')"); done
   export DEBIAN_FRONTEND=noninteractive
   apt-get update -qq

@@ -17,6 +17,8 @@ export _R_CHECK_CRAN_INCOMING_REMOTE_=false
 export _R_CHECK_FUTURE_FILE_TIMESTAMPS_=false
 export _R_CHECK_FORCE_SUGGESTS_=true
 export NOT_CRAN=true
+# the PDF manual with fonts from texlive-fonts-recommended (see install-deps.sh)
+export R_RD4PDF="times,hyper"
 status=0
 R CMD check --as-cran "$tarball" || status=$?
 
