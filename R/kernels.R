@@ -80,10 +80,16 @@ resolve_kpar <- function(kernel, kpar) {
   }
   if (anyDuplicated(names(kpar)))
     stop("'kpar' names a parameter twice", call. = FALSE)
+  # check the given entries before merging: modifyList() would silently drop
+  # an entry set to NULL and leave its slot empty
+  for (p in names(kpar)) kpar[[p]] <- check_kpar_value(p, kpar[[p]])
   full <- utils::modifyList(defaults, kpar)
   for (p in names(full)) full[[p]] <- check_kpar_value(p, full[[p]])
   full[names(defaults)]
 }
+
+# Largest besseldot 'order' (BESSEL_MAX_ORDER in src/kernel.c).
+bessel_max_order <- 50
 
 check_kpar_value <- function(name, value) {
   label <- sprintf("'kpar$%s'", name)
@@ -95,8 +101,10 @@ check_kpar_value <- function(name, value) {
     sigma = if (value <= 0) stop(label, " must be positive", call. = FALSE),
     degree = if (value < 1 || value != round(value))
       stop(label, " must be a whole number of at least 1", call. = FALSE),
-    order = if (value < 0 || value > 1e4)
-      stop(label, " must be between 0 and 10000", call. = FALSE),
+    # beyond about 52, J_order(t) underflows for small t and the kernel is lost
+    # (with one warning per kernel value); the C engine has the same limit
+    order = if (value < 0 || value > bessel_max_order)
+      stop(label, " must be between 0 and ", bessel_max_order, call. = FALSE),
     NULL)
   value
 }

@@ -27,7 +27,7 @@
 #'     \eqn{(J_{order}(t)\, t^{-order} / L)^{degree}}{(J_order(t) t^-order / L)^degree},
 #'     \eqn{L = 1 / (\Gamma(order + 1) 2^{order})}{L = 1 / (Gamma(order + 1) 2^order)},
 #'     and 1 when \eqn{t < 10^{-4}}{t < 1e-4} (`sigma = 1`, `order = 1`,
-#'     `degree = 1`).}
+#'     `degree = 1`; `order` between 0 and 50).}
 #'   \item{`"anovadot"`}{ANOVA RBF,
 #'     \eqn{(\sum_j \exp(-sigma (x_j - y_j)^2))^{degree}}{(sum_j exp(-sigma (x_j - y_j)^2))^degree}
 #'     (`sigma = 1`, `degree = 1`).}
@@ -251,7 +251,8 @@ kpca.default <- function(x, kernel = "rbfdot", kpar = list(sigma = 0.1),
 # removed rows.
 apply_na_action <- function(x, na.action) {
   if (!anyNA(x)) return(x)
-  if (is.character(na.action)) na.action <- get(na.action, mode = "function")
+  if (is.character(na.action) && length(na.action) == 1L && !is.na(na.action))
+    na.action <- get0(na.action, mode = "function")
   if (!is.function(na.action))
     stop("'na.action' must be a function such as na.omit or na.fail", call. = FALSE)
   out <- na.action(x)

@@ -35,6 +35,7 @@
 #' @export
 predict.fastkpca <- function(object, newdata, ...) {
   check_no_dots(...)
+  check_fit(object)
   if (missing(newdata) || is.null(newdata)) return(object$rotated)
   z <- predict_data_matrix(object, newdata)
   alpha <- object$alpha
@@ -79,8 +80,18 @@ predict_data_matrix <- function(object, newdata) {
     if (length(missing_vars) > 0L)
       stop("'newdata' lacks variable", if (length(missing_vars) > 1L) "s" else "",
            " of the formula: ", paste(missing_vars, collapse = ", "), call. = FALSE)
+    classes <- attr(tt, "dataClasses")
+    for (v in intersect(names(classes)[classes == "numeric"], names(newdata))) {
+      # a column of NA only is logical: let it reach the missing-value check
+      if (is.logical(newdata[[v]]) && all(is.na(newdata[[v]])))
+        newdata[[v]] <- as.double(newdata[[v]])
+    }
     mf <- stats::model.frame(tt, newdata, na.action = stats::na.pass,
                              xlev = object$xlevels)
+    if (!is.null(classes))
+      tryCatch(stats::.checkMFClasses(classes, mf), error = function(e)
+        stop("'newdata' does not match the training data: ", conditionMessage(e),
+             call. = FALSE))
     z <- stats::model.matrix(tt, mf)
     attr(z, "assign") <- NULL
     attr(z, "contrasts") <- NULL
@@ -103,4 +114,31 @@ predict_data_matrix <- function(object, newdata) {
                  ncol(train), ncol(z)), call. = FALSE)
   check_finite(z, "newdata")
   z
+}
+
+# The parts of a fit that predict() relies on, checked cheaply, so that a
+# damaged or hand-made object gives a clear error rather than a C-level one.
+check_fit <- function(object) {
+  bad <- function(what)
+    stop("'object' is not a valid fastkpca fit: ", what, call. = FALSE)
+  alpha <- object$alpha
+  if (!is.matrix(alpha) || !is.double(alpha))
+    bad("'alpha' must be a double matrix")
+  m <- nrow(alpha)
+  if (!is.double(object$kernel_colmeans) || length(object$kernel_colmeans) != m)
+    bad(sprintf("'kernel_colmeans' must be a double vector of length %d", m))
+  if (!is.double(object$kernel_mean) || length(object$kernel_mean) != 1L ||
+      !is.finite(object$kernel_mean))
+    bad("'kernel_mean' must be a single finite number")
+  kernel <- object$kernel
+  if (!is.character(kernel) || length(kernel) != 1L ||
+      !kernel %in% c("precomputed", kernel_names))
+    bad("'kernel' must be a kernel name")
+  if (kernel != "precomputed") {
+    x <- object$xmatrix
+    if (!is.matrix(x) || !is.double(x) || nrow(x) != m)
+      bad(sprintf("'xmatrix' must be a double matrix with %d rows", m))
+    resolve_kpar(kernel, object$kpar)
+  }
+  invisible(object)
 }

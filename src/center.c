@@ -5,6 +5,8 @@
  * is taken in an order fixed by n alone, so any thread count gives the same
  * bits. */
 #include "fastkpca.h"
+#include <float.h>
+#include <math.h>
 
 /* Rows handled together when summing along rows: 8 doubles = one cache line. */
 #define ROW_BLOCK 8
@@ -18,23 +20,34 @@ static int next_block_end(int j0, int n, size_t per_column)
     return (size_t) j0 + cols < (size_t) n ? j0 + (int) cols : n;
 }
 
-/* sums[i] = sum_j K[i, j] for the symmetric K held in its lower triangle */
-static void symmetric_row_sums(const double *K, int n, double *sums, int threads)
+/* sums[i] = sum_j K[i, j] for the symmetric K held in its lower triangle;
+ * *kmax = max |K[i, j]| */
+static void symmetric_row_sums(const double *K, int n, double *sums, double *kmax,
+                               int threads)
 {
+    double largest = 0.0;
     /* the part on and below the diagonal: column i, rows i..n-1 (contiguous) */
     for (int c0 = 0, c1; c0 < n; c0 = c1) {
         c1 = next_block_end(c0, n, (size_t) n / 2 + 1);
+        double block_max = 0.0;
 #ifdef _OPENMP
-#pragma omp parallel for num_threads(threads) schedule(dynamic, 16) if (threads > 1)
+#pragma omp parallel for num_threads(threads) schedule(dynamic, 16) if (threads > 1) \
+    reduction(max:block_max)
 #endif
         for (int i = c0; i < c1; i++) {
             const double *col = K + (size_t) i * n;
-            double s = 0.0;
-            for (int r = i; r < n; r++) s += col[r];
+            double s = 0.0, col_max = 0.0;
+            for (int r = i; r < n; r++) {
+                s += col[r];
+                col_max = fabs(col[r]) > col_max ? fabs(col[r]) : col_max;
+            }
             sums[i] = s;
+            block_max = col_max > block_max ? col_max : block_max;
         }
+        if (block_max > largest) largest = block_max;
         R_CheckUserInterrupt();
     }
+    *kmax = largest;
     /* the part left of the diagonal: row i, columns 0..i-1, ROW_BLOCK rows at a time */
     int nblocks = (n + ROW_BLOCK - 1) / ROW_BLOCK;
     for (int b0 = 0, b1; b0 < nblocks; b0 = b1) {
@@ -56,31 +69,78 @@ static void symmetric_row_sums(const double *K, int n, double *sums, int threads
     }
 }
 
+static void not_finite_error(void)
+{
+    error("the centered kernel matrix is not finite: kernel values are too large "
+          "(rescale the data, the kernel parameters or the kernel matrix)");
+}
+
+/* Below this, entries of Kc are so close to the subnormal range that they
+ * have lost digits (products of data around 1e-160 are subnormal): the
+ * eigenvectors would be noise. */
+#define CENTERED_MIN (DBL_MIN / DBL_EPSILON)
+/* Relative to the largest kernel value, a centered matrix whose entries are
+ * all below this is rounding noise. */
+#define CENTERED_NOISE (100 * DBL_EPSILON)
+
 /* Center the lower triangle of K in place.
  * colmeans (length n) and grand_mean receive the centering terms of K, which
- * predict() needs; trace receives trace(Kc). */
+ * predict() needs; trace receives trace(Kc). Errors if K or Kc has a value
+ * that is not finite (any Inf or NaN in K makes its row sum non-finite; an
+ * overflow in the subtraction is caught in the same pass), or if Kc is so
+ * small that its entries have lost their digits (to underflow, or to the
+ * rounding of the centering itself). */
 void center_in_place(double *K, int n, double *colmeans, double *grand_mean,
                      double *trace, int threads)
 {
-    symmetric_row_sums(K, n, colmeans, threads);
+    double kmax;
+    symmetric_row_sums(K, n, colmeans, &kmax, threads);
     double total = 0.0;
     for (int i = 0; i < n; i++) {
         colmeans[i] /= n;
         total += colmeans[i];
     }
     double g = total / n;
+    if (!(fabs(g) <= DBL_MAX)) not_finite_error();
+    for (int i = 0; i < n; i++)
+        if (!(fabs(colmeans[i]) <= DBL_MAX)) not_finite_error();
+    double largest = 0.0;
     for (int c0 = 0, c1; c0 < n; c0 = c1) {
         c1 = next_block_end(c0, n, (size_t) n / 2 + 1);
+        int nonfinite = 0;
+        double block_max = 0.0;
 #ifdef _OPENMP
-#pragma omp parallel for num_threads(threads) schedule(dynamic, 16) if (threads > 1)
+#pragma omp parallel for num_threads(threads) schedule(dynamic, 16) if (threads > 1) \
+    reduction(|:nonfinite) reduction(max:block_max)
 #endif
         for (int j = c0; j < c1; j++) {
             double *col = K + (size_t) j * n;
-            double cj = colmeans[j] - g;
-            for (int i = j; i < n; i++) col[i] -= colmeans[i] + cj;
+            double cj = colmeans[j] - g, col_max = 0.0;
+            int bad = 0;
+            for (int i = j; i < n; i++) {
+                double v = col[i] - (colmeans[i] + cj);
+                col[i] = v;
+                bad |= !(fabs(v) <= DBL_MAX);
+                col_max = fabs(v) > col_max ? fabs(v) : col_max;
+            }
+            nonfinite |= bad;
+            block_max = col_max > block_max ? col_max : block_max;
         }
+        /* outside the parallel region: R API calls are safe here */
+        if (nonfinite) not_finite_error();
+        if (block_max > largest) largest = block_max;
         R_CheckUserInterrupt();
     }
+    if (largest > 0.0 && largest < CENTERED_MIN)
+        error("the centered kernel matrix is too small to be decomposed accurately "
+              "(largest entry %.3g): rescale the data or the kernel matrix", largest);
+    /* centering subtracts numbers as large as kmax: what is left below a few
+     * roundings of kmax is rounding noise, and its eigenvectors would be too */
+    if (largest > 0.0 && largest < CENTERED_NOISE * kmax)
+        error("the centered kernel matrix is at rounding level (largest entry %.3g "
+              "for kernel values up to %.3g): the data are constant in feature space "
+              "to working precision; center or rescale the data, or change the kernel "
+              "parameters", largest, kmax);
     double tr = 0.0;
     for (int i = 0; i < n; i++) tr += K[i + (size_t) i * n];
     *grand_mean = g;

@@ -31,9 +31,11 @@ int top_eigen_exact(double *A, int n, int f, double *values, double *vectors)
     int il = n - f + 1, iu = n, found = 0, info = 0, lwork = -1, liwork = -1,
         iwork_query;
     int *isuppz = (int *) R_alloc(2 * (size_t) (f > 0 ? f : 1), sizeof(int));
+    /* dsyevr's W must hold n values (dstebz writes them all), even for RANGE = 'I' */
+    double *w = (double *) R_alloc((size_t) n, sizeof(double));
 
     F77_CALL(dsyevr)(&jobz, &range, &uplo, &n, A, &n, &vl, &vu, &il, &iu, &abstol,
-                     &found, values, vectors, &n, isuppz, &work_query, &lwork,
+                     &found, w, vectors, &n, isuppz, &work_query, &lwork,
                      &iwork_query, &liwork, &info FCONE FCONE FCONE);
     check_info(info, "dsyevr");
     lwork = (int) work_query;
@@ -41,9 +43,10 @@ int top_eigen_exact(double *A, int n, int f, double *values, double *vectors)
     double *work = (double *) R_alloc((size_t) lwork, sizeof(double));
     int *iwork = (int *) R_alloc((size_t) liwork, sizeof(int));
     F77_CALL(dsyevr)(&jobz, &range, &uplo, &n, A, &n, &vl, &vu, &il, &iu, &abstol,
-                     &found, values, vectors, &n, isuppz, work, &lwork, iwork,
+                     &found, w, vectors, &n, isuppz, work, &lwork, iwork,
                      &liwork, &info FCONE FCONE FCONE);
     check_info(info, "dsyevr");
+    memcpy(values, w, (size_t) found * sizeof(double));
     reverse_pairs(n, found, values, vectors);
     return found;
 }
@@ -65,6 +68,25 @@ int threshold_eigen(double *A, int n, double lower, double **values,
     double *diag = (double *) R_alloc((size_t) n, sizeof(double));
     double *offdiag = (double *) R_alloc((size_t) n, sizeof(double));
     double *tau = (double *) R_alloc((size_t) n, sizeof(double));
+
+    /* Scale as dsyevr does: bisection (dstebz) squares the entries, so a
+     * matrix beyond about 1e77 (or below 1e-146) would overflow (underflow)
+     * there; the eigenvalues are scaled back at the end. */
+    double anrm = 0.0;
+    for (int j = 0; j < n; j++)
+        for (int i = j; i < n; i++) {
+            double v = fabs(A[i + (size_t) j * n]);
+            if (v > anrm) anrm = v;
+        }
+    double smlnum = DBL_MIN / DBL_EPSILON, rmin = sqrt(smlnum),
+        rmax = fmin(sqrt(1.0 / smlnum), 1.0 / sqrt(sqrt(DBL_MIN))), sigma = 1.0;
+    if (anrm > 0.0 && anrm < rmin) sigma = rmin / anrm;
+    else if (anrm > rmax) sigma = rmax / anrm;
+    if (sigma != 1.0) {
+        for (int j = 0; j < n; j++)
+            for (int i = j; i < n; i++) A[i + (size_t) j * n] *= sigma;
+        lower *= sigma;
+    }
 
     F77_CALL(dsytrd)(&uplo, &n, A, &n, diag, offdiag, tau, &work_query, &lwork,
                      &info FCONE);
@@ -124,7 +146,7 @@ int threshold_eigen(double *A, int n, double lower, double **values,
     double *vals = (double *) R_alloc((size_t) found, sizeof(double));
     double *vecs = (double *) R_alloc((size_t) n * found, sizeof(double));
     for (int k = 0; k < found; k++) {
-        vals[k] = w[idx[k]];
+        vals[k] = w[idx[k]] / sigma;
         memcpy(vecs + (size_t) k * n, z + (size_t) idx[k] * n, (size_t) n * sizeof(double));
     }
     *values = vals;

@@ -2,17 +2,27 @@
  *
  * Points are transposed to one contiguous column each (d x n), so a kernel
  * value reads two contiguous vectors. Distance kernels use the norms and the
- * dot product, ||x - y||^2 = ||x||^2 + ||y||^2 - 2 x'y, clamped at 0.
- * The fit fills only the lower triangle of its n x n buffer. */
+ * dot product, ||x - y||^2 = ||x||^2 + ||y||^2 - 2 x'y, clamped at 0, of the
+ * points shifted by the training column means. Kernel values that are not
+ * finite are an error. The fit fills only the lower triangle of its n x n
+ * buffer. */
 #include "fastkpca.h"
 #include <Rmath.h>
+#include <float.h>
 #include <math.h>
 #ifdef _OPENMP
 # include <omp.h>
 #endif
 
-/* Elements computed between two interrupt checks. */
-#define KERNEL_BLOCK_ELEMENTS ((size_t) 1 << 21)
+/* Work (in rough units of one multiply-add) done between two interrupt
+ * checks: a few tens of milliseconds on one core, whatever the kernel and d. */
+#define KERNEL_BLOCK_WORK 3.0e7
+/* Columns per thread in a block, at least, so that threads share a block. */
+#define KERNEL_BLOCK_MIN_COLUMNS 8
+
+/* Largest 'order' of besseldot: beyond about 52, J_order(t) underflows for
+ * small t and R's bessel_j_ex warns once per kernel value. Matches R/kernels.R. */
+#define BESSEL_MAX_ORDER 50.0
 
 void kernel_spec_from_R(SEXP kernel, SEXP kpar, kernel_spec *spec)
 {
@@ -24,6 +34,8 @@ void kernel_spec_from_R(SEXP kernel, SEXP kpar, kernel_spec *spec)
     if (!isReal(kpar) || XLENGTH(kpar) != KPAR_COUNT)
         error("'kpar' must be a double vector of length %d", KPAR_COUNT);
     const double *p = REAL(kpar);
+    for (int k = 0; k < KPAR_COUNT; k++)
+        if (!R_FINITE(p[k])) error("'kpar' values must be finite");
     spec->code = (kernel_code) code;
     spec->sigma = p[KPAR_SIGMA];
     spec->degree = p[KPAR_DEGREE];
@@ -38,8 +50,8 @@ void kernel_spec_from_R(SEXP kernel, SEXP kpar, kernel_spec *spec)
         break;
     case KERNEL_BESSEL:
         if (!R_FINITE(spec->sigma) || spec->sigma <= 0) error("'sigma' must be positive");
-        if (!R_FINITE(spec->order) || spec->order < 0 || spec->order > 1e4)
-            error("'order' must be between 0 and 10000");
+        if (!R_FINITE(spec->order) || spec->order < 0 || spec->order > BESSEL_MAX_ORDER)
+            error("'order' must be between 0 and %g", BESSEL_MAX_ORDER);
         spec->bessel_lim = 1.0 / (gammafn(spec->order + 1.0) * R_pow(2.0, spec->order));
         break;
     default:
@@ -68,7 +80,38 @@ static inline double sq_distance(const double *a, const double *b, int d,
                                  double aa, double bb)
 {
     double d2 = aa + bb - 2.0 * dot(a, b, d);
+    if (!(d2 <= DBL_MAX)) {
+        /* the norms overflowed (Inf - Inf is NaN): sum the differences instead,
+         * which gives Inf only when the distance itself overflows */
+        d2 = 0.0;
+        for (int k = 0; k < d; k++) d2 += (a[k] - b[k]) * (a[k] - b[k]);
+    }
     return d2 > 0.0 ? d2 : 0.0;
+}
+
+/* R's bessel_j_ex gives 0 with a warning ("value out of range") for
+ * t > 1e5, once per kernel value. Beyond that, J_nu(t) comes from Hankel's
+ * asymptotic expansion (Abramowitz and Stegun 9.2.5-9.2.10): with
+ * mu = 4 nu^2 and w = t - (nu / 2 + 1 / 4) pi,
+ *   J_nu(t) = sqrt(2 / (pi t)) (P cos w - Q sin w),
+ *   P = sum_k (-1)^k a_2k / t^2k, Q = sum_k (-1)^k a_2k+1 / t^(2k+1),
+ *   a_k = a_(k-1) (mu - (2k - 1)^2) / (8 k), a_0 = 1.
+ * For nu <= 50 and t > 1e5 the terms fall by a factor of at least 80 each,
+ * so ten terms leave a relative error far below rounding. */
+#define BESSEL_LARGE_T 1e5
+
+static double bessel_j_large(double t, double nu)
+{
+    double mu = 4.0 * nu * nu, a = 1.0, tk = 1.0, P = 0.0, Q = 0.0;
+    for (int k = 0; k < 10; k++) {
+        if (k > 0) a *= (mu - (2.0 * k - 1.0) * (2.0 * k - 1.0)) / (8.0 * k);
+        double term = a / tk;
+        int sign = (k / 2) % 2 ? -1 : 1;     /* k = 0, 1: +; 2, 3: -; ... */
+        if (k % 2 == 0) P += sign * term; else Q += sign * term;
+        tk *= t;
+    }
+    double w = t - (nu / 2.0 + 0.25) * M_PI;
+    return sqrt(2.0 / (M_PI * t)) * (P * cos(w) - Q * sin(w));
 }
 
 /* k(a, b) for points a and b of length d with squared norms aa and bb.
@@ -90,7 +133,9 @@ static double kernel_value(const kernel_spec *k, const double *a, const double *
     case KERNEL_BESSEL: {
         double t = k->sigma * sqrt(sq_distance(a, b, d, aa, bb));
         if (t < 1e-4) return 1.0; /* the limit at t = 0, as kernlab */
-        double v = bessel_j_ex(t, k->order, work) * R_pow(t, -k->order);
+        double j = t > BESSEL_LARGE_T ? bessel_j_large(t, k->order)
+                                      : bessel_j_ex(t, k->order, work);
+        double v = j * R_pow(t, -k->order);
         return R_pow(v / k->bessel_lim, k->degree);
     }
     case KERNEL_ANOVA: {
@@ -127,8 +172,35 @@ static double *bessel_work(const kernel_spec *k, int threads)
     return (double *) R_alloc(per_thread * (size_t) threads, sizeof(double));
 }
 
-/* x (n x d, column-major) -> xt (d x n): each point contiguous; norms[i] = ||x_i||^2 */
-static double *transpose_points(const double *x, int n, int d, double **norms)
+/* Distance kernels depend on x - y only. Their points are shifted by the
+ * column means of the training data before the norms are taken: the
+ * identity ||x - y||^2 = ||x||^2 + ||y||^2 - 2 x'y then does not lose all its
+ * digits on data far from the origin (such as coordinates around 1e6). */
+static int is_distance_kernel(const kernel_spec *k)
+{
+    return k->code == KERNEL_RBF || k->code == KERNEL_LAPLACE ||
+        k->code == KERNEL_BESSEL;
+}
+
+/* Column means of x (n x d), or NULL when the kernel needs no shift. */
+static double *point_shift(const kernel_spec *k, const double *x, int n, int d)
+{
+    if (!is_distance_kernel(k) || n < 1) return NULL;
+    double *shift = (double *) R_alloc((size_t) d + 1, sizeof(double));
+    for (int j = 0; j < d; j++) {
+        const double *col = x + (size_t) j * n;
+        double s = 0.0;
+        for (int i = 0; i < n; i++) s += col[i];
+        shift[j] = s / n;
+        if (!R_FINITE(shift[j])) shift[j] = 0.0; /* huge data: no shift */
+    }
+    return shift;
+}
+
+/* x (n x d, column-major) -> xt (d x n): each point contiguous, minus shift
+ * (if not NULL); norms[i] = ||xt_i||^2 */
+static double *transpose_points(const double *x, int n, int d, const double *shift,
+                                double **norms)
 {
     double *xt = (double *) R_alloc((size_t) n * d + 1, sizeof(double));
     double *nrm = (double *) R_alloc((size_t) n + 1, sizeof(double));
@@ -136,6 +208,7 @@ static double *transpose_points(const double *x, int n, int d, double **norms)
         double s = 0.0;
         for (int j = 0; j < d; j++) {
             double v = x[i + (size_t) j * n];
+            if (shift) v -= shift[j];
             xt[j + (size_t) i * d] = v;
             s += v * v;
         }
@@ -145,24 +218,61 @@ static double *transpose_points(const double *x, int n, int d, double **norms)
     return xt;
 }
 
-/* Fill the lower triangle (with diagonal) of the n x n buffer K with k(x_i, x_j). */
+/* Rough cost of one kernel value, in the units of KERNEL_BLOCK_WORK. */
+static double value_cost(const kernel_spec *k, int d)
+{
+    switch (k->code) {
+    case KERNEL_ANOVA: return 16.0 * d + 16.0;  /* an exp per coordinate */
+    case KERNEL_SPLINE: return 4.0 * d + 16.0;
+    case KERNEL_BESSEL: return d + 64.0 * (floor(k->order) + 2.0);
+    default: return d + 16.0;
+    }
+}
+
+/* The error for kernel values that are Inf or NaN (what: "" for the fit,
+ * or "between 'newdata' and the training data " for predict). */
+static void nonfinite_error(const kernel_spec *k, const char *what)
+{
+    const char *hint;
+    switch (k->code) {
+    case KERNEL_POLY:
+        hint = "'kpar' gives values too large (try a smaller degree or scale)";
+        break;
+    case KERNEL_ANOVA:
+        hint = "'kpar' gives values too large (try a smaller degree)";
+        break;
+    default:
+        hint = "the data give values too large (rescale the data)";
+        break;
+    }
+    error("kernel values %sare not finite: %s", what, hint);
+}
+
+/* Fill the lower triangle (with diagonal) of the n x n buffer K with
+ * k(x_i, x_j). Errors if a value is not finite: an overflowing kernel would
+ * otherwise reach LAPACK as Inf and come back as NaN. */
 void kernel_fill_lower(const kernel_spec *spec, const double *x, int n, int d,
                        double *K, int threads)
 {
     double *norms;
-    const double *xt = transpose_points(x, n, d, &norms);
+    const double *xt = transpose_points(x, n, d, point_shift(spec, x, n, d), &norms);
     threads = kernel_threads(spec, threads);
     double *work = bessel_work(spec, threads);
     size_t work_len = (size_t) floor(spec->code == KERNEL_BESSEL ? spec->order : 0) + 1;
+    double cost = value_cost(spec, d);
 
     int j0 = 0;
     while (j0 < n) {
-        /* a block of columns holding about KERNEL_BLOCK_ELEMENTS elements */
+        /* a block of columns worth about KERNEL_BLOCK_WORK */
         int j1 = j0;
-        size_t elements = 0;
-        while (j1 < n && elements < KERNEL_BLOCK_ELEMENTS) elements += (size_t) (n - j1++);
+        double block_work = 0.0;
+        while (j1 < n && (block_work < KERNEL_BLOCK_WORK ||
+                          j1 - j0 < KERNEL_BLOCK_MIN_COLUMNS * threads))
+            block_work += cost * (double) (n - j1++);
+        int nonfinite = 0;
 #ifdef _OPENMP
-#pragma omp parallel for num_threads(threads) schedule(dynamic, 4) if (threads > 1)
+#pragma omp parallel for num_threads(threads) schedule(dynamic, 4) if (threads > 1) \
+    reduction(|:nonfinite)
 #endif
         for (int j = j0; j < j1; j++) {
 #ifdef _OPENMP
@@ -172,10 +282,17 @@ void kernel_fill_lower(const kernel_spec *spec, const double *x, int n, int d,
 #endif
             double *col = K + (size_t) j * n;
             const double *xj = xt + (size_t) j * d;
-            for (int i = j; i < n; i++)
-                col[i] = kernel_value(spec, xt + (size_t) i * d, xj, d, norms[i],
-                                      norms[j], w);
+            int bad = 0;
+            for (int i = j; i < n; i++) {
+                double v = kernel_value(spec, xt + (size_t) i * d, xj, d, norms[i],
+                                        norms[j], w);
+                col[i] = v;
+                bad |= !(fabs(v) <= DBL_MAX); /* Inf or NaN */
+            }
+            nonfinite |= bad;
         }
+        /* outside the parallel region: R API calls are safe here */
+        if (nonfinite) nonfinite_error(spec, "");
         R_CheckUserInterrupt();
         j0 = j1;
     }
@@ -196,24 +313,30 @@ SEXP kernel_cross(SEXP z, SEXP x, SEXP kernel, SEXP kpar, SEXP threads)
     if (ncols(z) != d) error("'z' must have %d columns, not %d", d, ncols(z));
     int nthreads = kernel_threads(&spec, as_threads(threads));
 
+    /* z is shifted by the training means too: distances do not change */
+    double *shift = point_shift(&spec, REAL(x), m, d);
     double *znorms, *xnorms;
-    const double *zt = transpose_points(REAL(z), nz, d, &znorms);
-    const double *xt = transpose_points(REAL(x), m, d, &xnorms);
+    const double *zt = transpose_points(REAL(z), nz, d, shift, &znorms);
+    const double *xt = transpose_points(REAL(x), m, d, shift, &xnorms);
     double *work = bessel_work(&spec, nthreads);
     size_t work_len = (size_t) floor(spec.code == KERNEL_BESSEL ? spec.order : 0) + 1;
+    double cost = value_cost(&spec, d);
 
     SEXP ans = PROTECT(allocMatrix(REALSXP, nz, m));
     double *out = REAL(ans);
     int j0 = 0;
     while (j0 < m) {
         int j1 = j0;
-        size_t elements = 0;
-        while (j1 < m && elements < KERNEL_BLOCK_ELEMENTS) {
-            elements += (size_t) nz + 1;
+        double block_work = 0.0;
+        while (j1 < m && (block_work < KERNEL_BLOCK_WORK ||
+                          j1 - j0 < KERNEL_BLOCK_MIN_COLUMNS * nthreads)) {
+            block_work += cost * ((double) nz + 1.0);
             j1++;
         }
+        int nonfinite = 0;
 #ifdef _OPENMP
-#pragma omp parallel for num_threads(nthreads) schedule(static) if (nthreads > 1)
+#pragma omp parallel for num_threads(nthreads) schedule(static) if (nthreads > 1) \
+    reduction(|:nonfinite)
 #endif
         for (int j = j0; j < j1; j++) {
 #ifdef _OPENMP
@@ -223,10 +346,16 @@ SEXP kernel_cross(SEXP z, SEXP x, SEXP kernel, SEXP kpar, SEXP threads)
 #endif
             const double *xj = xt + (size_t) j * d;
             double *col = out + (size_t) j * nz;
-            for (int i = 0; i < nz; i++)
-                col[i] = kernel_value(&spec, zt + (size_t) i * d, xj, d, znorms[i],
-                                      xnorms[j], w);
+            int bad = 0;
+            for (int i = 0; i < nz; i++) {
+                double v = kernel_value(&spec, zt + (size_t) i * d, xj, d, znorms[i],
+                                        xnorms[j], w);
+                col[i] = v;
+                bad |= !(fabs(v) <= DBL_MAX);
+            }
+            nonfinite |= bad;
         }
+        if (nonfinite) nonfinite_error(&spec, "between 'newdata' and the training data ");
         R_CheckUserInterrupt();
         j0 = j1;
     }

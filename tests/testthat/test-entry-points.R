@@ -1,0 +1,197 @@
+# The C entry points defend themselves: every routine registered for .Call,
+# fed garbage directly (wrong types and lengths, NULL, NA, huge sizes,
+# negative codes, strings, lists), gives an R error, never a crash. The
+# routines are found through getDLLRegisteredRoutines(), so a routine added
+# later is covered without editing this file.
+
+# Values no argument of any routine should accept. (If a new routine has an
+# argument that legitimately accepts one of these, add it to entry_accepts.)
+entry_garbage <- function() list(
+  "NULL" = NULL, "NA" = NA, "NA_integer_" = NA_integer_, "NA_real_" = NA_real_,
+  "NA_character_" = NA_character_, "-1L" = -1L, "-5" = -5,
+  "integer max" = .Machine$integer.max, "-integer max" = -.Machine$integer.max,
+  "-Inf" = -Inf, "NaN" = NaN,
+  "integer(0)" = integer(0), "numeric(0)" = numeric(0), "character(0)" = character(0),
+  "\"a\"" = "a", "two strings" = c("rbfdot", "x"), "TRUE" = TRUE,
+  "list()" = list(), "list(1, \"a\")" = list(1, "a"), "data.frame" = data.frame(a = 1:3),
+  "1:2" = 1:2, "c(0.5, 2)" = c(0.5, 2), "4 doubles" = c(1, 2, 3, 4),
+  "6 integers" = 1:6, "5 NA doubles" = rep(NA_real_, 5), "5 Inf doubles" = rep(Inf, 5),
+  "character matrix" = matrix("a", 2, 2), "integer matrix" = matrix(1L, 3, 3),
+  "0 x 0" = matrix(0, 0, 0), "3 x 0" = matrix(0, 3, 0), "1 x 1" = matrix(-1, 1, 1),
+  "3-d array" = array(0, c(2, 2, 2)), "complex" = 1i, "raw" = as.raw(1:3),
+  "factor" = factor("a"), "closure" = function(v) v, "symbol" = as.name("a"),
+  "call" = quote(f(x)), "environment" = globalenv(),
+  "huge n" = matrix(0, 2e5, 1)     # a 2e5 x 2e5 buffer cannot be allocated
+)
+
+# (routine, argument position, garbage name) triples that may succeed.
+entry_accepts <- list()
+
+entry_routines <- function() getDLLRegisteredRoutines("fastkpca")$.Call
+
+# Call a routine with a list of arguments; the condition or "returned".
+entry_outcome <- function(routine, args) {
+  tryCatch({
+    suppressWarnings(do.call(.Call, c(list(routine), args), quote = TRUE))
+    "returned"
+  }, error = function(e) e)
+}
+
+# The arguments of the first .Call made to each routine by the R code of a
+# small workflow (fits with several kernels and solvers, then predict):
+# realistic arguments, on which one argument at a time is then spoiled.
+# The package's functions are copied into an environment whose .Call
+# records its arguments before calling the real one.
+entry_capture_args <- function() {
+  ns <- asNamespace("fastkpca")
+  seen <- new.env()
+  cap <- new.env(parent = ns)
+  cap$.Call <- function(.NAME, ...) {
+    name <- .NAME$name
+    if (!is.null(name) && !exists(name, envir = seen, inherits = FALSE))
+      assign(name, list(...), envir = seen)
+    base::.Call(.NAME, ...)
+  }
+  for (nm in ls(ns, all.names = TRUE)) {
+    f <- get(nm, envir = ns)
+    if (is.function(f) && !is.primitive(f) && identical(environment(f), ns)) {
+      environment(f) <- cap
+      assign(nm, f, envir = cap)
+    }
+  }
+  set.seed(5)
+  x <- matrix(rnorm(24 * 2), 24, 2)
+  K <- exp(-as.matrix(stats::dist(x))^2)
+  runs <- list(
+    list(x, kernel = "rbfdot", kpar = list(sigma = 0.5), features = 2, solver = "exact"),
+    list(x, kernel = "rbfdot", kpar = list(sigma = 0.5), features = 2, solver = "iterative"),
+    list(x, kernel = "polydot", kpar = list(degree = 2), features = 0),
+    list(K, kernel = "precomputed", features = 2)
+  )
+  for (r in runs) {
+    fit <- tryCatch(suppressWarnings(do.call(cap$kpca.default, r)), error = function(e) NULL)
+    if (!is.null(fit))
+      try(cap$predict.fastkpca(fit, if (fit$kernel == "precomputed") K[1:3, ] else x[1:3, ]),
+          silent = TRUE)
+  }
+  as.list(seen)
+}
+
+test_that("every registered .Call routine errors on garbage in all its arguments", {
+  routines <- entry_routines()
+  expect_gt(length(routines), 0L)
+  garbage <- entry_garbage()
+  set.seed(20240611)
+  calls <- 0L
+  for (r in routines) {
+    k <- r$numParameters
+    if (k == 0L) {           # nothing to spoil: it must at least not crash
+      entry_outcome(r, list())
+      next
+    }
+    if (k < 0L) next         # variable arity: not registered that way here
+    # the same garbage in every argument
+    for (g in names(garbage)) {
+      out <- entry_outcome(r, rep(list(garbage[[g]]), k))
+      calls <- calls + 1L
+      expect_true(inherits(out, "error"),
+                  info = sprintf("%s: all arguments %s returned", r$name, g))
+    }
+    # random mixes of garbage
+    for (i in seq_len(60)) {
+      pick <- sample(names(garbage), k, replace = TRUE)
+      out <- entry_outcome(r, unname(garbage[pick]))
+      calls <- calls + 1L
+      expect_true(inherits(out, "error"),
+                  info = sprintf("%s(%s) returned", r$name, paste(pick, collapse = ", ")))
+      if (inherits(out, "error")) expect_true(nzchar(conditionMessage(out)))
+    }
+  }
+  # a corrupted heap shows itself at the next full collection
+  for (i in 1:3) gc(full = TRUE)
+  expect_gt(calls, 0L)
+})
+
+test_that("every routine errors when any one of its real arguments is garbage", {
+  routines <- entry_routines()
+  baselines <- entry_capture_args()
+  # the workflow reaches the routines the R code uses
+  expect_true(all(c("kpca_fit", "kernel_cross") %in% names(baselines)))
+  garbage <- entry_garbage()
+  for (r in routines) {
+    args <- baselines[[r$name]]
+    if (is.null(args)) next   # not called by the workflow: covered by the test above
+    expect_length(args, r$numParameters)
+    # the untouched call works
+    expect_identical(entry_outcome(r, args), "returned", info = r$name)
+    for (pos in seq_along(args)) {
+      for (g in names(garbage)) {
+        spoiled <- args
+        spoiled[pos] <- list(garbage[[g]])
+        out <- entry_outcome(r, spoiled)
+        accepted <- any(vapply(entry_accepts, identical, logical(1),
+                               list(r$name, pos, g)))
+        if (!accepted)
+          expect_true(inherits(out, "error"),
+                      info = sprintf("%s: argument %d = %s returned", r$name, pos, g))
+      }
+    }
+  }
+  for (i in 1:3) gc(full = TRUE)
+  # and R still fits
+  fit <- kpca(as.matrix(iris[1:30, 1:4]), kpar = list(sigma = 0.3), features = 2)
+  expect_true(all(is.finite(fit$rotated)))
+})
+
+test_that("C checks the invariants R relies on, with its own clear messages", {
+  r <- entry_routines()
+  x <- matrix(as.double(1:20), 10, 2)
+  kp <- c(1, 1, 1, 1, 1)
+  expect_error(.Call(r$kernel_cross, x, x, 99L, kp, 1L), "'kernel' code 99 is not a known kernel")
+  expect_error(.Call(r$kernel_cross, x, x, -1L, kp, 1L), "not a known kernel")
+  expect_error(.Call(r$kernel_cross, x, x, 0L, kp, 1L), "precomputed kernel has no kernel function")
+  expect_error(.Call(r$kernel_cross, x, x, 3L, c(-1, 1, 1, 1, 1), 1L), "'sigma' must be positive")
+  expect_error(.Call(r$kernel_cross, x, x, 3L, c(1, NA, 1, 1, 1), 1L), "'kpar' values must be finite")
+  expect_error(.Call(r$kernel_cross, x, x, 3L, kp[1:4], 1L), "'kpar' must be a double vector of length 5")
+  expect_error(.Call(r$kernel_cross, x, x, 6L, c(1, 1, 1, 1, 1e4), 1L), "'order' must be between 0 and 50")
+  expect_error(.Call(r$kernel_cross, x[, 1, drop = FALSE], x, 3L, kp, 1L), "'z' must have 2 columns, not 1")
+  expect_error(.Call(r$kernel_cross, x, x, 3L, kp, 0L), "'threads'")
+  expect_error(.Call(r$kernel_cross, x, x, 3L, kp, 2000L), "'threads'")
+  # non-integer polydot degrees reach C only through .Call: NaN is caught
+  expect_error(.Call(r$kernel_cross, -x, x, 2L, c(1, 2.5, 1, 0, 1), 1L), "not finite")
+  # empty inputs are fine and give empty results
+  expect_equal(dim(.Call(r$kernel_cross, x[0, , drop = FALSE], x, 3L, kp, 1L)), c(0L, 10L))
+})
+
+test_that("partial eigen-decompositions of degenerate spectra stay in bounds (child R)", {
+  skip_on_cran()
+  rscript <- file.path(R.home("bin"), "Rscript")
+  skip_if_not(file.exists(rscript) || file.exists(paste0(rscript, ".exe")), "no Rscript")
+  # Many tied (zero) eigenvalues make LAPACK's dsyevr (RANGE = 'I') write up
+  # to n eigenvalues into W, even when few are requested: a short W corrupts
+  # the heap, which a full collection then trips over.
+  code <- c(
+    "suppressPackageStartupMessages(library(fastkpca))",
+    "for (n in c(10, 40, 120)) for (f in c(1, 2, 5, 20)) if (f < n) {",
+    "  x <- matrix(1, n, 3)",
+    "  try(kpca(x, features = f, solver = 'exact', threads = 1), silent = TRUE)",
+    "  y <- matrix(rep(c(0, 1), length.out = 3 * n), n, 3)",
+    "  try(suppressWarnings(kpca(y, kernel = 'vanilladot', features = f, solver = 'exact', threads = 1)), silent = TRUE)",
+    "  for (i in 1:2) invisible(gc(full = TRUE))",
+    "}",
+    "x <- matrix(rnorm(40), 20)",
+    "invisible(kpca(x, features = 2))",
+    "cat('child finished\\n')"
+  )
+  script <- tempfile(fileext = ".R")
+  on.exit(unlink(script))
+  writeLines(code, script)
+  libs <- paste(.libPaths(), collapse = .Platform$path.sep)
+  out <- suppressWarnings(system2(rscript, c("--vanilla", shQuote(script)), stdout = TRUE,
+                                  stderr = TRUE, env = paste0("R_LIBS=", shQuote(libs)),
+                                  timeout = 120))
+  status <- attr(out, "status")
+  expect_true(is.null(status) || status == 0L,
+              info = paste(utils::tail(out, 15), collapse = "\n"))
+  expect_true(any(grepl("child finished", out)), info = paste(utils::tail(out, 15), collapse = "\n"))
+})
