@@ -77,6 +77,11 @@
 #' taken in the same order whatever the thread count, so results do not
 #' depend on it.
 #'
+#' A fit can be interrupted (Ctrl-C, or [setTimeLimit()]) between blocks of
+#' the kernel matrix and of the centering, and at every step of the
+#' iterative solver; once LAPACK's exact solver has started, it runs to its
+#' end.
+#'
 #' @param x The data: a numeric matrix (integer and logical are coerced), a
 #'   data frame of numeric columns, or a numeric vector (one column). With
 #'   `kernel = "precomputed"`, a symmetric n x n kernel matrix. For the

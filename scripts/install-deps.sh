@@ -2,7 +2,7 @@
 # Installs what building, checking and testing fastkpca needs, where it is
 # missing: R packages (kernlab, testthat, knitr, rmarkdown) and the tools
 # R CMD check --as-cran uses (pandoc for the vignette, qpdf, pdflatex for
-# the PDF manual, tidy for the HTML manual). Debian's packages are used when
+# the PDF manual, tidy for the HTML manual, valgrind for scripts/valgrind.sh). Debian's packages are used when
 # running as root with apt-get; otherwise R packages come from CRAN through
 # install.packages() with the repository R is set up with.
 set -euo pipefail
@@ -14,7 +14,7 @@ for p in "${r_packages[@]}"; do
     >/dev/null 2>&1 || missing_r+=("$p")
 done
 missing_tools=()
-for t in pandoc qpdf tidy; do
+for t in pandoc qpdf tidy valgrind; do
   command -v "$t" >/dev/null 2>&1 || missing_tools+=("$t")
 done
 # the PDF manual: pdflatex with the fonts of R_RD4PDF="times,hyper" (set by
