@@ -248,27 +248,33 @@ static void nonfinite_error(const kernel_spec *k, const char *what)
     error("kernel values %sare not finite: %s", what, hint);
 }
 
-/* Fill the lower triangle (with diagonal) of the n x n buffer K with
- * k(x_i, x_j). Errors if a value is not finite: an overflowing kernel would
- * otherwise reach LAPACK as Inf and come back as NaN. */
-void kernel_fill_lower(const kernel_spec *spec, const double *x, int n, int d,
-                       double *K, int threads)
+/* The kernel between the points at (rows of them) and bt (cols of them),
+ * both transposed (one contiguous point each) with their squared norms,
+ * into out (leading dimension rows): column j gets k(a_i, b_j) for i from
+ * j (lower_only: the lower triangle with the diagonal) or 0 to rows - 1.
+ * Columns are done in blocks of about KERNEL_BLOCK_WORK, in parallel within
+ * a block, with an interrupt check between blocks. Errors if a value is not
+ * finite: an overflowing kernel would reach LAPACK as Inf and come back as
+ * NaN. what: see nonfinite_error(). */
+static void fill_kernel_columns(const kernel_spec *spec, const double *at,
+                                const double *anorms, int rows, const double *bt,
+                                const double *bnorms, int cols, int d, int lower_only,
+                                double *out, int threads, const char *what)
 {
-    double *norms;
-    const double *xt = transpose_points(x, n, d, point_shift(spec, x, n, d), &norms);
     threads = kernel_threads(spec, threads);
     double *work = bessel_work(spec, threads);
     size_t work_len = (size_t) floor(spec->code == KERNEL_BESSEL ? spec->order : 0) + 1;
     double cost = value_cost(spec, d);
 
     int j0 = 0;
-    while (j0 < n) {
-        /* a block of columns worth about KERNEL_BLOCK_WORK */
+    while (j0 < cols) {
         int j1 = j0;
         double block_work = 0.0;
-        while (j1 < n && (block_work < KERNEL_BLOCK_WORK ||
-                          j1 - j0 < KERNEL_BLOCK_MIN_COLUMNS * threads))
-            block_work += cost * (double) (n - j1++);
+        while (j1 < cols && (block_work < KERNEL_BLOCK_WORK ||
+                             j1 - j0 < KERNEL_BLOCK_MIN_COLUMNS * threads)) {
+            block_work += cost * ((double) (lower_only ? rows - j1 : rows) + 1.0);
+            j1++;
+        }
         int nonfinite = 0;
 #ifdef _OPENMP
 #pragma omp parallel for num_threads(threads) schedule(dynamic, 4) if (threads > 1) \
@@ -280,22 +286,32 @@ void kernel_fill_lower(const kernel_spec *spec, const double *x, int n, int d,
 #else
             double *w = work;
 #endif
-            double *col = K + (size_t) j * n;
-            const double *xj = xt + (size_t) j * d;
+            double *col = out + (size_t) j * rows;
+            const double *bj = bt + (size_t) j * d;
             int bad = 0;
-            for (int i = j; i < n; i++) {
-                double v = kernel_value(spec, xt + (size_t) i * d, xj, d, norms[i],
-                                        norms[j], w);
+            for (int i = lower_only ? j : 0; i < rows; i++) {
+                double v = kernel_value(spec, at + (size_t) i * d, bj, d, anorms[i],
+                                        bnorms[j], w);
                 col[i] = v;
                 bad |= !(fabs(v) <= DBL_MAX); /* Inf or NaN */
             }
             nonfinite |= bad;
         }
         /* outside the parallel region: R API calls are safe here */
-        if (nonfinite) nonfinite_error(spec, "");
+        if (nonfinite) nonfinite_error(spec, what);
         R_CheckUserInterrupt();
         j0 = j1;
     }
+}
+
+/* Fill the lower triangle (with diagonal) of the n x n buffer K with
+ * k(x_i, x_j); x is n x d, column-major. */
+void kernel_fill_lower(const kernel_spec *spec, const double *x, int n, int d,
+                       double *K, int threads)
+{
+    double *norms;
+    const double *xt = transpose_points(x, n, d, point_shift(spec, x, n, d), &norms);
+    fill_kernel_columns(spec, xt, norms, n, xt, norms, n, d, 1, K, threads, "");
 }
 
 /* .Call: the cross-kernel k(z_i, x_j), an nz x m matrix.
@@ -311,54 +327,17 @@ SEXP kernel_cross(SEXP z, SEXP x, SEXP kernel, SEXP kpar, SEXP threads)
     if (!isReal(x) || !isMatrix(x)) error("'x' must be a double matrix");
     int nz = nrows(z), m = nrows(x), d = ncols(x);
     if (ncols(z) != d) error("'z' must have %d columns, not %d", d, ncols(z));
-    int nthreads = kernel_threads(&spec, as_threads(threads));
+    int nthreads = as_threads(threads);
 
     /* z is shifted by the training means too: distances do not change */
     double *shift = point_shift(&spec, REAL(x), m, d);
     double *znorms, *xnorms;
     const double *zt = transpose_points(REAL(z), nz, d, shift, &znorms);
     const double *xt = transpose_points(REAL(x), m, d, shift, &xnorms);
-    double *work = bessel_work(&spec, nthreads);
-    size_t work_len = (size_t) floor(spec.code == KERNEL_BESSEL ? spec.order : 0) + 1;
-    double cost = value_cost(&spec, d);
 
     SEXP ans = PROTECT(allocMatrix(REALSXP, nz, m));
-    double *out = REAL(ans);
-    int j0 = 0;
-    while (j0 < m) {
-        int j1 = j0;
-        double block_work = 0.0;
-        while (j1 < m && (block_work < KERNEL_BLOCK_WORK ||
-                          j1 - j0 < KERNEL_BLOCK_MIN_COLUMNS * nthreads)) {
-            block_work += cost * ((double) nz + 1.0);
-            j1++;
-        }
-        int nonfinite = 0;
-#ifdef _OPENMP
-#pragma omp parallel for num_threads(nthreads) schedule(static) if (nthreads > 1) \
-    reduction(|:nonfinite)
-#endif
-        for (int j = j0; j < j1; j++) {
-#ifdef _OPENMP
-            double *w = work + work_len * (size_t) omp_get_thread_num();
-#else
-            double *w = work;
-#endif
-            const double *xj = xt + (size_t) j * d;
-            double *col = out + (size_t) j * nz;
-            int bad = 0;
-            for (int i = 0; i < nz; i++) {
-                double v = kernel_value(&spec, zt + (size_t) i * d, xj, d, znorms[i],
-                                        xnorms[j], w);
-                col[i] = v;
-                bad |= !(fabs(v) <= DBL_MAX);
-            }
-            nonfinite |= bad;
-        }
-        if (nonfinite) nonfinite_error(&spec, "between 'newdata' and the training data ");
-        R_CheckUserInterrupt();
-        j0 = j1;
-    }
+    fill_kernel_columns(&spec, zt, znorms, nz, xt, xnorms, m, d, 0, REAL(ans), nthreads,
+                        "between 'newdata' and the training data ");
     UNPROTECT(1);
     return ans;
 }

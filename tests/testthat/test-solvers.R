@@ -6,16 +6,8 @@ solver_data <- function(n = 400, d = 6, seed = 7) {
   matrix(rnorm(n * d), n, d)
 }
 
-solver_kernels <- list(
-  vanilladot = list(),
-  polydot = list(degree = 2, scale = 0.5, offset = 1),
-  rbfdot = list(sigma = 0.1),
-  laplacedot = list(sigma = 0.3),
-  tanhdot = list(scale = 0.02, offset = 0.2),
-  besseldot = list(sigma = 0.2, order = 1, degree = 2),
-  anovadot = list(sigma = 0.3, degree = 2),
-  splinedot = list()
-)
+# the kernels and parameters of helper-oracles.R (kernel_cases)
+solver_kernels <- kernel_cases
 
 test_that("iterative and exact solvers agree on every kernel", {
   x <- solver_data()
