@@ -49,34 +49,14 @@ static void orthogonalise(const double *V, int n, int j, double *w, double *h,
     for (int i = 0; i < cols; i++) h[i] += h2[i];
 }
 
-/* All eigenpairs of the m x m symmetric H (copied; H is kept), decreasing. */
+/* All eigenpairs of the m x m symmetric H (leading dimension ld; copied, so
+ * H is kept), decreasing: Y is m x m. */
 static void small_eigen(const double *H, int m, int ld, double *theta, double *Y)
 {
-    const char jobz = 'V', range = 'A', uplo = 'L';
-    double vl = 0, vu = 0, abstol = 0, work_query;
-    int il = 1, iu = m, found = 0, info = 0, lwork = -1, liwork = -1, iwork_query;
     double *Hc = (double *) R_alloc((size_t) m * m, sizeof(double));
     for (int j = 0; j < m; j++)
         memcpy(Hc + (size_t) j * m, H + (size_t) j * ld, (size_t) m * sizeof(double));
-    int *isuppz = (int *) R_alloc(2 * (size_t) m, sizeof(int));
-    F77_CALL(dsyevr)(&jobz, &range, &uplo, &m, Hc, &m, &vl, &vu, &il, &iu, &abstol,
-                     &found, theta, Y, &m, isuppz, &work_query, &lwork, &iwork_query,
-                     &liwork, &info FCONE FCONE FCONE);
-    if (info != 0) error("error code %d from LAPACK routine 'dsyevr'", info);
-    lwork = (int) work_query;
-    liwork = iwork_query;
-    double *work = (double *) R_alloc((size_t) lwork, sizeof(double));
-    int *iwork = (int *) R_alloc((size_t) liwork, sizeof(int));
-    F77_CALL(dsyevr)(&jobz, &range, &uplo, &m, Hc, &m, &vl, &vu, &il, &iu, &abstol,
-                     &found, theta, Y, &m, isuppz, work, &lwork, iwork, &liwork,
-                     &info FCONE FCONE FCONE);
-    if (info != 0) error("error code %d from LAPACK routine 'dsyevr'", info);
-    /* decreasing order */
-    for (int a = 0, b = m - 1; a < b; a++, b--) {
-        double t = theta[a]; theta[a] = theta[b]; theta[b] = t;
-        double *ya = Y + (size_t) a * m, *yb = Y + (size_t) b * m;
-        for (int i = 0; i < m; i++) { t = ya[i]; ya[i] = yb[i]; yb[i] = t; }
-    }
+    top_eigen_exact(Hc, m, m, theta, Y);
 }
 
 /* out (n x cols) = V[:, 0..m-1] Y[:, 0..cols-1] */
@@ -152,7 +132,9 @@ int top_eigen_lanczos(const double *A, int n, int k, int ncv, double tol, int ma
         }
 
         /* Rayleigh-Ritz; residual of Ritz pair i is beta |Y[m-1, i]| */
+        const void *vmax = vmaxget(); /* release the scratch of each cycle */
         small_eigen(H, m, ncv, theta, Y);
+        vmaxset(vmax);
         double scale = fabs(theta[0]) > fabs(theta[m - 1]) ? fabs(theta[0]) : fabs(theta[m - 1]);
         if (scale == 0.0) scale = 1.0;
         worst = 0.0;
