@@ -70,7 +70,8 @@
 #' place, then decomposed there by LAPACK or multiplied by vectors by the
 #' iterative solver) plus memory proportional to n times the number of
 #' components (n times `ncv` for the iterative solver). Only its lower
-#' triangle is ever written. A fit whose matrix would not fit in the
+#' triangle is ever written, and the matrix is freed as soon as the fit
+#' returns (or fails, or is interrupted). A fit whose matrix would not fit in the
 #' memory available is refused before anything is allocated, with an error
 #' saying how much it needs. The kernel matrix and the centering run on
 #' `threads` threads (OpenMP, where the compiler supports it); every sum is

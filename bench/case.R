@@ -1,8 +1,9 @@
 # One benchmark case, run in its own R process so that its peak memory
 # (VmHWM) is its own. Usage:
 #   Rscript bench/case.R IMPL N D FEATURES SIGMA OUT.rds
-# IMPL: kernlab, exact, auto or iterative. Writes list(time, added_bytes,
-# eig, solver) to OUT.rds.
+# IMPL: kernlab, exact, auto or iterative, or matrix (no fit: R's
+# matrix(0, n, n), to calibrate the memory measure). Writes list(time,
+# added_bytes, eig, solver) to OUT.rds.
 args <- commandArgs(trailingOnly = TRUE)
 impl <- args[1]; n <- as.integer(args[2]); d <- as.integer(args[3])
 features <- as.integer(args[4]); sigma <- as.double(args[5]); out <- args[6]
@@ -20,6 +21,7 @@ if (impl == "kernlab") {
   library(fastkpca)
 }
 fit_once <- function(x) {
+  if (impl == "matrix") return(matrix(0, nrow(x), nrow(x)))
   if (impl == "kernlab") {
     kernlab::kpca(x, kernel = "rbfdot", kpar = list(sigma = sigma), features = features)
   } else {
@@ -34,7 +36,10 @@ invisible(gc())
 before <- vm_hwm()
 time <- system.time({
   fit <- fit_once(x)
-  if (impl == "kernlab") {
+  if (impl == "matrix") {
+    eig <- numeric()
+    solver <- "none"
+  } else if (impl == "kernlab") {
     eig <- unname(kernlab::eig(fit))
     solver <- "kernlab"
   } else {

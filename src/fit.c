@@ -1,8 +1,10 @@
 /* The fit: kernel, centering and eigenpairs on one n x n buffer.
  *
- * The buffer is the only n x n allocation. It comes from R_alloc, so it is
- * released when the call returns, errors or is interrupted. */
+ * The buffer is the only n x n allocation. It is freed when the fit returns,
+ * errors or is interrupted (R_UnwindProtect); other scratch comes from
+ * R_alloc. */
 #include "fastkpca.h"
+#include <stdlib.h>
 #include <string.h>
 #include <math.h>
 
@@ -53,6 +55,82 @@ static void copy_symmetric_lower(const double *P, int n, double *K)
         error("'x' must be a symmetric kernel matrix when 'kernel' is \"precomputed\"");
 }
 
+/* What the steps of a fit need, and the buffer they share. */
+typedef struct {
+    const kernel_spec *spec;
+    SEXP x;
+    int n, d, features;
+    double threshold;
+    int solver, threads;
+    double tol;
+    int maxit, ncv;
+    double *K;
+} fit_job;
+
+/* The steps on the buffer: kernel, centering, eigenpairs; the result list. */
+static SEXP fit_steps(void *data)
+{
+    fit_job *job = (fit_job *) data;
+    double *K = job->K;
+    int n = job->n, f = job->features;
+    if (job->spec->code == KERNEL_PRECOMPUTED)
+        copy_symmetric_lower(REAL(job->x), n, K);
+    else
+        kernel_fill_lower(job->spec, REAL(job->x), n, job->d, K, job->threads);
+
+    SEXP colmeans = PROTECT(allocVector(REALSXP, n));
+    double grand_mean, trace;
+    center_in_place(K, n, REAL(colmeans), &grand_mean, &trace, job->threads);
+
+    /* eigenpairs of Kc; the eigenvalues of Kc/n are these divided by n */
+    int found, restarts = 0, converged = 1;
+    double residual = 0.0;
+    double *values, *vectors;
+    if (f > 0) {
+        values = (double *) R_alloc((size_t) f, sizeof(double));
+        vectors = (double *) R_alloc((size_t) n * f, sizeof(double));
+        if (job->solver == SOLVER_ITERATIVE) {
+            found = f;
+            converged = top_eigen_lanczos(K, n, f, job->ncv, job->tol, job->maxit, values,
+                                          vectors, &restarts, &residual);
+        } else {
+            found = top_eigen_exact(K, n, f, values, vectors);
+        }
+    } else {
+        found = threshold_eigen(K, n, job->threshold * n, &values, &vectors);
+    }
+
+    SEXP ans = PROTECT(allocVector(VECSXP, 8));
+    SEXP names = PROTECT(allocVector(STRSXP, 8));
+    SEXP r_values = PROTECT(allocVector(REALSXP, found));
+    SEXP r_vectors = PROTECT(allocMatrix(REALSXP, n, found));
+    for (int k = 0; k < found; k++) REAL(r_values)[k] = values[k] / n;
+    if (found > 0)
+        memcpy(REAL(r_vectors), vectors, (size_t) n * found * sizeof(double));
+    SET_VECTOR_ELT(ans, 0, r_values);
+    SET_VECTOR_ELT(ans, 1, r_vectors);
+    SET_VECTOR_ELT(ans, 2, colmeans);
+    SET_VECTOR_ELT(ans, 3, ScalarReal(grand_mean));
+    SET_VECTOR_ELT(ans, 4, ScalarReal(trace / n));
+    SET_VECTOR_ELT(ans, 5, ScalarLogical(converged));
+    SET_VECTOR_ELT(ans, 6, ScalarInteger(restarts));
+    SET_VECTOR_ELT(ans, 7, ScalarReal(residual));
+    const char *labels[] = {"values", "vectors", "colmeans", "grand_mean", "variance_total",
+                            "converged", "restarts", "residual"};
+    for (int k = 0; k < 8; k++) SET_STRING_ELT(names, k, mkChar(labels[k]));
+    setAttrib(ans, R_NamesSymbol, names);
+    UNPROTECT(5);
+    return ans;
+}
+
+static void release_buffer(void *data, Rboolean jump)
+{
+    fit_job *job = (fit_job *) data;
+    (void) jump;
+    free(job->K);
+    job->K = NULL;
+}
+
 /* .Call: fit kernel PCA.
  * x: double matrix, the data (n x d), or the kernel matrix (n x n) when
  *    kernel is 0 (precomputed); kernel: integer code (fastkpca.h);
@@ -92,54 +170,17 @@ SEXP kpca_fit(SEXP x, SEXP kernel, SEXP kpar, SEXP features, SEXP th,
         if (!R_FINITE(ncv) || ncv < 2 || ncv > n) error("'ncv' must be between 2 and n");
     }
 
-    /* the one n x n buffer */
-    double *K = (double *) R_alloc((size_t) n * (size_t) n, sizeof(double));
-    if (spec.code == KERNEL_PRECOMPUTED)
-        copy_symmetric_lower(REAL(x), n, K);
-    else
-        kernel_fill_lower(&spec, REAL(x), n, d, K, nthreads);
-
-    SEXP colmeans = PROTECT(allocVector(REALSXP, n));
-    double grand_mean, trace;
-    center_in_place(K, n, REAL(colmeans), &grand_mean, &trace, nthreads);
-
-    /* eigenpairs of Kc; the eigenvalues of Kc/n are these divided by n */
-    int found, restarts = 0, converged = 1;
-    double residual = 0.0;
-    double *values, *vectors;
-    if (f > 0) {
-        values = (double *) R_alloc((size_t) f, sizeof(double));
-        vectors = (double *) R_alloc((size_t) n * f, sizeof(double));
-        if (solver_id == SOLVER_ITERATIVE) {
-            found = f;
-            converged = top_eigen_lanczos(K, n, f, (int) ncv, tol, (int) maxit, values,
-                                          vectors, &restarts, &residual);
-        } else {
-            found = top_eigen_exact(K, n, f, values, vectors);
-        }
-    } else {
-        found = threshold_eigen(K, n, threshold * n, &values, &vectors);
-    }
-
-    SEXP ans = PROTECT(allocVector(VECSXP, 8));
-    SEXP names = PROTECT(allocVector(STRSXP, 8));
-    SEXP r_values = PROTECT(allocVector(REALSXP, found));
-    SEXP r_vectors = PROTECT(allocMatrix(REALSXP, n, found));
-    for (int k = 0; k < found; k++) REAL(r_values)[k] = values[k] / n;
-    if (found > 0)
-        memcpy(REAL(r_vectors), vectors, (size_t) n * found * sizeof(double));
-    SET_VECTOR_ELT(ans, 0, r_values);
-    SET_VECTOR_ELT(ans, 1, r_vectors);
-    SET_VECTOR_ELT(ans, 2, colmeans);
-    SET_VECTOR_ELT(ans, 3, ScalarReal(grand_mean));
-    SET_VECTOR_ELT(ans, 4, ScalarReal(trace / n));
-    SET_VECTOR_ELT(ans, 5, ScalarLogical(converged));
-    SET_VECTOR_ELT(ans, 6, ScalarInteger(restarts));
-    SET_VECTOR_ELT(ans, 7, ScalarReal(residual));
-    const char *labels[] = {"values", "vectors", "colmeans", "grand_mean", "variance_total",
-                            "converged", "restarts", "residual"};
-    for (int k = 0; k < 8; k++) SET_STRING_ELT(names, k, mkChar(labels[k]));
-    setAttrib(ans, R_NamesSymbol, names);
-    UNPROTECT(5);
+    fit_job job = {&spec, x, n, d, f, threshold, solver_id, nthreads, tol, (int) maxit,
+                   (int) ncv, NULL};
+    /* the one n x n buffer: malloc'ed and freed as soon as the fit is done
+     * (an R_alloc'ed one would stay resident until the next garbage
+     * collection); R_UnwindProtect frees it on an error or an interrupt too */
+    job.K = (double *) malloc((size_t) n * (size_t) n * sizeof(double));
+    if (job.K == NULL)
+        error("cannot allocate the %d x %d kernel matrix (%.1f GB)", n, n,
+              8.0 * n * (double) n / 1073741824.0);
+    SEXP cont = PROTECT(R_MakeUnwindCont());
+    SEXP ans = R_UnwindProtect(fit_steps, &job, release_buffer, &job, cont);
+    UNPROTECT(1);
     return ans;
 }
