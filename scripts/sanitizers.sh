@@ -55,22 +55,12 @@ fi
 grep -q -- "-fsanitize=address" "$work/install.log" ||
   { echo "sanitizers: FAIL - the sanitizer flags did not reach the compiler"; exit 2; }
 
-cat >"$work/run.R" <<EOF
-suppressPackageStartupMessages({ library(testthat); library(fastkpca) })
-filter <- "$tests"
-if (identical(filter, "all")) filter <- NULL
-res <- as.data.frame(testthat::test_dir("$work/src/tests/testthat", filter = filter,
-                                        reporter = "summary", stop_on_failure = FALSE))
-cat(sprintf("testthat: %d files, %d expectations, %d failed, %d errors, %d skipped\n",
-            length(unique(res\$file)), sum(res\$nb), sum(res\$failed), sum(res\$error),
-            sum(res\$skipped)))
-EOF
 
 echo "sanitizers: running tests matching '$tests'"
 start=$(date +%s)
 status=0
 FASTKPCA_MEMCHECK=sanitizers NOT_CRAN=true R_LIBS="$work/lib" LD_PRELOAD="$libasan" \
-  Rscript --vanilla "$work/run.R" >"$work/tests.out" 2>&1 || status=$?
+  Rscript --vanilla "$work/src/scripts/run-tests.R" "$work/src/tests/testthat" "$tests" >"$work/tests.out" 2>&1 || status=$?
 elapsed=$(( $(date +%s) - start ))
 tail -n 25 "$work/tests.out"
 

@@ -35,16 +35,6 @@ if ! R CMD INSTALL --no-test-load --library="$work/lib" "$work/src" >"$work/inst
   exit 2
 fi
 
-cat >"$work/run.R" <<EOF
-suppressPackageStartupMessages({ library(testthat); library(fastkpca) })
-filter <- "$tests"
-if (identical(filter, "all")) filter <- NULL
-res <- as.data.frame(testthat::test_dir("$work/src/tests/testthat", filter = filter,
-                                        reporter = "summary", stop_on_failure = FALSE))
-cat(sprintf("testthat: %d files, %d expectations, %d failed, %d errors, %d skipped\n",
-            length(unique(res\$file)), sum(res\$nb), sum(res\$failed), sum(res\$error),
-            sum(res\$skipped)))
-EOF
 
 echo "valgrind: running tests matching '$tests' under memcheck (this is slow)"
 start=$(date +%s)
@@ -57,7 +47,7 @@ FASTKPCA_MEMCHECK=valgrind NOT_CRAN=true R_LIBS="$work/lib" OMP_NUM_THREADS=2 \
     -d "valgrind --tool=memcheck --leak-check=full --show-leak-kinds=definite \
         --errors-for-leak-kinds=definite --error-exitcode=42 --num-callers=30 \
         --log-file=$log ${VALGRIND_OPTS:-}" \
-    -f "$work/run.R" >"$work/tests.out" 2>&1 || status=$?
+    -f "$work/src/scripts/run-tests.R" --args "$work/src/tests/testthat" "$tests" >"$work/tests.out" 2>&1 || status=$?
 elapsed=$(( $(date +%s) - start ))
 tail -n 25 "$work/tests.out"
 
