@@ -4,6 +4,7 @@
  * errors or is interrupted (R_UnwindProtect); other scratch comes from
  * R_alloc. */
 #include "fastkpca.h"
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 #include <math.h>
@@ -175,6 +176,8 @@ SEXP kpca_fit(SEXP x, SEXP kernel, SEXP kpar, SEXP features, SEXP th,
     /* the one n x n buffer: malloc'ed and freed as soon as the fit is done
      * (an R_alloc'ed one would stay resident until the next garbage
      * collection); R_UnwindProtect frees it on an error or an interrupt too */
+    if ((double) n * (double) n * sizeof(double) > (double) SIZE_MAX / 2)
+        error("cannot allocate the %d x %d kernel matrix", n, n);
     job.K = (double *) malloc((size_t) n * (size_t) n * sizeof(double));
     if (job.K == NULL)
         error("cannot allocate the %d x %d kernel matrix (%.1f GB)", n, n,
