@@ -80,11 +80,11 @@ resolve_kpar <- function(kernel, kpar) {
   }
   if (anyDuplicated(names(kpar)))
     stop("'kpar' names a parameter twice", call. = FALSE)
-  # check the given entries before merging: modifyList() would silently drop
-  # an entry set to NULL and leave its slot empty
+  # the given entries are checked (a NULL entry is an error, not a gap); the
+  # defaults are valid as they stand
   for (p in names(kpar)) kpar[[p]] <- check_kpar_value(p, kpar[[p]])
-  full <- utils::modifyList(defaults, kpar)
-  for (p in names(full)) full[[p]] <- check_kpar_value(p, full[[p]])
+  full <- defaults
+  full[names(kpar)] <- kpar
   full[names(defaults)]
 }
 
