@@ -27,62 +27,62 @@ kernlab_classes <- c(vanillakernel = "vanilladot", polykernel = "polydot",
                      tanhkernel = "tanhdot", besselkernel = "besseldot",
                      anovakernel = "anovadot", splinekernel = "splinedot")
 
-# Resolve `kernel` and `kpar` into list(name, kpar): the kernel name and all
-# of its parameters, checked. `kernel` is a name, "precomputed", or a kernlab
-# kernel object; `kpar_missing` says whether the user left `kpar` out.
+# Resolve kpca()'s `kernel` and `kpar` into a kernel object (R/kern.R), or
+# "precomputed". `kernel` is a name, "precomputed", a kernel object or a
+# kernlab kernel; `kpar_missing` says whether the user left `kpar` out.
 resolve_kernel <- function(kernel, kpar, kpar_missing) {
-  if (inherits(kernel, "kernel")) {
-    name <- kernlab_classes[intersect(class(kernel), names(kernlab_classes))]
-    if (length(name) != 1L)
-      stop("'kernel' is a kernlab kernel of class \"", class(kernel)[1L],
-           "\", which fastkpca does not support; use one of: ",
-           paste(kernel_names, collapse = ", "), call. = FALSE)
+  if (is_kernel(kernel) || inherits(kernel, "kernel")) {
     if (!kpar_missing)
-      warning("'kpar' is ignored when 'kernel' is a kernel object", call. = FALSE)
-    kpar <- attr(kernel, "kpar")
-    kernel <- unname(name)
-  } else {
-    if (!is.character(kernel) || length(kernel) != 1L || is.na(kernel))
-      stop("'kernel' must be a kernel name or a kernlab kernel object",
-           call. = FALSE)
-    if (identical(kernel, "precomputed")) {
-      if (!kpar_missing && length(kpar) > 0L)
-        warning("'kpar' is ignored when 'kernel' is \"precomputed\"", call. = FALSE)
-      return(list(name = "precomputed", kpar = list()))
-    }
-    if (!kernel %in% kernel_names)
-      stop("'kernel' must be one of ", paste(dQuote(kernel_names, FALSE), collapse = ", "),
-           " or \"precomputed\", not ", dQuote(kernel, FALSE), call. = FALSE)
-    if (kpar_missing) {
-      # kernlab's default kpar is list(sigma = 0.1): it applies to the kernels
-      # that have a sigma; the others take their own defaults.
-      kpar <- if ("sigma" %in% names(kernel_defaults[[kernel]])) list(sigma = 0.1) else list()
-    }
+      stop("'kpar' must not be given with a kernel object: its parameters are ",
+           "part of the object", call. = FALSE)
+    return(kern(kernel))
   }
-  list(name = kernel, kpar = resolve_kpar(kernel, kpar))
+  if (!is.character(kernel) || length(kernel) != 1L || is.na(kernel))
+    stop("'kernel' must be a kernel name, a kernel object from kern() or a kernlab kernel",
+         call. = FALSE)
+  if (identical(kernel, "precomputed")) {
+    if (!kpar_missing && length(kpar) > 0L)
+      warning("'kpar' is ignored when 'kernel' is \"precomputed\"", call. = FALSE)
+    return("precomputed")
+  }
+  if (!kernel %in% kernel_names)
+    stop("'kernel' must be one of ", paste(dQuote(kernel_names, FALSE), collapse = ", "),
+         " or \"precomputed\", not ", dQuote(kernel, FALSE), call. = FALSE)
+  if (kpar_missing) {
+    # kernlab's default kpar is list(sigma = 0.1): it applies to the kernels
+    # that have a sigma; the others take their own defaults.
+    kpar <- if ("sigma" %in% names(kernel_defaults[[kernel]])) list(sigma = 0.1) else list()
+  }
+  base_kernel(kernel, resolve_kpar(kernel, kpar))
 }
 
 # Fill missing entries of kpar with the kernel's defaults and check them all.
-resolve_kpar <- function(kernel, kpar) {
+# arg: how errors name the parameters ("kpar" for 'kpar$sigma'; "" for kern()'s
+# named arguments, 'sigma').
+resolve_kpar <- function(kernel, kpar, arg = "kpar") {
   if (is.null(kpar)) kpar <- list()
   if (!is.list(kpar) && !(is.numeric(kpar) && !is.null(names(kpar))))
     stop("'kpar' must be a named list", call. = FALSE)
   kpar <- as.list(kpar)
+  what <- if (nzchar(arg)) sprintf("'%s' has", arg) else "'kernel' has"
   if (length(kpar) > 0L && (is.null(names(kpar)) || any(names(kpar) == "")))
     stop("'kpar' must be a named list", call. = FALSE)
   defaults <- kernel_defaults[[kernel]]
   unknown <- setdiff(names(kpar), names(defaults))
   if (length(unknown) > 0L) {
     known <- if (length(defaults)) paste(names(defaults), collapse = ", ") else "none"
-    stop("'kpar' has unknown entr", if (length(unknown) > 1L) "ies " else "y ",
+    stop(what, " unknown ", if (nzchar(arg)) "entr" else "parameter",
+         if (!nzchar(arg)) { if (length(unknown) > 1L) "s " else " " }
+         else if (length(unknown) > 1L) "ies " else "y ",
          paste(dQuote(unknown, FALSE), collapse = ", "), " for kernel ",
          dQuote(kernel, FALSE), " (its parameters: ", known, ")", call. = FALSE)
   }
   if (anyDuplicated(names(kpar)))
-    stop("'kpar' names a parameter twice", call. = FALSE)
+    stop(sprintf("'%s' names a parameter twice", if (nzchar(arg)) arg else "kernel"),
+         call. = FALSE)
   # the given entries are checked (a NULL entry is an error, not a gap); the
   # defaults are valid as they stand
-  for (p in names(kpar)) kpar[[p]] <- check_kpar_value(p, kpar[[p]])
+  for (p in names(kpar)) kpar[[p]] <- check_kpar_value(p, kpar[[p]], arg)
   full <- defaults
   full[names(kpar)] <- kpar
   full[names(defaults)]
@@ -91,8 +91,8 @@ resolve_kpar <- function(kernel, kpar) {
 # Largest besseldot 'order' (BESSEL_MAX_ORDER in src/kernel.c).
 bessel_max_order <- 50
 
-check_kpar_value <- function(name, value) {
-  label <- sprintf("'kpar$%s'", name)
+check_kpar_value <- function(name, value, arg = "kpar") {
+  label <- if (nzchar(arg)) sprintf("'%s$%s'", arg, name) else sprintf("'%s'", name)
   if (!(is.numeric(value) || is.logical(value)) || length(value) != 1L ||
       is.na(value) || !is.finite(value))
     stop(label, " must be a single finite number", call. = FALSE)
@@ -110,9 +110,7 @@ check_kpar_value <- function(name, value) {
 }
 
 # The kernel code and parameter vector passed to C.
-kernel_code <- function(name) {
-  if (identical(name, "precomputed")) 0L else match(name, kernel_names)
-}
+kernel_code <- function(name) match(name, kernel_names)
 
 kpar_vector <- function(kpar) {
   v <- vapply(kpar_slots, function(p) if (is.null(kpar[[p]])) 0 else kpar[[p]],
@@ -120,15 +118,11 @@ kpar_vector <- function(kpar) {
   unname(v)
 }
 
-# The cross-kernel matrix k(z_i, x_j) (nrow(z) x nrow(x)), computed in C.
-kernel_cross <- function(z, x, kernel, kpar, threads = 1L) {
-  .Call(C_kernel_cross, z, x, kernel_code(kernel), kpar_vector(kpar),
-        as.integer(threads))
-}
-
-# A one-line description of a kernel, e.g. "rbfdot (sigma = 0.1)".
-describe_kernel <- function(name, kpar) {
-  if (length(kpar) == 0L) return(name)
-  paste0(name, " (", paste(names(kpar), format(unlist(kpar)), sep = " = ",
-                           collapse = ", "), ")")
+# The cross-kernel matrix k(z_i, x_j) (nrow(z) x nrow(x)) of a kernel
+# object, computed in C; x is the training data (its column means shift the
+# distance kernels, which does not change them). xweights: the conformal
+# weights of x, when the caller has them already (a fit stores its own).
+kernel_cross <- function(z, x, kernel, threads = 1L, xweights = kernel_weights(kernel, x)) {
+  .Call(C_kernel_cross, z, x, kernel_program(kernel), kernel_weights(kernel, z),
+        xweights, as.integer(threads))
 }

@@ -90,10 +90,14 @@
 #' @param data For the formula method, a data frame holding the variables.
 #' @param kernel The kernel: one of `"rbfdot"` (the default), `"polydot"`,
 #'   `"vanilladot"`, `"tanhdot"`, `"laplacedot"`, `"besseldot"`,
-#'   `"anovadot"`, `"splinedot"`, a kernel object of those kinds from
-#'   kernlab (such as `kernlab::rbfdot(0.5)`), or `"precomputed"`, for a
+#'   `"anovadot"`, `"splinedot"`; a kernel object from [kern()], which may
+#'   combine kernels (such as `kern("rbfdot", sigma = 0.5) +
+#'   kern("polydot", degree = 2)`); a kernel object of those kinds from
+#'   kernlab (such as `kernlab::rbfdot(0.5)`); or `"precomputed"`, for a
 #'   kernel matrix given as `x`.
-#' @param kpar A named list of kernel parameters; see the Kernels section.
+#' @param kpar A named list of kernel parameters for a kernel given by name;
+#'   see the Kernels section. It is an error to give it with a kernel
+#'   object, which carries its own parameters.
 #' @param features The number of components to compute, or 0 (the default)
 #'   for all those whose eigenvalue exceeds `th`.
 #' @param th With `features = 0`, the threshold on the eigenvalues of
@@ -127,7 +131,13 @@
 #'     `eig()`).}
 #'   \item{rotated}{n x k matrix, the data projected on the components
 #'     (kernlab's `rotated()`).}
-#'   \item{kernel, kpar}{the kernel name and all its parameters.}
+#'   \item{kernel}{the kernel, as a kernel object (see [kern()]) with all
+#'     its parameters resolved, or `"precomputed"`.}
+#'   \item{kpar}{the parameters of a single named kernel (all of them,
+#'     defaults included); `NULL` for a combination of kernels, whose
+#'     parameters are in `kernel`.}
+#'   \item{kernel_weights}{for a conformal kernel ([kern_conformal()]), the
+#'     values of `g` on the training rows, used by `predict()`.}
 #'   \item{xmatrix}{the training data used (after `na.action`), or the kernel
 #'     matrix for `kernel = "precomputed"`.}
 #'   \item{kernel_colmeans, kernel_mean}{the column means and the mean of the
@@ -198,11 +208,11 @@ kpca.default <- function(x, kernel = "rbfdot", kpar = list(sigma = 0.1),
   call <- match.call()
   call[[1L]] <- as.name("kpca")
   if (missing(kernel) && inherits(x, "kernelMatrix")) kernel <- "precomputed"
-  kern <- resolve_kernel(kernel, kpar, missing(kpar))
+  kernel <- resolve_kernel(kernel, kpar, missing(kpar))
   threads <- check_threads(threads)
   th <- check_th(th)
 
-  if (kern$name == "precomputed") {
+  if (is_precomputed(kernel)) {
     x <- as_kernel_matrix(x)
     removed <- NULL
   } else {
@@ -220,7 +230,10 @@ kpca.default <- function(x, kernel = "rbfdot", kpar = list(sigma = 0.1),
   settings <- solver_control(control, n, features)
   check_memory(n, features)
 
-  res <- .Call(C_kpca_fit, x, kernel_code(kern$name), kpar_vector(kern$kpar),
+  precomputed <- is_precomputed(kernel)
+  # g of a conformal kernel, once on the training rows; predict() reuses them
+  weights <- if (!precomputed) kernel_weights(kernel, x)
+  res <- .Call(C_kpca_fit, x, if (!precomputed) kernel_program(kernel), weights,
                features, th, solver_codes[[solver]], threads, settings)
   if (!res$converged)
     warning(sprintf(paste0("the iterative solver did not converge in %d restarts ",
@@ -244,7 +257,8 @@ kpca.default <- function(x, kernel = "rbfdot", kpar = list(sigma = 0.1),
 
   structure(list(
     alpha = alpha, eig = eig, rotated = rotated,
-    kernel = kern$name, kpar = kern$kpar, xmatrix = x,
+    kernel = kernel, kpar = if (precomputed) list() else kernel_kpar(kernel), xmatrix = x,
+    kernel_weights = weights,
     kernel_colmeans = res$colmeans, kernel_mean = res$grand_mean,
     variance_total = res$variance_total,
     features = features, th = th, solver = solver, threads = threads,

@@ -16,11 +16,11 @@
 #' @export
 print.fastkpca <- function(x, digits = max(3L, getOption("digits") - 3L), ...) {
   n <- nrow(x$alpha)
-  what <- if (x$kernel == "precomputed") sprintf("%d x %d kernel matrix", n, n)
+  what <- if (is_precomputed(x$kernel)) sprintf("%d x %d kernel matrix", n, n)
           else sprintf("%d observations of %d variable%s", n, ncol(x$xmatrix),
                        if (ncol(x$xmatrix) == 1L) "" else "s")
   cat("Kernel PCA (fastkpca) on ", what, "\n", sep = "")
-  cat("Kernel:     ", describe_kernel(x$kernel, x$kpar), "\n", sep = "")
+  cat("Kernel:     ", format(x$kernel), "\n", sep = "")
   k <- length(x$eig)
   rule <- if (x$features == 0L) sprintf("eigenvalues above th = %g", x$th)
           else sprintf("features = %d", x$features)
@@ -70,7 +70,7 @@ summary.fastkpca <- function(object, ...) {
   importance <- rbind(Eigenvalue = object$eig,
                       "Proportion of Variance" = prop,
                       "Cumulative Proportion" = cumsum(prop))
-  structure(list(kernel = describe_kernel(object$kernel, object$kpar),
+  structure(list(kernel = format(object$kernel),
                  n = nrow(object$alpha), variance_total = object$variance_total,
                  importance = importance),
             class = "summary.fastkpca")

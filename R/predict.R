@@ -44,9 +44,9 @@ predict.fastkpca <- function(object, newdata, ...) {
     object$kernel_mean * alpha_sums
   out <- matrix(0, nrow(z), ncol(alpha), dimnames = list(rownames(z), colnames(alpha)))
   for (rows in row_blocks(nrow(z), nrow(alpha))) {
-    kz <- if (object$kernel == "precomputed") z[rows, , drop = FALSE]
+    kz <- if (is_precomputed(object$kernel)) z[rows, , drop = FALSE]
           else kernel_cross(z[rows, , drop = FALSE], object$xmatrix, object$kernel,
-                            object$kpar, object$threads)
+                            object$threads, object$kernel_weights)
     proj <- kz %*% alpha - outer(rowMeans(kz), alpha_sums)
     out[rows, ] <- sweep(proj, 2L, offset, "-")
   }
@@ -62,7 +62,7 @@ row_blocks <- function(nz, m) {
 # newdata as a double matrix matching the training data's columns.
 predict_data_matrix <- function(object, newdata) {
   m <- nrow(object$alpha)
-  if (object$kernel == "precomputed") {
+  if (is_precomputed(object$kernel)) {
     z <- as_data_matrix(newdata, "newdata")
     if (ncol(z) != m)
       stop(sprintf("'newdata' must be the kernel matrix between new and training rows, with %d columns, not %d",
@@ -131,14 +131,17 @@ check_fit <- function(object) {
       !is.finite(object$kernel_mean))
     bad("'kernel_mean' must be a single finite number")
   kernel <- object$kernel
-  if (!is.character(kernel) || length(kernel) != 1L ||
-      !kernel %in% c("precomputed", kernel_names))
-    bad("'kernel' must be a kernel name")
-  if (kernel != "precomputed") {
-    x <- object$xmatrix
-    if (!is.matrix(x) || !is.double(x) || nrow(x) != m)
-      bad(sprintf("'xmatrix' must be a double matrix with %d rows", m))
-    resolve_kpar(kernel, object$kpar)
-  }
+  if (is_precomputed(kernel)) return(invisible(object))
+  if (!is_kernel(kernel)) bad("'kernel' must be a kernel object or \"precomputed\"")
+  x <- object$xmatrix
+  if (!is.matrix(x) || !is.double(x) || nrow(x) != m)
+    bad(sprintf("'xmatrix' must be a double matrix with %d rows", m))
+  tryCatch(check_kernel_tree(kernel), error = function(e) bad(conditionMessage(e)))
+  nweights <- length(kernel_conformals(kernel))
+  w <- object$kernel_weights
+  if (length(w) != nweights ||
+      !all(vapply(w, function(v) is.double(v) && length(v) == m, logical(1))))
+    bad(sprintf("'kernel_weights' must hold %d double vector%s of length %d", nweights,
+                if (nweights == 1L) "" else "s", m))
   invisible(object)
 }

@@ -1,11 +1,13 @@
 /* fastkpca: declarations shared by the C engine.
  *
  * One C file per step of the algorithm:
- *   kernel.c  kernel matrix (lower triangle of the fit buffer) and cross-kernels
+ *   kernel.c  kernels and their algebra, evaluated block by block: the fit's
+ *             lower triangle, cross-kernels, Gram matrices
  *   center.c  double centering of the fit buffer in place
  *   eigen.c   top eigenpairs with LAPACK (dsyevr, or its steps for a threshold)
  *   lanczos.c top eigenpairs by thick-restart Lanczos (the iterative solver)
  *   fit.c     the .Call entry point that runs the steps on one n x n buffer
+ *   args.c    argument checks shared by the entry points
  *   init.c    registration
  */
 #ifndef FASTKPCA_H
@@ -48,15 +50,58 @@ typedef struct {
     double bessel_lim; /* 1 / (Gamma(order + 1) 2^order), besseldot only */
 } kernel_spec;
 
+/* A kernel expression compiled to a postfix program (fastkpca:::kernel_program
+ * in R/kern.R): each op takes its operands from a stack of kernel values.
+ * The codes match kernel_ops there. */
+typedef enum {
+    OP_BASE = 1,    /* push base kernel number arg */
+    OP_ADD,         /* pop two, push their sum */
+    OP_MUL,         /* pop two, push their product */
+    OP_SCALE,       /* top times arg (> 0) */
+    OP_POWER,       /* top to the whole power arg (>= 1) */
+    OP_EXP,         /* exp(top) */
+    OP_CONFORMAL,   /* top times g(a) g(b), with the weights number arg */
+    OP_COUNT
+} kernel_op;
+
+typedef struct {
+    int nops;
+    const int *ops;
+    const double *args;
+    int nbase;
+    kernel_spec *bases;
+    int nweights;    /* conformal weight vectors per point set */
+    int depth;       /* stack depth the program needs */
+    int any_distance, any_inner, any_bessel;
+    double bessel_order;  /* the largest besseldot order */
+} kernel_eval;
+
+/* A set of points prepared for a kernel: each point contiguous (d x n),
+ * with its squared norm; shifted by the training column means for the
+ * distance kernels, as they are for the inner-product ones; and one
+ * conformal weight per point for each OP_CONFORMAL. */
+typedef struct {
+    int n, d;
+    const double *inner, *inner_norms;       /* NULL if no inner-product kernel */
+    const double *shifted, *shifted_norms;   /* NULL if no distance kernel */
+    const double **weights;                  /* nweights arrays of length n */
+} kernel_points;
+
 /* Solver codes: the order matches fastkpca:::solver_codes in R/eigen.R.
  * Solver settings come as one double vector in this order. */
 enum { CONTROL_TOL = 0, CONTROL_MAXIT, CONTROL_NCV, CONTROL_COUNT };
 typedef enum { SOLVER_EXACT = 1, SOLVER_ITERATIVE = 2 } solver_code;
 
 /* kernel.c */
-void kernel_spec_from_R(SEXP kernel, SEXP kpar, kernel_spec *spec);
-void kernel_fill_lower(const kernel_spec *spec, const double *x, int n, int d,
-                       double *K, int threads);
+void kernel_eval_from_R(SEXP program, kernel_eval *k);
+const double *kernel_shift(const kernel_eval *k, const double *x, int ldx, int n, int d);
+void kernel_points_prepare(const kernel_eval *k, const double *x, int ldx, int row0,
+                           int n, int d, const double *shift, SEXP weights,
+                           kernel_points *p);
+void kernel_block(const kernel_eval *k, const kernel_points *a, const kernel_points *b,
+                  int lower_only, double *out, int threads, const char *what);
+void kernel_fill_lower(const kernel_eval *k, const double *x, int n, int d,
+                       SEXP weights, double *K, int threads);
 
 /* center.c */
 void center_in_place(double *K, int n, double *colmeans, double *grand_mean,
@@ -72,13 +117,16 @@ int top_eigen_lanczos(const double *A, int n, int k, int ncv, double tol, int ma
                       double *values, double *vectors, int *restarts,
                       double *residual);
 
-/* helpers shared by the entry points (fit.c) */
+/* args.c: checks shared by the entry points */
 int as_count(SEXP s, const char *what, int lo, int hi);
 int as_threads(SEXP s);
+double as_number(SEXP s, const char *what);
 
 /* .Call entry points */
-SEXP kpca_fit(SEXP x, SEXP kernel, SEXP kpar, SEXP features, SEXP th,
-                SEXP solver, SEXP threads, SEXP control);
-SEXP kernel_cross(SEXP z, SEXP x, SEXP kernel, SEXP kpar, SEXP threads);
+SEXP kpca_fit(SEXP x, SEXP kernel, SEXP weights, SEXP features, SEXP th,
+              SEXP solver, SEXP threads, SEXP control);
+SEXP kernel_cross(SEXP z, SEXP x, SEXP kernel, SEXP zweights, SEXP xweights,
+                  SEXP threads);
+SEXP kernel_gram(SEXP x, SEXP kernel, SEXP weights, SEXP threads);
 
 #endif

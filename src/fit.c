@@ -9,26 +9,6 @@
 #include <string.h>
 #include <math.h>
 
-int as_count(SEXP s, const char *what, int lo, int hi)
-{
-    if (!isInteger(s) || XLENGTH(s) != 1 || INTEGER(s)[0] == NA_INTEGER ||
-        INTEGER(s)[0] < lo || INTEGER(s)[0] > hi)
-        error("'%s' must be a single integer between %d and %d", what, lo, hi);
-    return INTEGER(s)[0];
-}
-
-int as_threads(SEXP s)
-{
-    return as_count(s, "threads", 1, 1024);
-}
-
-static double as_number(SEXP s, const char *what)
-{
-    if (!isReal(s) || XLENGTH(s) != 1 || !R_FINITE(REAL(s)[0]))
-        error("'%s' must be a single finite number", what);
-    return REAL(s)[0];
-}
-
 /* Tolerance on |P - P'| relative to max |P| for a precomputed kernel matrix. */
 #define SYMMETRY_RTOL 1.5e-6
 
@@ -58,8 +38,8 @@ static void copy_symmetric_lower(const double *P, int n, double *K)
 
 /* What the steps of a fit need, and the buffer they share. */
 typedef struct {
-    const kernel_spec *spec;
-    SEXP x;
+    const kernel_eval *kernel; /* NULL for a precomputed kernel matrix */
+    SEXP x, weights;
     int n, d, features;
     double threshold;
     int solver, threads;
@@ -74,10 +54,11 @@ static SEXP fit_steps(void *data)
     fit_job *job = (fit_job *) data;
     double *K = job->K;
     int n = job->n, f = job->features;
-    if (job->spec->code == KERNEL_PRECOMPUTED)
+    if (job->kernel == NULL)
         copy_symmetric_lower(REAL(job->x), n, K);
     else
-        kernel_fill_lower(job->spec, REAL(job->x), n, job->d, K, job->threads);
+        kernel_fill_lower(job->kernel, REAL(job->x), n, job->d, job->weights, K,
+                          job->threads);
 
     SEXP colmeans = PROTECT(allocVector(REALSXP, n));
     double grand_mean, trace;
@@ -134,8 +115,9 @@ static void release_buffer(void *data, Rboolean jump)
 
 /* .Call: fit kernel PCA.
  * x: double matrix, the data (n x d), or the kernel matrix (n x n) when
- *    kernel is 0 (precomputed); kernel: integer code (fastkpca.h);
- * kpar: double vector in kpar_slots order; features: integer, 0 for "all
+ *    kernel is NULL (precomputed); kernel: a program from
+ *    fastkpca:::kernel_program(); weights: the conformal weights of the rows
+ *    of x (a list, empty for most kernels); features: integer, 0 for "all
  * eigenvalues of Kc/n above th"; th: double; solver: integer code;
  * threads: integer; control: double vector (tol, maxit, ncv) for the
  * iterative solver (see fastkpca.h).
@@ -144,16 +126,21 @@ static void release_buffer(void *data, Rboolean jump)
  * unit eigenvectors (n x k), the centering terms of K, trace(Kc)/n, and for
  * the iterative solver whether it converged, its restarts and its largest
  * relative residual. */
-SEXP kpca_fit(SEXP x, SEXP kernel, SEXP kpar, SEXP features, SEXP th,
-                SEXP solver, SEXP threads, SEXP control)
+SEXP kpca_fit(SEXP x, SEXP kernel, SEXP weights, SEXP features, SEXP th,
+              SEXP solver, SEXP threads, SEXP control)
 {
-    kernel_spec spec;
-    kernel_spec_from_R(kernel, kpar, &spec);
+    kernel_eval k, *kernel_ptr = NULL;
+    if (!isNull(kernel)) {
+        kernel_eval_from_R(kernel, &k);
+        kernel_ptr = &k;
+    }
     if (!isReal(x) || !isMatrix(x)) error("'x' must be a double matrix");
     int n = nrows(x), d = ncols(x);
     if (n < 2) error("'x' must have at least 2 rows");
     if (d < 1) error("'x' must have at least 1 column");
-    if (spec.code == KERNEL_PRECOMPUTED && d != n) error("'x' must be a square kernel matrix");
+    if (kernel_ptr == NULL && d != n) error("'x' must be a square kernel matrix");
+    if (kernel_ptr != NULL && (!isNewList(weights) || XLENGTH(weights) != k.nweights))
+        error("'weights' must be a list of %d conformal weight vectors", k.nweights);
     int f = as_count(features, "features", 0, n);
     double threshold = as_number(th, "th");
     if (threshold < 0) error("'th' must be non-negative");
@@ -171,7 +158,7 @@ SEXP kpca_fit(SEXP x, SEXP kernel, SEXP kpar, SEXP features, SEXP th,
         if (!R_FINITE(ncv) || ncv < 2 || ncv > n) error("'ncv' must be between 2 and n");
     }
 
-    fit_job job = {&spec, x, n, d, f, threshold, solver_id, nthreads, tol, (int) maxit,
+    fit_job job = {kernel_ptr, x, weights, n, d, f, threshold, solver_id, nthreads, tol, (int) maxit,
                    (int) ncv, NULL};
     /* the one n x n buffer: malloc'ed and freed as soon as the fit is done
      * (an R_alloc'ed one would stay resident until the next garbage

@@ -6,7 +6,8 @@
 
 static const R_CallMethodDef call_methods[] = {
     CALLDEF(kpca_fit, 8),
-    CALLDEF(kernel_cross, 5),
+    CALLDEF(kernel_cross, 6),
+    CALLDEF(kernel_gram, 4),
     {NULL, NULL, 0}
 };
 

@@ -1,4 +1,12 @@
-/* Step 1: the kernel matrix.
+/* Step 1: the kernel matrix, for a named kernel or an expression of them.
+ *
+ * A kernel comes from R as a postfix program (R/kern.R): base kernels and
+ * the operations that keep a kernel positive semidefinite (sums, products,
+ * positive scaling, whole powers, exp, conformal weights g(x) g(y)). It is
+ * evaluated one column segment at a time: each base kernel fills a segment
+ * of a small stack, each operation combines segments in place, and the
+ * bottom of the stack is the output column itself. A single base kernel is
+ * one op and writes the output directly, as before kernels had an algebra.
  *
  * Points are transposed to one contiguous column each (d x n), so a kernel
  * value reads two contiguous vectors. Distance kernels use the norms and the
@@ -10,6 +18,7 @@
 #include <Rmath.h>
 #include <float.h>
 #include <math.h>
+#include <string.h>
 #ifdef _OPENMP
 # include <omp.h>
 #endif
@@ -24,16 +33,12 @@
  * small t and R's bessel_j_ex warns once per kernel value. Matches R/kernels.R. */
 #define BESSEL_MAX_ORDER 50.0
 
-void kernel_spec_from_R(SEXP kernel, SEXP kpar, kernel_spec *spec)
+/* A base kernel from its code and its parameters in kpar_slots order.
+ * R validates ranges; C re-checks what would crash or loop. */
+static void base_spec(int code, const double *p, kernel_spec *spec)
 {
-    if (!isInteger(kernel) || XLENGTH(kernel) != 1 || INTEGER(kernel)[0] == NA_INTEGER)
-        error("'kernel' must be a single kernel code");
-    int code = INTEGER(kernel)[0];
-    if (code < KERNEL_PRECOMPUTED || code >= KERNEL_COUNT)
+    if (code <= KERNEL_PRECOMPUTED || code >= KERNEL_COUNT)
         error("'kernel' code %d is not a known kernel", code);
-    if (!isReal(kpar) || XLENGTH(kpar) != KPAR_COUNT)
-        error("'kpar' must be a double vector of length %d", KPAR_COUNT);
-    const double *p = REAL(kpar);
     for (int k = 0; k < KPAR_COUNT; k++)
         if (!R_FINITE(p[k])) error("'kpar' values must be finite");
     spec->code = (kernel_code) code;
@@ -43,30 +48,110 @@ void kernel_spec_from_R(SEXP kernel, SEXP kpar, kernel_spec *spec)
     spec->offset = p[KPAR_OFFSET];
     spec->order = p[KPAR_ORDER];
     spec->bessel_lim = 1.0;
-    /* R validates ranges; C re-checks what would crash or loop. */
     switch (spec->code) {
     case KERNEL_RBF: case KERNEL_LAPLACE: case KERNEL_ANOVA:
-        if (!R_FINITE(spec->sigma) || spec->sigma <= 0) error("'sigma' must be positive");
+        if (spec->sigma <= 0) error("'sigma' must be positive");
         break;
     case KERNEL_BESSEL:
-        if (!R_FINITE(spec->sigma) || spec->sigma <= 0) error("'sigma' must be positive");
-        if (!R_FINITE(spec->order) || spec->order < 0 || spec->order > BESSEL_MAX_ORDER)
+        if (spec->sigma <= 0) error("'sigma' must be positive");
+        if (spec->order < 0 || spec->order > BESSEL_MAX_ORDER)
             error("'order' must be between 0 and %g", BESSEL_MAX_ORDER);
         spec->bessel_lim = 1.0 / (gammafn(spec->order + 1.0) * R_pow(2.0, spec->order));
         break;
     default:
         break;
     }
-    switch (spec->code) {
-    case KERNEL_POLY: case KERNEL_BESSEL: case KERNEL_ANOVA:
-        if (!R_FINITE(spec->degree)) error("'degree' must be finite");
-        break;
-    default:
-        break;
+}
+
+static int is_distance_code(kernel_code code)
+{
+    return code == KERNEL_RBF || code == KERNEL_LAPLACE || code == KERNEL_BESSEL;
+}
+
+/* Largest whole power OP_POWER accepts (R/kern.R checks the same). */
+#define KERNEL_MAX_POWER 1e6
+
+static SEXP program_part(SEXP program, const char *name)
+{
+    SEXP names = getAttrib(program, R_NamesSymbol);
+    for (R_xlen_t i = 0; i < XLENGTH(program); i++)
+        if (strcmp(CHAR(STRING_ELT(names, i)), name) == 0) return VECTOR_ELT(program, i);
+    error("'kernel' program lacks '%s'", name);
+    return R_NilValue; /* not reached */
+}
+
+/* Read and check the program list(ops, args, codes, kpar, nweights) that
+ * fastkpca:::kernel_program() makes; everything points into R's vectors,
+ * which the caller holds, or comes from R_alloc. */
+void kernel_eval_from_R(SEXP program, kernel_eval *k)
+{
+    if (!isNewList(program) || isNull(getAttrib(program, R_NamesSymbol)))
+        error("'kernel' must be a kernel program");
+    SEXP ops = program_part(program, "ops"), args = program_part(program, "args");
+    SEXP codes = program_part(program, "codes"), kpar = program_part(program, "kpar");
+    SEXP nweights = program_part(program, "nweights");
+    if (!isInteger(ops) || !isReal(args) || XLENGTH(ops) != XLENGTH(args) ||
+        XLENGTH(ops) < 1 || XLENGTH(ops) > 100000)
+        error("'kernel' program: 'ops' and 'args' must be integer and double vectors of one length");
+    if (!isInteger(codes) || XLENGTH(codes) < 1 || XLENGTH(codes) > XLENGTH(ops))
+        error("'kernel' program: 'codes' must be an integer vector");
+    if (!isReal(kpar) || XLENGTH(kpar) != (R_xlen_t) KPAR_COUNT * XLENGTH(codes))
+        error("'kernel' program: 'kpar' must hold %d doubles per base kernel", KPAR_COUNT);
+    k->nops = (int) XLENGTH(ops);
+    k->ops = INTEGER(ops);
+    k->args = REAL(args);
+    k->nbase = (int) XLENGTH(codes);
+    k->nweights = as_count(nweights, "nweights", 0, k->nops);
+    k->bases = (kernel_spec *) R_alloc((size_t) k->nbase, sizeof(kernel_spec));
+    k->any_distance = k->any_inner = k->any_bessel = 0;
+    k->bessel_order = 0.0;
+    for (int b = 0; b < k->nbase; b++) {
+        kernel_spec *spec = k->bases + b;
+        base_spec(INTEGER(codes)[b], REAL(kpar) + (size_t) b * KPAR_COUNT, spec);
+        if (is_distance_code(spec->code)) k->any_distance = 1; else k->any_inner = 1;
+        if (spec->code == KERNEL_BESSEL) {
+            k->any_bessel = 1;
+            if (spec->order > k->bessel_order) k->bessel_order = spec->order;
+        }
     }
-    if ((spec->code == KERNEL_POLY || spec->code == KERNEL_TANH) &&
-        (!R_FINITE(spec->scale) || !R_FINITE(spec->offset)))
-        error("'scale' and 'offset' must be finite");
+    /* the stack must never underflow and must end with one value */
+    int top = 0, depth = 0;
+    for (int o = 0; o < k->nops; o++) {
+        double arg = k->args[o];
+        switch (k->ops[o]) {
+        case OP_BASE:
+            if (!(arg >= 0 && arg < k->nbase && arg == floor(arg)))
+                error("'kernel' program: base kernel %g does not exist", arg);
+            top++;
+            break;
+        case OP_ADD: case OP_MUL:
+            if (top < 2) error("'kernel' program: an operation lacks its operands");
+            top--;
+            break;
+        case OP_SCALE:
+            if (!(R_FINITE(arg) && arg > 0)) error("'kernel' program: a scale must be positive");
+            if (top < 1) error("'kernel' program: an operation lacks its operand");
+            break;
+        case OP_POWER:
+            if (!(arg >= 1 && arg <= KERNEL_MAX_POWER && arg == floor(arg)))
+                error("'kernel' program: a power must be a whole number of at least 1");
+            if (top < 1) error("'kernel' program: an operation lacks its operand");
+            break;
+        case OP_EXP:
+            if (top < 1) error("'kernel' program: an operation lacks its operand");
+            break;
+        case OP_CONFORMAL:
+            if (!(arg >= 0 && arg < k->nweights && arg == floor(arg)))
+                error("'kernel' program: conformal weights %g do not exist", arg);
+            if (top < 1) error("'kernel' program: an operation lacks its operand");
+            break;
+        default:
+            error("'kernel' program: unknown operation %d", k->ops[o]);
+        }
+        if (top > depth) depth = top;
+    }
+    if (top != 1) error("'kernel' program must leave exactly one kernel value");
+    k->depth = depth;
 }
 
 static inline double dot(const double *a, const double *b, int d)
@@ -160,35 +245,18 @@ static double kernel_value(const kernel_spec *k, const double *a, const double *
     }
 }
 
-/* bessel_j_ex may warn through R, so besseldot is computed on one thread. */
-static int kernel_threads(const kernel_spec *k, int threads)
-{
-    return k->code == KERNEL_BESSEL ? 1 : threads;
-}
-
-static double *bessel_work(const kernel_spec *k, int threads)
-{
-    size_t per_thread = (size_t) floor(k->code == KERNEL_BESSEL ? k->order : 0) + 1;
-    return (double *) R_alloc(per_thread * (size_t) threads, sizeof(double));
-}
-
 /* Distance kernels depend on x - y only. Their points are shifted by the
  * column means of the training data before the norms are taken: the
  * identity ||x - y||^2 = ||x||^2 + ||y||^2 - 2 x'y then does not lose all its
- * digits on data far from the origin (such as coordinates around 1e6). */
-static int is_distance_kernel(const kernel_spec *k)
+ * digits on data far from the origin (such as coordinates around 1e6).
+ * Returns the column means of rows 0..n-1 of x (leading dimension ldx), or
+ * NULL when no part of the kernel needs them. */
+const double *kernel_shift(const kernel_eval *k, const double *x, int ldx, int n, int d)
 {
-    return k->code == KERNEL_RBF || k->code == KERNEL_LAPLACE ||
-        k->code == KERNEL_BESSEL;
-}
-
-/* Column means of x (n x d), or NULL when the kernel needs no shift. */
-static double *point_shift(const kernel_spec *k, const double *x, int n, int d)
-{
-    if (!is_distance_kernel(k) || n < 1) return NULL;
+    if (!k->any_distance || n < 1) return NULL;
     double *shift = (double *) R_alloc((size_t) d + 1, sizeof(double));
     for (int j = 0; j < d; j++) {
-        const double *col = x + (size_t) j * n;
+        const double *col = x + (size_t) j * ldx;
         double s = 0.0;
         for (int i = 0; i < n; i++) s += col[i];
         shift[j] = s / n;
@@ -197,17 +265,17 @@ static double *point_shift(const kernel_spec *k, const double *x, int n, int d)
     return shift;
 }
 
-/* x (n x d, column-major) -> xt (d x n): each point contiguous, minus shift
- * (if not NULL); norms[i] = ||xt_i||^2 */
-static double *transpose_points(const double *x, int n, int d, const double *shift,
-                                double **norms)
+/* Rows row0..row0+n-1 of x (leading dimension ldx) -> d x n, each point
+ * contiguous, minus shift (if not NULL); *norms gets ||point||^2. */
+static const double *transpose_points(const double *x, int ldx, int row0, int n, int d,
+                                      const double *shift, const double **norms)
 {
     double *xt = (double *) R_alloc((size_t) n * d + 1, sizeof(double));
     double *nrm = (double *) R_alloc((size_t) n + 1, sizeof(double));
     for (int i = 0; i < n; i++) {
         double s = 0.0;
         for (int j = 0; j < d; j++) {
-            double v = x[i + (size_t) j * n];
+            double v = x[row0 + i + (size_t) j * ldx];
             if (shift) v -= shift[j];
             xt[j + (size_t) i * d] = v;
             s += v * v;
@@ -218,7 +286,32 @@ static double *transpose_points(const double *x, int n, int d, const double *shi
     return xt;
 }
 
-/* Rough cost of one kernel value, in the units of KERNEL_BLOCK_WORK. */
+/* Prepare rows row0..row0+n-1 of x (leading dimension ldx) for kernel k:
+ * transposed as the base kernels need them (shift: from kernel_shift() on
+ * the training data), and the conformal weights of these rows, from the R
+ * list weights (one double vector per conformal part, indexed like x). */
+void kernel_points_prepare(const kernel_eval *k, const double *x, int ldx, int row0,
+                           int n, int d, const double *shift, SEXP weights,
+                           kernel_points *p)
+{
+    p->n = n;
+    p->d = d;
+    p->inner = p->inner_norms = p->shifted = p->shifted_norms = NULL;
+    if (k->any_inner) p->inner = transpose_points(x, ldx, row0, n, d, NULL, &p->inner_norms);
+    if (k->any_distance)
+        p->shifted = transpose_points(x, ldx, row0, n, d, shift, &p->shifted_norms);
+    if (!isNewList(weights) || XLENGTH(weights) != k->nweights)
+        error("'weights' must be a list of %d conformal weight vectors", k->nweights);
+    p->weights = (const double **) R_alloc((size_t) k->nweights + 1, sizeof(double *));
+    for (int w = 0; w < k->nweights; w++) {
+        SEXP v = VECTOR_ELT(weights, w);
+        if (!isReal(v) || XLENGTH(v) < (R_xlen_t) row0 + n)
+            error("'weights' must hold one double per point");
+        p->weights[w] = REAL(v) + row0;
+    }
+}
+
+/* Rough cost of one value of a base kernel, in units of one multiply-add. */
 static double value_cost(const kernel_spec *k, int d)
 {
     switch (k->code) {
@@ -229,42 +322,119 @@ static double value_cost(const kernel_spec *k, int d)
     }
 }
 
+static double program_cost(const kernel_eval *k, int d)
+{
+    double cost = 0.0;
+    for (int b = 0; b < k->nbase; b++) cost += value_cost(k->bases + b, d);
+    return cost + 4.0 * (k->nops - k->nbase);
+}
+
 /* The error for kernel values that are Inf or NaN (what: "" for the fit,
  * or "between 'newdata' and the training data " for predict). */
-static void nonfinite_error(const kernel_spec *k, const char *what)
+static void nonfinite_error(const kernel_eval *k, const char *what)
 {
-    const char *hint;
-    switch (k->code) {
-    case KERNEL_POLY:
+    const char *hint = "the data give values too large (rescale the data)";
+    if (k->nops > 1) {
+        hint = "the kernel expression gives values too large (rescale the data, or "
+            "use smaller scales, powers or parameters)";
+    } else if (k->bases[0].code == KERNEL_POLY) {
         hint = "'kpar' gives values too large (try a smaller degree or scale)";
-        break;
-    case KERNEL_ANOVA:
+    } else if (k->bases[0].code == KERNEL_ANOVA) {
         hint = "'kpar' gives values too large (try a smaller degree)";
-        break;
-    default:
-        hint = "the data give values too large (rescale the data)";
-        break;
     }
     error("kernel values %sare not finite: %s", what, hint);
 }
 
-/* The kernel between the points at (rows of them) and bt (cols of them),
- * both transposed (one contiguous point each) with their squared norms,
- * into out (leading dimension rows): column j gets k(a_i, b_j) for i from
- * j (lower_only: the lower triangle with the diagonal) or 0 to rows - 1.
+/* dst[i - i0] = base kernel (a_i, b_j) for i in [i0, i1). work: floor(order)
+ * + 1 doubles for besseldot. */
+static void base_segment(const kernel_spec *spec, const kernel_points *a,
+                         const kernel_points *b, int j, int i0, int i1, double *dst,
+                         double *work)
+{
+    int d = a->d, dist = is_distance_code(spec->code);
+    const double *ap = dist ? a->shifted : a->inner;
+    const double *an = dist ? a->shifted_norms : a->inner_norms;
+    const double *bj = (dist ? b->shifted : b->inner) + (size_t) j * d;
+    double bn = (dist ? b->shifted_norms : b->inner_norms)[j];
+    for (int i = i0; i < i1; i++)
+        dst[i - i0] = kernel_value(spec, ap + (size_t) i * d, bj, d, an[i], bn, work);
+}
+
+/* col[i] = k(a_i, b_j) for i in [i0, a->n): the program run on segments.
+ * Stack level 0 is the output itself; levels 1.. are in stack, each of
+ * a->n doubles. */
+static void program_segment(const kernel_eval *k, const kernel_points *a,
+                            const kernel_points *b, int j, int i0, double *col,
+                            double *stack, double *work)
+{
+    int i1 = a->n, len = i1 - i0;
+    if (k->nops == 1) {
+        base_segment(k->bases, a, b, j, i0, i1, col + i0, work);
+        return;
+    }
+    int top = 0; /* number of values on the stack */
+#define LEVEL(t) ((t) == 0 ? col + i0 : stack + (size_t) ((t) - 1) * a->n)
+    for (int o = 0; o < k->nops; o++) {
+        double arg = k->args[o];
+        double *s = top > 0 ? LEVEL(top - 1) : NULL;
+        switch (k->ops[o]) {
+        case OP_BASE:
+            base_segment(k->bases + (int) arg, a, b, j, i0, i1, LEVEL(top), work);
+            top++;
+            break;
+        case OP_ADD: {
+            double *u = LEVEL(top - 2);
+            for (int i = 0; i < len; i++) u[i] += s[i];
+            top--;
+            break;
+        }
+        case OP_MUL: {
+            double *u = LEVEL(top - 2);
+            for (int i = 0; i < len; i++) u[i] *= s[i];
+            top--;
+            break;
+        }
+        case OP_SCALE:
+            for (int i = 0; i < len; i++) s[i] *= arg;
+            break;
+        case OP_POWER:
+            for (int i = 0; i < len; i++) s[i] = R_pow_di(s[i], (int) arg);
+            break;
+        case OP_EXP:
+            for (int i = 0; i < len; i++) s[i] = exp(s[i]);
+            break;
+        case OP_CONFORMAL: {
+            const double *wa = a->weights[(int) arg] + i0;
+            double wb = b->weights[(int) arg][j];
+            for (int i = 0; i < len; i++) s[i] *= wa[i] * wb;
+            break;
+        }
+        default:
+            break; /* unreachable: ops are checked in kernel_eval_from_R */
+        }
+    }
+#undef LEVEL
+}
+
+/* The kernel between the points of a (rows) and b (columns) into out
+ * (leading dimension a->n): column j gets k(a_i, b_j) for i from j
+ * (lower_only: the lower triangle with the diagonal) or 0 to a->n - 1.
  * Columns are done in blocks of about KERNEL_BLOCK_WORK, in parallel within
  * a block, with an interrupt check between blocks. Errors if a value is not
  * finite: an overflowing kernel would reach LAPACK as Inf and come back as
  * NaN. what: see nonfinite_error(). */
-static void fill_kernel_columns(const kernel_spec *spec, const double *at,
-                                const double *anorms, int rows, const double *bt,
-                                const double *bnorms, int cols, int d, int lower_only,
-                                double *out, int threads, const char *what)
+void kernel_block(const kernel_eval *k, const kernel_points *a, const kernel_points *b,
+                  int lower_only, double *out, int threads, const char *what)
 {
-    threads = kernel_threads(spec, threads);
-    double *work = bessel_work(spec, threads);
-    size_t work_len = (size_t) floor(spec->code == KERNEL_BESSEL ? spec->order : 0) + 1;
-    double cost = value_cost(spec, d);
+    int rows = a->n, cols = b->n;
+    if (a->d != b->d) error("kernel points of %d and %d coordinates", a->d, b->d);
+    /* bessel_j_ex may warn through R, so besseldot is computed on one thread */
+    if (k->any_bessel) threads = 1;
+    size_t work_len = (size_t) floor(k->bessel_order) + 1;
+    double *work = (double *) R_alloc(work_len * (size_t) threads, sizeof(double));
+    size_t stack_len = (size_t) (k->depth > 1 ? k->depth - 1 : 0) * (size_t) rows;
+    double *stack = (double *) R_alloc(stack_len * (size_t) threads + 1, sizeof(double));
+    double cost = program_cost(k, a->d);
 
     int j0 = 0;
     while (j0 < cols) {
@@ -282,62 +452,89 @@ static void fill_kernel_columns(const kernel_spec *spec, const double *at,
 #endif
         for (int j = j0; j < j1; j++) {
 #ifdef _OPENMP
-            double *w = work + work_len * (size_t) omp_get_thread_num();
+            int t = omp_get_thread_num();
 #else
-            double *w = work;
+            int t = 0;
 #endif
             double *col = out + (size_t) j * rows;
-            const double *bj = bt + (size_t) j * d;
+            int i0 = lower_only ? j : 0;
+            if (i0 >= rows) continue;
+            program_segment(k, a, b, j, i0, col, stack + stack_len * (size_t) t,
+                            work + work_len * (size_t) t);
             int bad = 0;
-            for (int i = lower_only ? j : 0; i < rows; i++) {
-                double v = kernel_value(spec, at + (size_t) i * d, bj, d, anorms[i],
-                                        bnorms[j], w);
-                col[i] = v;
-                bad |= !(fabs(v) <= DBL_MAX); /* Inf or NaN */
-            }
+            for (int i = i0; i < rows; i++) bad |= !(fabs(col[i]) <= DBL_MAX); /* Inf or NaN */
             nonfinite |= bad;
         }
         /* outside the parallel region: R API calls are safe here */
-        if (nonfinite) nonfinite_error(spec, what);
+        if (nonfinite) nonfinite_error(k, what);
         R_CheckUserInterrupt();
         j0 = j1;
     }
 }
 
 /* Fill the lower triangle (with diagonal) of the n x n buffer K with
- * k(x_i, x_j); x is n x d, column-major. */
-void kernel_fill_lower(const kernel_spec *spec, const double *x, int n, int d,
-                       double *K, int threads)
+ * k(x_i, x_j); x is n x d, column-major; weights: the conformal weights of
+ * the rows of x. */
+void kernel_fill_lower(const kernel_eval *k, const double *x, int n, int d,
+                       SEXP weights, double *K, int threads)
 {
-    double *norms;
-    const double *xt = transpose_points(x, n, d, point_shift(spec, x, n, d), &norms);
-    fill_kernel_columns(spec, xt, norms, n, xt, norms, n, d, 1, K, threads, "");
+    kernel_points p;
+    kernel_points_prepare(k, x, n, 0, n, d, kernel_shift(k, x, n, n, d), weights, &p);
+    kernel_block(k, &p, &p, 1, K, threads, "");
+}
+
+static void check_points_matrix(SEXP x, const char *what)
+{
+    if (!isReal(x) || !isMatrix(x)) error("'%s' must be a double matrix", what);
 }
 
 /* .Call: the cross-kernel k(z_i, x_j), an nz x m matrix.
- * z: nz x d double matrix; x: m x d double matrix; kernel: integer code (> 0);
- * kpar: double vector in kpar_slots order; threads: integer >= 1. */
-SEXP kernel_cross(SEXP z, SEXP x, SEXP kernel, SEXP kpar, SEXP threads)
+ * z: nz x d double matrix; x: m x d double matrix, the training data (its
+ * column means shift the distance kernels); kernel: a program from
+ * fastkpca:::kernel_program(); zweights, xweights: the conformal weights of
+ * the rows of z and x (lists); threads: integer >= 1. */
+SEXP kernel_cross(SEXP z, SEXP x, SEXP kernel, SEXP zweights, SEXP xweights,
+                  SEXP threads)
 {
-    kernel_spec spec;
-    kernel_spec_from_R(kernel, kpar, &spec);
-    if (spec.code == KERNEL_PRECOMPUTED)
-        error("a precomputed kernel has no kernel function");
-    if (!isReal(z) || !isMatrix(z)) error("'z' must be a double matrix");
-    if (!isReal(x) || !isMatrix(x)) error("'x' must be a double matrix");
+    kernel_eval k;
+    kernel_eval_from_R(kernel, &k);
+    check_points_matrix(z, "z");
+    check_points_matrix(x, "x");
     int nz = nrows(z), m = nrows(x), d = ncols(x);
     if (ncols(z) != d) error("'z' must have %d columns, not %d", d, ncols(z));
     int nthreads = as_threads(threads);
 
     /* z is shifted by the training means too: distances do not change */
-    double *shift = point_shift(&spec, REAL(x), m, d);
-    double *znorms, *xnorms;
-    const double *zt = transpose_points(REAL(z), nz, d, shift, &znorms);
-    const double *xt = transpose_points(REAL(x), m, d, shift, &xnorms);
+    const double *shift = kernel_shift(&k, REAL(x), m, m, d);
+    kernel_points zp, xp;
+    kernel_points_prepare(&k, REAL(z), nz, 0, nz, d, shift, zweights, &zp);
+    kernel_points_prepare(&k, REAL(x), m, 0, m, d, shift, xweights, &xp);
 
     SEXP ans = PROTECT(allocMatrix(REALSXP, nz, m));
-    fill_kernel_columns(&spec, zt, znorms, nz, xt, xnorms, m, d, 0, REAL(ans), nthreads,
-                        "between 'newdata' and the training data ");
+    kernel_block(&k, &zp, &xp, 0, REAL(ans), nthreads,
+                 "between 'newdata' and the training data ");
+    UNPROTECT(1);
+    return ans;
+}
+
+/* .Call: the symmetric kernel matrix k(x_i, x_j), n x n: the lower triangle
+ * is computed, the upper one copied from it.
+ * x: n x d double matrix; kernel: a program; weights: the conformal weights
+ * of the rows of x; threads: integer >= 1. */
+SEXP kernel_gram(SEXP x, SEXP kernel, SEXP weights, SEXP threads)
+{
+    kernel_eval k;
+    kernel_eval_from_R(kernel, &k);
+    check_points_matrix(x, "x");
+    int n = nrows(x), d = ncols(x);
+    int nthreads = as_threads(threads);
+    SEXP ans = PROTECT(allocMatrix(REALSXP, n, n));
+    double *K = REAL(ans);
+    kernel_fill_lower(&k, REAL(x), n, d, weights, K, nthreads);
+    for (int j = 0; j < n; j++) {
+        for (int i = j + 1; i < n; i++) K[j + (size_t) i * n] = K[i + (size_t) j * n];
+        if (j % 256 == 255) R_CheckUserInterrupt();
+    }
     UNPROTECT(1);
     return ans;
 }

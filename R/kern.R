@@ -1,0 +1,364 @@
+# Kernels as values: the constructor kern(), the algebra (Ops, Math,
+# kern_conformal()), printing, and the postfix program that the C engine
+# (src/kernel.c) evaluates tile by tile.
+#
+# A kernel object is a tree of nodes, each a list with `op`:
+#   "base"      name, kpar        one of the eight named kernels
+#   "sum"       args (2 kernels)  k1 + k2
+#   "product"   args (2 kernels)  k1 * k2
+#   "scale"     value, args (1)   c * k, c > 0
+#   "power"     value, args (1)   k^p, whole p >= 1
+#   "exp"       args (1)          exp(k)
+#   "conformal" g, label, args(1) g(x) g(y) k(x, y)
+# Each of these keeps a positive semidefinite kernel positive semidefinite.
+
+#' Kernels as objects, and their algebra
+#'
+#' `kern()` makes a kernel object from one of the eight named kernels and its
+#' parameters. Kernel objects combine with the operations that keep a kernel
+#' positive semidefinite, and the result is again a kernel object that
+#' [kpca()], [predict.fastkpca()] and [kernel_matrix()] take wherever they take
+#' a kernel:
+#' \describe{
+#'   \item{`k1 + k2`, `k1 * k2`}{the sum and the product of two kernels;}
+#'   \item{`c * k`, `k * c`}{scaling by a single finite number `c > 0`;}
+#'   \item{`k ^ p`}{a whole power `p >= 1`;}
+#'   \item{`exp(k)`}{the exponential of a kernel;}
+#'   \item{`kern_conformal(k, g)`}{the conformal transformation
+#'     \eqn{g(x) g(y) k(x, y)} for a real function `g`.}
+#' }
+#' Differences, division, negative or zero scales and non-whole powers are
+#' errors: their results are not positive semidefinite kernels in general.
+#' Combinations nest freely; `tanhdot`, which is not positive semidefinite,
+#' may take part, and [kpca()] warns when the result has negative
+#' eigenvalues on the data.
+#'
+#' The whole expression is evaluated in C for each tile of the kernel
+#' matrix, so a combined kernel needs no n x n matrix per term and no matrix
+#' arithmetic in R. The function `g` of a conformal kernel is called from R
+#' once per set of rows: on the training rows when fitting, and on each
+#' block of new rows in `predict()`. It must take a numeric matrix of rows
+#' and return one finite number per row.
+#'
+#' @param kernel One of `"rbfdot"`, `"polydot"`, `"vanilladot"`,
+#'   `"tanhdot"`, `"laplacedot"`, `"besseldot"`, `"anovadot"`,
+#'   `"splinedot"` (see [kpca()] for their formulas), a kernlab kernel object
+#'   such as `kernlab::rbfdot(0.5)`, or a kernel object (returned as it is).
+#' @param ... The kernel's parameters by name, such as `sigma = 0.5`.
+#'   Parameters left out take the kernel's own defaults (as kernlab's kernel
+#'   generators do: `kern("rbfdot")` has `sigma = 1`).
+#' @return A kernel object, of class `"fastkpca_kernel"`.
+#' @seealso [kernel_matrix()] to evaluate a kernel; [kpca()].
+#' @examples
+#' k1 <- kern("rbfdot", sigma = 0.5)
+#' k2 <- kern("polydot", degree = 2, scale = 0.5)
+#' k <- 2 * k1 + k2
+#' k
+#' x <- as.matrix(iris[1:5, 1:4])
+#' # the algebra evaluated in C equals the same algebra on the matrices
+#' all.equal(kernel_matrix(k, x),
+#'           2 * kernel_matrix(k1, x) + kernel_matrix(k2, x))
+#' exp(k1) * k2^2
+#' # a conformal kernel: g(x) g(y) k(x, y)
+#' kern_conformal(k1, function(x) exp(-rowSums(x^2) / 100))
+#' @export
+kern <- function(kernel, ...) {
+  if (inherits(kernel, "fastkpca_kernel")) {
+    check_no_dots(...)
+    return(kernel)
+  }
+  if (inherits(kernel, "kernel")) {
+    check_no_dots(...)
+    return(kern_from_kernlab(kernel))
+  }
+  if (!is.character(kernel) || length(kernel) != 1L || is.na(kernel))
+    stop("'kernel' must be a kernel name, a kernel object or a kernlab kernel",
+         call. = FALSE)
+  if (!kernel %in% kernel_names)
+    stop("'kernel' must be one of ", paste(dQuote(kernel_names, FALSE), collapse = ", "),
+         ", not ", dQuote(kernel, FALSE), call. = FALSE)
+  kpar <- list(...)
+  if (length(kpar) > 0L && (is.null(names(kpar)) || any(names(kpar) == "")))
+    stop("the parameters of 'kernel' must be named, such as kern(\"rbfdot\", sigma = 0.5)",
+         call. = FALSE)
+  base_kernel(kernel, resolve_kpar(kernel, kpar, arg = ""))
+}
+
+# A base node; kpar is resolved and checked already.
+base_kernel <- function(name, kpar) {
+  structure(list(op = "base", name = name, kpar = kpar), class = "fastkpca_kernel")
+}
+
+kern_from_kernlab <- function(kernel) {
+  name <- kernlab_classes[intersect(class(kernel), names(kernlab_classes))]
+  if (length(name) != 1L)
+    stop("'kernel' is a kernlab kernel of class \"", class(kernel)[1L],
+         "\", which fastkpca does not support; use one of: ",
+         paste(kernel_names, collapse = ", "), call. = FALSE)
+  name <- unname(name)
+  base_kernel(name, resolve_kpar(name, attr(kernel, "kpar")))
+}
+
+# An operation node over kernel objects.
+kernel_node <- function(op, args, ...) {
+  structure(c(list(op = op), list(...), list(args = args)), class = "fastkpca_kernel")
+}
+
+is_kernel <- function(x) inherits(x, "fastkpca_kernel")
+
+# Whether a fit's kernel is a precomputed kernel matrix.
+is_precomputed <- function(kernel) identical(kernel, "precomputed")
+
+#' @rdname kern
+#' @param e1,e2 Kernel objects, or a positive number (for `*`) or a whole
+#'   power (for `^`).
+#' @export
+Ops.fastkpca_kernel <- function(e1, e2) {
+  not_psd <- function(what)
+    stop(what, ": the result would not be a positive semidefinite kernel", call. = FALSE)
+  if (missing(e2)) {
+    if (.Generic == "+") return(e1)
+    not_psd(sprintf("unary '%s' is not defined for kernels", .Generic))
+  }
+  switch(.Generic,
+    "+" = {
+      if (!is_kernel(e1) || !is_kernel(e2))
+        stop("'+' adds two kernel objects; a kernel plus a number is not supported",
+             call. = FALSE)
+      kernel_node("sum", list(e1, e2))
+    },
+    "*" = {
+      if (is_kernel(e1) && is_kernel(e2)) return(kernel_node("product", list(e1, e2)))
+      if (is_kernel(e1)) { k <- e1; c <- e2 } else { k <- e2; c <- e1 }
+      kernel_node("scale", list(k), value = check_kernel_scale(c))
+    },
+    "^" = {
+      if (!is_kernel(e1) || is_kernel(e2))
+        stop("'^' raises a kernel object to a whole power, such as k^2", call. = FALSE)
+      p <- check_kernel_power(e2)
+      if (p == 1) e1 else kernel_node("power", list(e1), value = p)
+    },
+    "-" = not_psd("kernels cannot be subtracted"),
+    "/" = not_psd("kernels cannot be divided"),
+    stop(sprintf("'%s' is not defined for kernel objects; use +, *, ^, exp() or kern_conformal()",
+                 .Generic), call. = FALSE))
+}
+
+check_kernel_scale <- function(c) {
+  if (!is.numeric(c) || length(c) != 1L || is.na(c) || !is.finite(c) || c <= 0)
+    stop("a kernel can only be multiplied by a single finite number > 0: ",
+         "any other scale would not give a positive semidefinite kernel", call. = FALSE)
+  as.double(c)
+}
+
+# Largest power (KERNEL_MAX_POWER in src/kernel.c).
+kernel_max_power <- 1e6
+
+check_kernel_power <- function(p) {
+  if (!is.numeric(p) || length(p) != 1L || is.na(p) || !is.finite(p) || p < 1 ||
+      p != round(p) || p > kernel_max_power)
+    stop("a kernel can only be raised to a whole power of at least 1 (at most 1e6): ",
+         "other powers would not give a positive semidefinite kernel", call. = FALSE)
+  as.double(p)
+}
+
+#' @rdname kern
+#' @param x A kernel object.
+#' @export
+Math.fastkpca_kernel <- function(x, ...) {
+  if (.Generic != "exp")
+    stop(sprintf("'%s' is not defined for kernel objects; of the math functions only exp() keeps a kernel positive semidefinite",
+                 .Generic), call. = FALSE)
+  kernel_node("exp", list(x))
+}
+
+#' @rdname kern
+#' @param k A kernel object, or anything `kern()` takes.
+#' @param g A function of a numeric matrix of rows that returns one finite
+#'   number per row.
+#' @export
+kern_conformal <- function(k, g) {
+  k <- kern(k)
+  if (!is.function(g))
+    stop("'g' must be a function of a matrix of rows that returns one number per row",
+         call. = FALSE)
+  label <- paste(deparse(substitute(g), width.cutoff = 60L), collapse = " ")
+  if (nchar(label) > 40L) label <- "g"
+  kernel_node("conformal", list(k), g = g, label = label)
+}
+
+#' @rdname kern
+#' @export
+print.fastkpca_kernel <- function(x, ...) {
+  cat("Kernel: ", format(x), "\n", sep = "")
+  invisible(x)
+}
+
+#' @rdname kern
+#' @export
+format.fastkpca_kernel <- function(x, ...) format_kernel(x, 0L)
+
+# Readable infix form: sums bind loosest, then products and scales, then
+# powers; parentheses only where precedence needs them.
+format_kernel <- function(k, parent) {
+  prec <- switch(k$op, sum = 1L, product = 2L, scale = 2L, power = 3L, 4L)
+  text <- switch(k$op,
+    base = paste0(k$name, "(", paste(names(k$kpar), vapply(k$kpar, format_number, ""),
+                                     sep = " = ", collapse = ", "), ")"),
+    sum = paste(format_kernel(k$args[[1L]], 1L), "+", format_kernel(k$args[[2L]], 1L)),
+    product = paste(format_kernel(k$args[[1L]], 2L), "*", format_kernel(k$args[[2L]], 2L)),
+    scale = paste(format_number(k$value), "*", format_kernel(k$args[[1L]], 2L)),
+    power = paste0(format_kernel(k$args[[1L]], 4L), "^", format_number(k$value)),
+    exp = paste0("exp(", format_kernel(k$args[[1L]], 0L), ")"),
+    conformal = paste0("conformal(", format_kernel(k$args[[1L]], 0L), ", g = ",
+                       k$label, ")"))
+  if (prec < parent) paste0("(", text, ")") else text
+}
+
+format_number <- function(v) format(signif(v, 7L))
+
+# The base nodes of a kernel, in the order of a depth-first walk.
+kernel_bases <- function(k) {
+  if (k$op == "base") return(list(k))
+  do.call(c, lapply(k$args, kernel_bases))
+}
+
+# The conformal nodes of a kernel, in the same order.
+kernel_conformals <- function(k) {
+  if (k$op == "base") return(list())
+  inner <- do.call(c, lapply(k$args, kernel_conformals))
+  if (k$op == "conformal") c(inner, list(k)) else inner
+}
+
+# A fit's kpar: a single named kernel's parameters; NULL for an expression
+# (its parameters are in the kernel object).
+kernel_kpar <- function(k) if (k$op == "base") k$kpar
+
+# Operation codes of the postfix program (kernel_op in src/fastkpca.h).
+kernel_ops <- c(base = 1L, sum = 2L, product = 3L, scale = 4L, power = 5L, exp = 6L,
+                conformal = 7L)
+
+# The postfix program src/kernel.c evaluates: list(ops, args, codes, kpar,
+# nweights). Base kernels and conformal weights are numbered from 0 in the
+# order of kernel_bases() and kernel_conformals().
+kernel_program <- function(k) {
+  ops <- integer(); args <- double()
+  nbase <- 0L; nweights <- 0L
+  emit <- function(node) {
+    for (a in node$args) emit(a)
+    arg <- switch(node$op,
+      base = { nbase <<- nbase + 1L; nbase - 1L },
+      conformal = { nweights <<- nweights + 1L; nweights - 1L },
+      scale = , power = node$value,
+      0)
+    ops <<- c(ops, kernel_ops[[node$op]])
+    args <<- c(args, as.double(arg))
+  }
+  emit(k)
+  bases <- kernel_bases(k)
+  list(ops = ops, args = args,
+       codes = vapply(bases, function(b) kernel_code(b$name), integer(1)),
+       kpar = as.double(vapply(bases, function(b) kpar_vector(b$kpar), numeric(length(kpar_slots)))),
+       nweights = nweights)
+}
+
+# The conformal weights g(x) of the rows of x, one double vector per
+# conformal node, checked: g must give one finite number per row.
+kernel_weights <- function(k, x) {
+  lapply(kernel_conformals(k), function(node) {
+    w <- tryCatch(node$g(x), error = function(e)
+      stop("'g' of the conformal kernel failed: ", conditionMessage(e), call. = FALSE))
+    if (!is.numeric(w) || length(w) != nrow(x))
+      stop(sprintf("'g' of the conformal kernel must return one number per row (%d), not %s",
+                   nrow(x), describe_value(w)), call. = FALSE)
+    w <- as.double(w)
+    if (!all(is.finite(w)))
+      stop("'g' of the conformal kernel must return finite numbers; it returned ",
+           if (anyNA(w)) "NA or NaN" else "infinite values", call. = FALSE)
+    w
+  })
+}
+
+describe_value <- function(w) {
+  if (is.numeric(w)) sprintf("%d number%s", length(w), if (length(w) == 1L) "" else "s")
+  else paste("an object of type", typeof(w))
+}
+
+#' Kernel matrices
+#'
+#' Evaluates a kernel on the rows of a matrix: the symmetric n x n matrix of
+#' \eqn{k(x_i, x_j)}, or the n x m matrix of \eqn{k(x_i, y_j)} between the
+#' rows of `x` and those of `y`. The kernel is computed in C (the same code
+#' as [kpca()]'s), with the same checks on the data.
+#'
+#' For the named kernels the values equal those of `kernlab::kernelMatrix()`
+#' (which rounds the squared distances of `laplacedot` and `besseldot` to 9
+#' decimals; fastkpca does not).
+#'
+#' @param kernel A kernel: a name (with `kpar`), a kernel object from
+#'   [kern()], or a kernlab kernel.
+#' @param x A numeric matrix or data frame (rows are points); a numeric
+#'   vector is one column.
+#' @param y Optional second set of points, with the columns of `x`.
+#' @param kpar With a kernel name, its parameters as a named list; missing
+#'   ones take the kernel's defaults.
+#' @param threads Number of threads; the result does not depend on it.
+#' @return A plain double matrix, with the row names of `x` (and of `y`).
+#' @seealso [kern()]
+#' @examples
+#' x <- as.matrix(iris[1:4, 1:4])
+#' kernel_matrix("rbfdot", x, kpar = list(sigma = 0.5))
+#' kernel_matrix(kern("polydot", degree = 2) + kern("vanilladot"), x,
+#'               as.matrix(iris[5:6, 1:4]))
+#' @export
+kernel_matrix <- function(kernel, x, y = NULL, kpar = list(), threads = kpca_threads()) {
+  if (is.character(kernel) && length(kernel) == 1L && !is.na(kernel) &&
+      kernel %in% kernel_names) {
+    k <- base_kernel(kernel, resolve_kpar(kernel, kpar))
+  } else {
+    if (!missing(kpar))
+      stop("'kpar' goes with a kernel name; a kernel object carries its parameters",
+           call. = FALSE)
+    k <- kern(kernel)
+  }
+  threads <- check_threads(threads)
+  x <- as_data_matrix(x, "x")
+  check_finite(x, "x")
+  if (ncol(x) == 0L) stop("'x' must have at least one column", call. = FALSE)
+  program <- kernel_program(k)
+  if (is.null(y)) {
+    out <- .Call(C_kernel_gram, x, program, kernel_weights(k, x), threads)
+    dimnames(out) <- list(rownames(x), rownames(x))
+    return(out)
+  }
+  y <- as_data_matrix(y, "y")
+  check_finite(y, "y")
+  if (ncol(y) != ncol(x))
+    stop(sprintf("'y' must have %d columns, as 'x', not %d", ncol(x), ncol(y)),
+         call. = FALSE)
+  out <- kernel_cross(x, y, k, threads)
+  dimnames(out) <- list(rownames(x), rownames(y))
+  out
+}
+
+# Check the structure of a kernel object (say, one edited by hand or read
+# from an old file), so that a damaged one gives an R error, not a C one.
+check_kernel_tree <- function(k) {
+  if (!is_kernel(k) || !is.list(k) || !is.character(k$op) || length(k$op) != 1L ||
+      !k$op %in% names(kernel_ops))
+    stop("'kernel' is not a valid kernel object", call. = FALSE)
+  arity <- c(base = 0L, sum = 2L, product = 2L, scale = 1L, power = 1L, exp = 1L,
+             conformal = 1L)[[k$op]]
+  if (length(k$args) != arity) stop("'kernel' is not a valid kernel object", call. = FALSE)
+  switch(k$op,
+    base = {
+      if (!is.character(k$name) || length(k$name) != 1L || !k$name %in% kernel_names)
+        stop("'kernel' has an unknown base kernel", call. = FALSE)
+      resolve_kpar(k$name, k$kpar)
+    },
+    scale = check_kernel_scale(k$value),
+    power = check_kernel_power(k$value),
+    conformal = if (!is.function(k$g)) stop("'g' must be a function", call. = FALSE))
+  for (a in k$args) check_kernel_tree(a)
+  invisible(k)
+}
