@@ -486,6 +486,7 @@ void kernel_fill_lower(const kernel_eval *k, const double *x, int n, int d,
 static void check_points_matrix(SEXP x, const char *what)
 {
     if (!isReal(x) || !isMatrix(x)) error("'%s' must be a double matrix", what);
+    if (ncols(x) < 1) error("'%s' must have at least 1 column", what);
 }
 
 /* .Call: the cross-kernel k(z_i, x_j), an nz x m matrix.

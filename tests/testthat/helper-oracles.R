@@ -1,6 +1,6 @@
 # Fixtures and oracles for the fastkpca tests.
 #
-# Conventions (see /work/shared/math.md): K[i, j] = k(x_i, x_j); Kc = H K H
+# Conventions: K[i, j] = k(x_i, x_j); Kc = H K H
 # with H = I - 11'/m; eig = eigenvalues of Kc / m (decreasing); alpha =
 # eigenvectors / sqrt(eig); rotated = Kc %*% alpha. Everything here is plain
 # R (or kernlab), written independently of the package's C engine.
@@ -43,7 +43,7 @@ fx_datasets <- function() {
        cars = fx_cars())
 }
 
-# Seed 003's 10 x 2 toy data (/work/shared/seeds/003_7a08f9f1655cdcef.txt).
+# Seed 003's 10 x 2 toy data (the worked example of the project's seed notes).
 fx_seed003 <- function() {
   matrix(c(2.5, 0.5, 2.2, 1.9, 3.1, 2.3, 2.0, 1.0, 1.5, 1.1,
            2.4, 0.7, 2.9, 2.2, 3.0, 2.7, 1.6, 1.1, 1.6, 0.9), ncol = 2)
@@ -61,7 +61,10 @@ kernel_cases <- list(
   splinedot = list()
 )
 
-# Each kernel's own defaults, as kernlab's generators define them (math.md).
+# A kernel object of a named kernel with the given parameters.
+kern_case <- function(kernel, kpar) do.call(kern, c(list(kernel), kpar))
+
+# Each kernel's own defaults, as kernlab's generators define them.
 kernel_default_kpar <- list(
   vanilladot = list(),
   polydot = list(degree = 1, scale = 1, offset = 1),
@@ -74,7 +77,7 @@ kernel_default_kpar <- list(
 )
 
 # ---------------------------------------------------------------------------
-# Plain-R kernels, straight from the table in math.md. Distances are summed
+# Plain-R kernels, straight from the formulas (kernlab's definitions). Distances are summed
 # coordinate by coordinate (not via norms), so this shares no shortcut with C.
 
 plain_sqdist <- function(x, y) {

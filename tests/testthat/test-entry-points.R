@@ -25,7 +25,8 @@ entry_garbage <- function() list(
 )
 
 # (routine, argument position, garbage name) triples that may succeed.
-entry_accepts <- list()
+# kernel_gram() has one data matrix: a single point in one dimension is data.
+entry_accepts <- list(list("kernel_gram", 1L, "1 x 1"))
 
 entry_routines <- function() getDLLRegisteredRoutines("fastkpca")$.Call
 
@@ -62,7 +63,10 @@ entry_capture_args <- function() {
   set.seed(5)
   x <- matrix(rnorm(24 * 2), 24, 2)
   K <- exp(-as.matrix(stats::dist(x))^2)
+  # first a conformal kernel, so that the recorded calls carry real weights
+  conformal <- kern_conformal(kern("rbfdot", sigma = 0.5), function(m) 1 + m[, 1]^2)
   runs <- list(
+    list(x, kernel = conformal, features = 2, solver = "exact"),
     list(x, kernel = "rbfdot", kpar = list(sigma = 0.5), features = 2, solver = "exact"),
     list(x, kernel = "rbfdot", kpar = list(sigma = 0.5), features = 2, solver = "iterative"),
     list(x, kernel = "polydot", kpar = list(degree = 2), features = 0),
@@ -71,9 +75,10 @@ entry_capture_args <- function() {
   for (r in runs) {
     fit <- tryCatch(suppressWarnings(do.call(cap$kpca.default, r)), error = function(e) NULL)
     if (!is.null(fit))
-      try(cap$predict.fastkpca(fit, if (fit$kernel == "precomputed") K[1:3, ] else x[1:3, ]),
+      try(cap$predict.fastkpca(fit, if (cap$is_precomputed(fit$kernel)) K[1:3, ] else x[1:3, ]),
           silent = TRUE)
   }
+  try(cap$kernel_matrix(conformal, x[1:5, ]), silent = TRUE)
   as.list(seen)
 }
 
@@ -116,7 +121,7 @@ test_that("every routine errors when any one of its real arguments is garbage", 
   routines <- entry_routines()
   baselines <- entry_capture_args()
   # the workflow reaches the routines the R code uses
-  expect_true(all(c("kpca_fit", "kernel_cross") %in% names(baselines)))
+  expect_true(all(c("kpca_fit", "kernel_cross", "kernel_gram") %in% names(baselines)))
   garbage <- entry_garbage()
   for (r in routines) {
     args <- baselines[[r$name]]
@@ -147,20 +152,45 @@ test_that("C checks the invariants R relies on, with its own clear messages", {
   r <- entry_routines()
   x <- matrix(as.double(1:20), 10, 2)
   kp <- c(1, 1, 1, 1, 1)
-  expect_error(.Call(r$kernel_cross, x, x, 99L, kp, 1L), "'kernel' code 99 is not a known kernel")
-  expect_error(.Call(r$kernel_cross, x, x, -1L, kp, 1L), "not a known kernel")
-  expect_error(.Call(r$kernel_cross, x, x, 0L, kp, 1L), "precomputed kernel has no kernel function")
-  expect_error(.Call(r$kernel_cross, x, x, 3L, c(-1, 1, 1, 1, 1), 1L), "'sigma' must be positive")
-  expect_error(.Call(r$kernel_cross, x, x, 3L, c(1, NA, 1, 1, 1), 1L), "'kpar' values must be finite")
-  expect_error(.Call(r$kernel_cross, x, x, 3L, kp[1:4], 1L), "'kpar' must be a double vector of length 5")
-  expect_error(.Call(r$kernel_cross, x, x, 6L, c(1, 1, 1, 1, 1e4), 1L), "'order' must be between 0 and 50")
-  expect_error(.Call(r$kernel_cross, x[, 1, drop = FALSE], x, 3L, kp, 1L), "'z' must have 2 columns, not 1")
-  expect_error(.Call(r$kernel_cross, x, x, 3L, kp, 0L), "'threads'")
-  expect_error(.Call(r$kernel_cross, x, x, 3L, kp, 2000L), "'threads'")
+  # a one-kernel program, and a cross-kernel call with it
+  prog <- function(code = 3L, kpar = kp, ops = 1L, args = 0, nweights = 0L)
+    list(ops = ops, args = args, codes = code, kpar = kpar, nweights = nweights)
+  cross <- function(p, z = x, w = list(), threads = 1L)
+    .Call(r$kernel_cross, z, x, p, w, w, threads)
+  expect_error(cross(prog(99L)), "'kernel' code 99 is not a known kernel")
+  expect_error(cross(prog(-1L)), "not a known kernel")
+  expect_error(cross(prog(0L)), "'kernel' code 0 is not a known kernel")
+  expect_error(cross(prog(3L, c(-1, 1, 1, 1, 1))), "'sigma' must be positive")
+  expect_error(cross(prog(3L, c(1, NA, 1, 1, 1))), "'kpar' values must be finite")
+  expect_error(cross(prog(3L, kp[1:4])), "'kpar' must hold 5 doubles per base kernel")
+  expect_error(cross(prog(6L, c(1, 1, 1, 1, 1e4))), "'order' must be between 0 and 50")
+  expect_error(cross(prog(), z = x[, 1, drop = FALSE]), "'z' must have 2 columns, not 1")
+  expect_error(cross(prog(), threads = 0L), "'threads'")
+  expect_error(cross(prog(), threads = 2000L), "'threads'")
+  # malformed programs
+  expect_error(cross(prog()[-1]), "program lacks 'ops'")
+  expect_error(cross(unname(prog())), "must be a kernel program")
+  expect_error(cross(prog(ops = c(1L, 2L), args = c(0, 0))), "lacks its operands")
+  expect_error(cross(prog(code = c(3L, 3L), kpar = c(kp, kp), ops = c(1L, 1L), args = c(0, 1))),
+               "exactly one kernel value")
+  expect_error(cross(prog(ops = 1L, args = 1)), "base kernel 1 does not exist")
+  expect_error(cross(prog(ops = c(1L, 4L), args = c(0, -2))), "a scale must be positive")
+  expect_error(cross(prog(ops = c(1L, 5L), args = c(0, 2.5))), "a power must be a whole number")
+  expect_error(cross(prog(ops = c(1L, 9L), args = c(0, 0))), "unknown operation 9")
+  expect_error(cross(prog(ops = c(1L, 7L), args = c(0, 0))), "conformal weights 0 do not exist")
+  expect_error(cross(prog(ops = c(1L, 7L), args = c(0, 0), nweights = 1L)),
+               "'weights' must be a list of 1 conformal weight vectors")
+  expect_error(cross(prog(ops = c(1L, 7L), args = c(0, 0), nweights = 1L), w = list(1:10)),
+               "'weights' must hold one double per point")
+  expect_error(cross(prog(ops = c(1L, 7L), args = c(0, 0), nweights = 1L), w = list(c(1, 2))),
+               "'weights' must hold one double per point")
+  expect_equal(cross(prog(ops = c(1L, 7L), args = c(0, 0), nweights = 1L), w = list(rep(2, 10))),
+               4 * cross(prog()))
   # non-integer polydot degrees reach C only through .Call: NaN is caught
-  expect_error(.Call(r$kernel_cross, -x, x, 2L, c(1, 2.5, 1, 0, 1), 1L), "not finite")
+  expect_error(.Call(r$kernel_cross, -x, x, prog(2L, c(1, 2.5, 1, 0, 1)), list(), list(), 1L),
+               "not finite")
   # empty inputs are fine and give empty results
-  expect_equal(dim(.Call(r$kernel_cross, x[0, , drop = FALSE], x, 3L, kp, 1L)), c(0L, 10L))
+  expect_equal(dim(cross(prog(), z = x[0, , drop = FALSE])), c(0L, 10L))
 })
 
 test_that("partial eigen-decompositions of degenerate spectra stay in bounds (child R)", {

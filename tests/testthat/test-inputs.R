@@ -184,7 +184,7 @@ test_that("kernlab kernel objects give the same fit as the name and kpar, for al
     obj <- kernlab_kernel(kn, kp)
     fo <- kpca(x, kernel = obj, features = 3)
     fn <- kpca(x, kernel = kn, kpar = kp, features = 3)
-    expect_equal(fo$kernel, kn, label = paste(kn, "name"))
+    expect_equal(fo$kernel$name, kn, label = paste(kn, "name"))
     expect_equal(fo$kpar, kernlab::kpar(obj), label = paste(kn, "kpar"))
     expect_identical(fo$alpha, fn$alpha, label = paste(kn, "alpha"))
     expect_identical(fo$eig, fn$eig, label = paste(kn, "eig"))
@@ -194,10 +194,9 @@ test_that("kernlab kernel objects give the same fit as the name and kpar, for al
   expect_equal(kpca(x, kernel = kernlab::rbfdot(0.5), features = 2)$kpar, list(sigma = 0.5))
   expect_equal(kpca(x, kernel = kernlab::polydot(degree = 3), features = 2)$kpar,
                list(degree = 3, scale = 1, offset = 1))
-  # kpar given with a kernel object: ignored with a warning, the object wins
-  expect_warning(fw <- kpca(x, kernel = kernlab::rbfdot(0.5), kpar = list(sigma = 2),
-                            features = 2), "ignored")
-  expect_equal(fw$kpar, list(sigma = 0.5))
+  # kpar given with a kernel object: an error, the object carries its parameters
+  expect_error(kpca(x, kernel = kernlab::rbfdot(0.5), kpar = list(sigma = 2), features = 2),
+               "'kpar' must not be given with a kernel object")
   # a user-defined kernlab kernel is not supported: an error
   custom <- methods::new("kernel", .Data = function(x, y) sum(x * y), kpar = list())
   expect_error(kpca(x, kernel = custom))
@@ -223,7 +222,7 @@ test_that("without kpar, sigma kernels take kernlab's default kpar list(sigma = 
   skip_if_not_installed("kernlab")
   x <- fx_random()
   def <- kpca(x, features = 3)
-  expect_equal(def$kernel, "rbfdot")
+  expect_equal(def$kernel, kern("rbfdot", sigma = 0.1))
   expect_equal(def$kpar, list(sigma = 0.1))
   expect_kpca_equal(def, kernlab_fit(x, "rbfdot", list(sigma = 0.1), features = 3),
                     label = "kpca(x)")

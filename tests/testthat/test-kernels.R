@@ -20,7 +20,7 @@ test_that("kernel_cross(x, x) equals kernlab::kernelMatrix for every kernel and 
     x <- fx_datasets()[[dn]]
     for (kn in names(kernel_cases)) {
       kp <- full_kpar(kn, kernel_cases[[kn]])
-      ours <- fastkpca:::kernel_cross(x, x, kn, kp)
+      ours <- fastkpca:::kernel_cross(x, x, kern_case(kn, kp))
       km <- unname(unclass(kernlab::kernelMatrix(kernlab_kernel(kn, kp), x)))
       expect_equal(dim(ours), c(nrow(x), nrow(x)))
       expect_equal(unname(ours), km, tolerance = 1e-12, label = paste(kn, "on", dn))
@@ -33,7 +33,7 @@ test_that("kernel_cross(x, x) equals the plain-R formula for every kernel and da
     x <- fx_datasets()[[dn]]
     for (kn in names(kernel_cases)) {
       kp <- full_kpar(kn, kernel_cases[[kn]])
-      ours <- fastkpca:::kernel_cross(x, x, kn, kp)
+      ours <- fastkpca:::kernel_cross(x, x, kern_case(kn, kp))
       expect_equal(unname(ours), plain_kernel(x, x, kn, kp), tolerance = 1e-12,
                    label = paste(kn, "on", dn))
       expect_equal(ours, t(ours), tolerance = 1e-14, label = paste(kn, "symmetry on", dn))
@@ -47,7 +47,7 @@ test_that("kernel_cross(z, x) with z != x equals kernlab and the plain-R formula
   z <- fx_arrests()[31:50, ]
   for (kn in names(kernel_cases)) {
     kp <- full_kpar(kn, kernel_cases[[kn]])
-    ours <- fastkpca:::kernel_cross(z, x, kn, kp)
+    ours <- fastkpca:::kernel_cross(z, x, kern_case(kn, kp))
     expect_equal(dim(ours), c(20L, 30L))
     expect_equal(unname(ours), plain_kernel(z, x, kn, kp), tolerance = 1e-12,
                  label = paste("plain", kn))
@@ -64,7 +64,7 @@ test_that("each kernel's default parameters give kernlab's default kernel", {
   skip_if_not_installed("kernlab")
   x <- fx_random()
   for (kn in names(kernel_default_kpar)) {
-    ours <- fastkpca:::kernel_cross(x, x, kn, kernel_default_kpar[[kn]])
+    ours <- fastkpca:::kernel_cross(x, x, kern_case(kn, kernel_default_kpar[[kn]]))
     kl <- do.call(getExportedValue("kernlab", kn), list())   # kernlab's defaults
     km <- unname(unclass(kernlab::kernelMatrix(kl, x)))
     expect_equal(unname(ours), km, tolerance = 1e-12, label = kn)
@@ -89,7 +89,7 @@ test_that("other parameter values agree with kernlab and plain R", {
   for (cs in cases) {
     kn <- cs[[1]]; kp <- full_kpar(kn, cs[[2]])
     lab <- paste(kn, deparse(cs[[2]]))
-    ours <- unname(fastkpca:::kernel_cross(x, x, kn, kp))
+    ours <- unname(fastkpca:::kernel_cross(x, x, kern_case(kn, kp)))
     expect_equal(ours, plain_kernel(x, x, kn, kp), tolerance = 1e-12, label = paste("plain", lab))
     km <- unname(unclass(kernlab::kernelMatrix(kernlab_kernel(kn, kp), x)))
     expect_equal(ours, km, tolerance = 1e-12, label = paste("kernlab", lab))
@@ -100,7 +100,7 @@ test_that("kernels at zero distance take their limits (duplicated rows)", {
   x <- rbind(c(1, 2, 3), c(1, 2, 3), c(0.5, -1, 2), c(1, 2, 3.00001))
   for (kn in c("rbfdot", "laplacedot", "besseldot")) {
     kp <- full_kpar(kn, kernel_cases[[kn]])
-    k <- fastkpca:::kernel_cross(x, x, kn, kp)
+    k <- fastkpca:::kernel_cross(x, x, kern_case(kn, kp))
     expect_true(all(is.finite(k)), label = kn)
     expect_equal(diag(k), rep(1, 4), tolerance = 1e-14, label = paste(kn, "diagonal"))
     expect_equal(k[1, 2], 1, tolerance = 1e-14, label = paste(kn, "duplicate rows"))
@@ -109,7 +109,7 @@ test_that("kernels at zero distance take their limits (duplicated rows)", {
   # besseldot below t = 1e-4 is exactly 1; just above, the Bessel formula
   kp <- list(sigma = 1, order = 1, degree = 1)
   near <- rbind(c(0, 0), c(5e-5, 0), c(2e-3, 0))
-  k <- fastkpca:::kernel_cross(near, near, "besseldot", kp)
+  k <- fastkpca:::kernel_cross(near, near, kern_case("besseldot", kp))
   expect_identical(k[1, 2], 1)
   expect_equal(unname(k), plain_kernel(near, near, "besseldot", kp), tolerance = 1e-12)
   expect_lt(k[1, 3], 1)
@@ -120,7 +120,7 @@ test_that("a single-column data set and a single new row work", {
   z <- matrix(c(0.7), ncol = 1)
   for (kn in names(kernel_cases)) {
     kp <- full_kpar(kn, kernel_cases[[kn]])
-    expect_equal(unname(fastkpca:::kernel_cross(z, x, kn, kp)),
+    expect_equal(unname(fastkpca:::kernel_cross(z, x, kern_case(kn, kp))),
                  plain_kernel(z, x, kn, kp), tolerance = 1e-12, label = kn)
   }
 })

@@ -1,5 +1,5 @@
 # The seed's worked example: seed 003, "Kernel Principal Component Analysis
-# from scratch with R" (/work/shared/seeds/003_7a08f9f1655cdcef.txt). Its 10 x 2
+# from scratch with R" (the project's seed notes). Its 10 x 2
 # toy data, column-centered, with kernlab's kpca(Xc, kernel = vanilladot()).
 # The numbers below are kernlab's output as published in that seed: the one
 # pasted reference of this suite.

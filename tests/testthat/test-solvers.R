@@ -98,8 +98,8 @@ test_that("results are identical for 1 and 2 threads", {
     one$call <- two$call <- NULL
     expect_identical(one, two, info = kern)
     z <- x[1:50, ]
-    expect_identical(fastkpca:::kernel_cross(z, x, kern, fastkpca:::resolve_kpar(kern, kp), 1L),
-                     fastkpca:::kernel_cross(z, x, kern, fastkpca:::resolve_kpar(kern, kp), 2L),
+    expect_identical(fastkpca:::kernel_cross(z, x, kern_case(kern, kp), 1L),
+                     fastkpca:::kernel_cross(z, x, kern_case(kern, kp), 2L),
                      info = kern)
   }
   t1 <- kpca(x, features = 0, threads = 1)
