@@ -71,12 +71,15 @@
 #' kernel is computed; `predict()` applies the stored values to new rows.
 #' They default to `FALSE`, as kernlab does nothing of the kind, but a
 #' distance kernel such as `"rbfdot"` on columns of very different ranges is
-#' dominated by the widest: `scale. = TRUE` gives each column unit variance.
-#' Centering the columns changes nothing for the distance kernels (they
+#' dominated by the widest: `center = TRUE, scale. = TRUE` gives each
+#' column mean 0 and variance 1. As in `prcomp()`, `scale. = TRUE` alone
+#' (with `center = FALSE`) divides each column by its root mean square,
+#' \eqn{\sqrt{\sum x^2 / (n - 1)}}{sqrt(sum(x^2) / (n - 1))}, not by its
+#' standard deviation. Centering the columns changes nothing for the distance kernels (they
 #' depend on differences only) nor for `"vanilladot"` (kernel PCA centers in
 #' feature space anyway); it changes the others. With `"vanilladot"` and
-#' `scale. = TRUE`, the fit equals `prcomp(x, scale. = TRUE)` (see Scale
-#' and signs).
+#' `center = TRUE, scale. = TRUE`, the fit equals
+#' `prcomp(x, scale. = TRUE)` (see Scale and signs).
 #'
 #' @section Memory and threads:
 #' The fit holds one n x n double matrix (the kernel matrix, centered in
@@ -136,7 +139,8 @@
 #' @param center,scale. As in [stats::prcomp()]: `TRUE` to center the
 #'   columns of `x` on their means (`center`) or to divide them by their
 #'   standard deviations (`scale.`; the root mean square when
-#'   `center = FALSE`), `FALSE` (the default) to leave them, or a numeric
+#'   `center = FALSE`, so give both for unit variance), `FALSE` (the
+#'   default) to leave them, or a numeric
 #'   vector with one value per column to subtract or divide by. Applied
 #'   before the kernel; not allowed with `kernel = "precomputed"`. See the
 #'   section on centering and scaling.
@@ -194,7 +198,7 @@
 #'
 #' # columns on very different ranges: scale them, as prcomp(scale. = TRUE)
 #' aq <- kpca(~ ., data = airquality, kpar = list(sigma = 0.1), features = 2,
-#'            scale. = TRUE, na.action = na.exclude)
+#'            center = TRUE, scale. = TRUE, na.action = na.exclude)
 #' aq
 #' dim(aq$rotated)    # one row per row of airquality, NA where incomplete
 #' @export

@@ -17,7 +17,7 @@
 #' kpca(~ x1 + x2, data = rings, kpar = list(sigma = 0.5), features = 3)
 #' # the scaling of the data, when asked for, is shown too
 #' kpca(~ ., data = airquality, kpar = list(sigma = 0.1), features = 2,
-#'      scale. = TRUE)
+#'      center = TRUE, scale. = TRUE)
 #' @export
 print.fastkpca <- function(x, digits = max(3L, getOption("digits") - 3L), ...) {
   n <- nrow(x$alpha)

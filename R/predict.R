@@ -47,7 +47,7 @@
 #' # columns are taken by name, as predict.prcomp() does, and rows with
 #' # missing values give NA scores
 #' fit2 <- kpca(as.matrix(iris[, 1:4]), kpar = list(sigma = 0.2), features = 2,
-#'              scale. = TRUE)
+#'              center = TRUE, scale. = TRUE)
 #' head(predict(fit2, iris), 3)        # Species is ignored
 #' predict(fit2, data.frame(Petal.Width = c(0.2, NA), Petal.Length = 1.4,
 #'                          Sepal.Width = 3, Sepal.Length = 5))
