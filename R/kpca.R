@@ -75,9 +75,10 @@
 #' column mean 0 and variance 1. As in `prcomp()`, `scale. = TRUE` alone
 #' (with `center = FALSE`) divides each column by its root mean square,
 #' \eqn{\sqrt{\sum x^2 / (n - 1)}}{sqrt(sum(x^2) / (n - 1))}, not by its
-#' standard deviation. Centering the columns changes nothing for the distance kernels (they
-#' depend on differences only) nor for `"vanilladot"` (kernel PCA centers in
-#' feature space anyway); it changes the others. With `"vanilladot"` and
+#' standard deviation. Centering the columns changes nothing for the
+#' distance kernels (they depend on differences only) nor for
+#' `"vanilladot"` (kernel PCA centers in feature space anyway); it changes
+#' the others. With `"vanilladot"` and
 #' `center = TRUE, scale. = TRUE`, the fit equals
 #' `prcomp(x, scale. = TRUE)` (see Scale and signs).
 #'
@@ -140,10 +141,9 @@
 #'   columns of `x` on their means (`center`) or to divide them by their
 #'   standard deviations (`scale.`; the root mean square when
 #'   `center = FALSE`, so give both for unit variance), `FALSE` (the
-#'   default) to leave them, or a numeric
-#'   vector with one value per column to subtract or divide by. Applied
-#'   before the kernel; not allowed with `kernel = "precomputed"`. See the
-#'   section on centering and scaling.
+#'   default) to leave them, or a numeric vector with one value per column
+#'   to subtract or divide by. Applied before the kernel; not allowed with
+#'   `kernel = "precomputed"`. See the section on centering and scaling.
 #' @param ... For the formula method, arguments passed to the default
 #'   method; otherwise unused (an error if given).
 #'
@@ -159,10 +159,11 @@
 #'   \item{xmatrix}{the training data as the kernel saw them (after
 #'     `na.action`, centered and scaled if `center` or `scale.` asked for
 #'     it), or the kernel matrix for `kernel = "precomputed"`.}
-#'   \item{center, scale}{as in [stats::prcomp()]: the column means (or the
-#'     numbers given) subtracted and the standard deviations (or the numbers
-#'     given) divided by, or `FALSE` if none; `predict()` applies them to new
-#'     rows.}
+#'   \item{center, scale}{as in [stats::prcomp()]: the numbers subtracted
+#'     from each column (the means, for `center = TRUE`) and those it was
+#'     divided by (the standard deviations or root mean squares, for
+#'     `scale. = TRUE`), or `FALSE` for none; `predict()` applies them to
+#'     new rows.}
 #'   \item{kernel_colmeans, kernel_mean}{the column means and the mean of the
 #'     uncentered kernel matrix, used by [predict.fastkpca()].}
 #'   \item{variance_total}{\eqn{trace(K_c) / n}, the total variance in
