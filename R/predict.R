@@ -137,19 +137,14 @@ predict_data_matrix <- function(object, newdata) {
     # that other columns (a factor, say) are ignored
     if (!is.null(train_names) && length(dim(newdata)) == 2L &&
         !is.null(colnames(newdata))) {
-      absent <- setdiff(train_names, colnames(newdata))
-      if (length(absent) > 0L)
-        stop("'newdata' lacks column", if (length(absent) > 1L) "s" else "", " ",
-             paste(absent, collapse = ", "), call. = FALSE)
+      check_has_columns(colnames(newdata), train_names)
       newdata <- newdata[, train_names, drop = FALSE]
     }
     z <- as_data_matrix(newdata, "newdata")
     if (vector_row) z <- matrix(z, nrow = 1L, dimnames = list(NULL, names(newdata)))
+    # a named vector (one row) is matched by name too
     if (!is.null(train_names) && !is.null(colnames(z))) {
-      absent <- setdiff(train_names, colnames(z))
-      if (length(absent) > 0L)
-        stop("'newdata' lacks column", if (length(absent) > 1L) "s" else "", " ",
-             paste(absent, collapse = ", "), call. = FALSE)
+      check_has_columns(colnames(z), train_names)
       z <- z[, train_names, drop = FALSE]
     }
   }
@@ -162,6 +157,13 @@ predict_data_matrix <- function(object, newdata) {
     stop("'newdata' is not finite after centering and scaling by the fit's 'center' and 'scale'",
          call. = FALSE)
   z
+}
+
+check_has_columns <- function(have, need) {
+  absent <- setdiff(need, have)
+  if (length(absent) > 0L)
+    stop("'newdata' lacks column", if (length(absent) > 1L) "s" else "", " ",
+         paste(absent, collapse = ", "), call. = FALSE)
 }
 
 # The parts of a fit that predict() relies on, checked cheaply, so that a

@@ -287,6 +287,8 @@ test_that("bad center and scale. are errors naming the argument", {
   expect_error(kpca(x, center = c(TRUE, FALSE)), "'center'")
   expect_error(kpca(x, center = c(1, Inf, 0, 0)), "'center'")
   expect_error(kpca(x, scale. = rep(1e-320, 4)), "'x' is not finite after centering and scaling")
+  tiny <- kpca(x, scale. = rep(1e-300, 4), features = 2)
+  expect_error(predict(tiny, x * 1e10), "'newdata' is not finite after centering and scaling")
   # precomputed kernels have no columns to scale
   K <- plain_kernel(x, x, "rbfdot", list(sigma = 0.3))
   expect_error(kpca(K, kernel = "precomputed", scale. = TRUE), "'scale.' does not apply to kernel = \"precomputed\"")
