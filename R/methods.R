@@ -5,8 +5,8 @@
 #' Prints what was fitted (the data's dimensions, or the size of a
 #' precomputed kernel matrix), whether the data were centered or scaled
 #' before the kernel (`center`, `scale.`), the kernel with all its
-#' parameters, the number
-#' of components with the rule that chose it, and the first ten eigenvalues.
+#' parameters, the number of components with the rule that chose it, and
+#' the first ten eigenvalues.
 #'
 #' @param x A `"fastkpca"` fit from [kpca()].
 #' @param digits Number of significant digits for the eigenvalues.

@@ -61,10 +61,13 @@ predict.fastkpca <- function(object, newdata, ...) {
   out <- matrix(NA_real_, nrow(z), ncol(alpha),
                 dimnames = list(rownames(z), colnames(alpha)))
   # rows with a missing value get NA scores, as in predict.prcomp()
+  if (!anyNA(z)) {                # the usual case: no scan, no copy
+    out[] <- project_rows(object, z)
+    return(out)
+  }
   complete <- rowSums(is.na(z)) == 0
-  if (!any(complete)) return(out)
-  if (!all(complete)) z <- z[complete, , drop = FALSE]
-  out[complete, ] <- project_rows(object, z)
+  if (any(complete))
+    out[complete, ] <- project_rows(object, z[complete, , drop = FALSE])
   out
 }
 
