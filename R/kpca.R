@@ -65,6 +65,23 @@
 #' positive semidefinite, such as `"tanhdot"`) are dropped with a warning
 #' rather than divided by.
 #'
+#' @section Centering and scaling the data:
+#' `center` and `scale.` have [stats::prcomp()]'s meanings and are applied
+#' to the columns of `x` (after `na.action`) with [base::scale()] before the
+#' kernel is computed; `predict()` applies the stored values to new rows.
+#' They default to `FALSE`, as kernlab does nothing of the kind, but a
+#' distance kernel such as `"rbfdot"` on columns of very different ranges is
+#' dominated by the widest: `center = TRUE, scale. = TRUE` gives each
+#' column mean 0 and variance 1. As in `prcomp()`, `scale. = TRUE` alone
+#' (with `center = FALSE`) divides each column by its root mean square,
+#' \eqn{\sqrt{\sum x^2 / (n - 1)}}{sqrt(sum(x^2) / (n - 1))}, not by its
+#' standard deviation. Centering the columns changes nothing for the
+#' distance kernels (they depend on differences only) nor for
+#' `"vanilladot"` (kernel PCA centers in feature space anyway); it changes
+#' the others. With `"vanilladot"` and
+#' `center = TRUE, scale. = TRUE`, the fit equals
+#' `prcomp(x, scale. = TRUE)` (see Scale and signs).
+#'
 #' @section Memory and threads:
 #' The fit holds one n x n double matrix (the kernel matrix, centered in
 #' place, then decomposed there by LAPACK or multiplied by vectors by the
@@ -103,7 +120,10 @@
 #' @param th With `features = 0`, the threshold on the eigenvalues of
 #'   \eqn{K_c / n} (default `1e-4`).
 #' @param na.action A function handling rows with missing values, such as
-#'   [stats::na.omit()] (the default) or [stats::na.fail()].
+#'   [stats::na.omit()] (the default) or [stats::na.fail()]. With
+#'   [stats::na.exclude()], `rotated` (and `predict()` without new data)
+#'   has one row per row of `x`, `NA` for the rows left out of the fit, as
+#'   in [stats::prcomp()].
 #' @param solver `"exact"` uses LAPACK's `dsyevr` (or, for `features = 0`,
 #'   the same steps: `dsytrd`, `dstebz`, `dstein`, `dormtr`), which costs
 #'   O(n^3) whatever the number of components. `"iterative"` uses a
@@ -121,6 +141,13 @@
 #'   (the most restarts, default 1000; a fit that has not converged then
 #'   warns) and `ncv` (the Krylov basis size, default
 #'   `max(20, 2 * features + 10)`, at most n).
+#' @param center,scale. As in [stats::prcomp()]: `TRUE` to center the
+#'   columns of `x` on their means (`center`) or to divide them by their
+#'   standard deviations (`scale.`; the root mean square when
+#'   `center = FALSE`, so give both for unit variance), `FALSE` (the
+#'   default) to leave them, or a numeric vector with one value per column
+#'   to subtract or divide by. Applied before the kernel; not allowed with
+#'   `kernel = "precomputed"`. See the section on centering and scaling.
 #' @param ... For the formula method, arguments passed to the default
 #'   method; otherwise unused (an error if given).
 #'
@@ -130,7 +157,8 @@
 #'   \item{eig}{the k eigenvalues, named `Comp.1`, `Comp.2`, ... (kernlab's
 #'     `eig()`).}
 #'   \item{rotated}{n x k matrix, the data projected on the components
-#'     (kernlab's `rotated()`).}
+#'     (kernlab's `rotated()`); with `na.action = na.exclude`, one row per
+#'     input row, `NA` for the rows left out.}
 #'   \item{kernel}{the kernel, as a kernel object (see [kern()]) with all
 #'     its parameters resolved, or `"precomputed"`.}
 #'   \item{kpar}{the parameters of a single named kernel (all of them,
@@ -138,8 +166,14 @@
 #'     parameters are in `kernel`.}
 #'   \item{kernel_weights}{for a conformal kernel ([kern_conformal()]), the
 #'     values of `g` on the training rows, used by `predict()`.}
-#'   \item{xmatrix}{the training data used (after `na.action`), or the kernel
-#'     matrix for `kernel = "precomputed"`.}
+#'   \item{xmatrix}{the training data as the kernel saw them (after
+#'     `na.action`, centered and scaled if `center` or `scale.` asked for
+#'     it), or the kernel matrix for `kernel = "precomputed"`.}
+#'   \item{center, scale}{as in [stats::prcomp()]: the numbers subtracted
+#'     from each column (the means, for `center = TRUE`) and those it was
+#'     divided by (the standard deviations or root mean squares, for
+#'     `scale. = TRUE`), or `FALSE` for none; `predict()` applies them to
+#'     new rows.}
 #'   \item{kernel_colmeans, kernel_mean}{the column means and the mean of the
 #'     uncentered kernel matrix, used by [predict.fastkpca()].}
 #'   \item{variance_total}{\eqn{trace(K_c) / n}, the total variance in
@@ -172,6 +206,12 @@
 #' all.equal(abs(lin$rotated), abs(sqrt(nrow(x)) * pc$x[, 1:2]),
 #'           check.attributes = FALSE)
 #' all.equal(unname(lin$eig), pc$sdev[1:2]^2 * (nrow(x) - 1) / nrow(x))
+#'
+#' # columns on very different ranges: scale them, as prcomp(scale. = TRUE)
+#' aq <- kpca(~ ., data = airquality, kpar = list(sigma = 0.1), features = 2,
+#'            center = TRUE, scale. = TRUE, na.action = na.exclude)
+#' aq
+#' dim(aq$rotated)    # one row per row of airquality, NA where incomplete
 #' @export
 kpca <- function(x, ...) UseMethod("kpca")
 
@@ -195,6 +235,8 @@ kpca.formula <- function(x, data = NULL, na.action = na.omit, ...) {
   fit$terms <- mt
   fit$xlevels <- stats::.getXlevels(mt, mf)
   fit$na.action <- attr(mf, "na.action")
+  # na.exclude: one row per row of data, NA where dropped (as prcomp)
+  fit$rotated <- stats::napredict(fit$na.action, fit$rotated)
   fit
 }
 
@@ -203,7 +245,8 @@ kpca.formula <- function(x, data = NULL, na.action = na.omit, ...) {
 kpca.default <- function(x, kernel = "rbfdot", kpar = list(sigma = 0.1),
                          features = 0, th = 1e-4, na.action = na.omit,
                          solver = c("auto", "exact", "iterative"),
-                         threads = kpca_threads(), control = list(), ...) {
+                         threads = kpca_threads(), control = list(),
+                         center = FALSE, scale. = FALSE, ...) {
   check_no_dots(...)
   call <- match.call()
   call[[1L]] <- as.name("kpca")
@@ -225,6 +268,9 @@ kpca.default <- function(x, kernel = "rbfdot", kpar = list(sigma = 0.1),
   }
   n <- nrow(x)
   if (n < 2L) stop("'x' must have at least 2 rows (after 'na.action')", call. = FALSE)
+  # prcomp's center and scale.: the kernel sees the scaled data
+  scaling <- scale_data(x, center, scale., precomputed = is_precomputed(kernel))
+  x <- scaling$x
   features <- check_features(features, n)
   solver <- choose_solver(solver, n, features)
   settings <- solver_control(control, n, features)
@@ -254,11 +300,13 @@ kpca.default <- function(x, kernel = "rbfdot", kpar = list(sigma = 0.1),
   rotated <- sweep(vectors, 2L, n * sqrt(eig), "*")
   dimnames(alpha) <- list(NULL, labels)
   dimnames(rotated) <- list(rownames(x), labels)
+  # na.exclude: one row per input row, NA where dropped (as prcomp)
+  rotated <- stats::napredict(removed, rotated)
 
   structure(list(
     alpha = alpha, eig = eig, rotated = rotated,
     kernel = kernel, kpar = if (precomputed) list() else kernel_kpar(kernel), xmatrix = x,
-    kernel_weights = weights,
+    kernel_weights = weights, center = scaling$center, scale = scaling$scale,
     kernel_colmeans = res$colmeans, kernel_mean = res$grand_mean,
     variance_total = res$variance_total,
     features = features, th = th, solver = solver, threads = threads,

@@ -3,8 +3,10 @@
 #' Print a kernel PCA fit
 #'
 #' Prints what was fitted (the data's dimensions, or the size of a
-#' precomputed kernel matrix), the kernel with all its parameters, the number
-#' of components with the rule that chose it, and the first ten eigenvalues.
+#' precomputed kernel matrix), whether the data were centered or scaled
+#' before the kernel (`center`, `scale.`), the kernel with all its
+#' parameters, the number of components with the rule that chose it, and
+#' the first ten eigenvalues.
 #'
 #' @param x A `"fastkpca"` fit from [kpca()].
 #' @param digits Number of significant digits for the eigenvalues.
@@ -13,6 +15,9 @@
 #' @seealso [summary.fastkpca()] for the proportions of variance.
 #' @examples
 #' kpca(~ x1 + x2, data = rings, kpar = list(sigma = 0.5), features = 3)
+#' # the scaling of the data, when asked for, is shown too
+#' kpca(~ ., data = airquality, kpar = list(sigma = 0.1), features = 2,
+#'      center = TRUE, scale. = TRUE)
 #' @export
 print.fastkpca <- function(x, digits = max(3L, getOption("digits") - 3L), ...) {
   n <- nrow(x$alpha)
@@ -21,6 +26,8 @@ print.fastkpca <- function(x, digits = max(3L, getOption("digits") - 3L), ...) {
                        if (ncol(x$xmatrix) == 1L) "" else "s")
   cat("Kernel PCA (fastkpca) on ", what, "\n", sep = "")
   cat("Kernel:     ", format(x$kernel), "\n", sep = "")
+  scaling <- describe_scaling(x[["center"]], x[["scale"]])
+  if (!is.null(scaling)) cat("Data:       ", scaling, "\n", sep = "")
   k <- length(x$eig)
   rule <- if (x$features == 0L) sprintf("eigenvalues above th = %g", x$th)
           else sprintf("features = %d", x$features)
@@ -29,6 +36,15 @@ print.fastkpca <- function(x, digits = max(3L, getOption("digits") - 3L), ...) {
   cat("Eigenvalues", if (k > 10L) " (first 10)", ":\n", sep = "")
   print(shown, digits = digits)
   invisible(x)
+}
+
+# How the data were prepared before the kernel, or NULL if they were not.
+describe_scaling <- function(center, scale) {
+  centered <- is.numeric(center)
+  scaled <- is.numeric(scale)
+  if (!centered && !scaled) return(NULL)
+  what <- c(if (centered) "centered (center)", if (scaled) "scaled (scale.)")
+  paste("columns", paste(what, collapse = " and "), "before the kernel")
 }
 
 #' Summarize a kernel PCA fit

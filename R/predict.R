@@ -16,14 +16,25 @@
 #' memory stays proportional to the block size times the training size.
 #'
 #' @param object A `"fastkpca"` fit from [kpca()].
-#' @param newdata New data with the same columns as the training data: a
-#'   matrix, a data frame (for formula fits, holding the variables of the
-#'   formula) or a numeric vector (one new row). For
-#'   `kernel = "precomputed"`, the kernel matrix between the new and the
-#'   training rows (`nrow(newdata)` x n). If missing, the training
-#'   projections `object$rotated` are returned.
+#' As [stats::predict.prcomp()] does, `predict()` first takes the columns
+#' the fit needs, by name, when the training data had column names (fits on
+#' a named matrix or a data frame; formula fits take the variables of the
+#' formula): other columns of `newdata`, numeric or not, are ignored. It
+#' then applies the fit's `center` and `scale` (see [kpca()]) to the new
+#' rows. A row with a missing value (`NA` or `NaN`) gets `NA` scores; the
+#' other rows are projected as usual. Infinite values are an error.
+#'
+#' @param newdata New data with the training data's columns: a matrix, a
+#'   data frame (for formula fits, holding the variables of the formula) or
+#'   a numeric vector (one new row). Columns are matched by name when both
+#'   have names, and by position otherwise. For `kernel = "precomputed"`,
+#'   the kernel matrix between the new and the training rows
+#'   (`nrow(newdata)` x n). If missing, the training projections
+#'   `object$rotated` are returned (with `na.action = na.exclude`, one row
+#'   per row of the training data, `NA` for those left out).
 #' @param ... Unused (an error if given).
-#' @return A matrix with one row per new row and one column per component.
+#' @return A matrix with one row per new row and one column per component,
+#'   `NA` in the rows of `newdata` that have missing values.
 #' @seealso [kpca()]
 #' @examples
 #' train <- as.matrix(iris[seq(1, 150, by = 2), 1:4])
@@ -32,6 +43,14 @@
 #' head(predict(fit, test))
 #' # on the training rows, predict() gives the fitted projections
 #' all.equal(predict(fit, train), fit$rotated)
+#'
+#' # columns are taken by name, as predict.prcomp() does, and rows with
+#' # missing values give NA scores
+#' fit2 <- kpca(as.matrix(iris[, 1:4]), kpar = list(sigma = 0.2), features = 2,
+#'              center = TRUE, scale. = TRUE)
+#' head(predict(fit2, iris), 3)        # Species is ignored
+#' predict(fit2, data.frame(Petal.Width = c(0.2, NA), Petal.Length = 1.4,
+#'                          Sepal.Width = 3, Sepal.Length = 5))
 #' @export
 predict.fastkpca <- function(object, newdata, ...) {
   check_no_dots(...)
@@ -39,10 +58,26 @@ predict.fastkpca <- function(object, newdata, ...) {
   if (missing(newdata) || is.null(newdata)) return(object$rotated)
   z <- predict_data_matrix(object, newdata)
   alpha <- object$alpha
+  out <- matrix(NA_real_, nrow(z), ncol(alpha),
+                dimnames = list(rownames(z), colnames(alpha)))
+  # rows with a missing value get NA scores, as in predict.prcomp()
+  if (!anyNA(z)) {                # the usual case: no scan, no copy
+    out[] <- project_rows(object, z)
+    return(out)
+  }
+  complete <- rowSums(is.na(z)) == 0
+  if (any(complete))
+    out[complete, ] <- project_rows(object, z[complete, , drop = FALSE])
+  out
+}
+
+# The projections of complete new rows (already scaled), block by block.
+project_rows <- function(object, z) {
+  alpha <- object$alpha
   alpha_sums <- colSums(alpha)
   offset <- drop(crossprod(object$kernel_colmeans, alpha)) -
     object$kernel_mean * alpha_sums
-  out <- matrix(0, nrow(z), ncol(alpha), dimnames = list(rownames(z), colnames(alpha)))
+  out <- matrix(0, nrow(z), ncol(alpha))
   for (rows in row_blocks(nrow(z), nrow(alpha))) {
     kz <- if (is_precomputed(object$kernel)) z[rows, , drop = FALSE]
           else kernel_cross(z[rows, , drop = FALSE], object$xmatrix, object$kernel,
@@ -59,7 +94,9 @@ row_blocks <- function(nz, m) {
   split(seq_len(nz), ceiling(seq_len(nz) / size))
 }
 
-# newdata as a double matrix matching the training data's columns.
+# newdata as a double matrix of the training data's columns, in their order,
+# centered and scaled as the training data were. Missing values stay (they
+# give NA scores); infinite ones are an error.
 predict_data_matrix <- function(object, newdata) {
   m <- nrow(object$alpha)
   if (is_precomputed(object$kernel)) {
@@ -67,7 +104,7 @@ predict_data_matrix <- function(object, newdata) {
     if (ncol(z) != m)
       stop(sprintf("'newdata' must be the kernel matrix between new and training rows, with %d columns, not %d",
                    m, ncol(z)), call. = FALSE)
-    check_finite(z, "newdata")
+    check_no_infinite(z, "newdata")
     return(z)
   }
   train <- object$xmatrix
@@ -82,7 +119,7 @@ predict_data_matrix <- function(object, newdata) {
            " of the formula: ", paste(missing_vars, collapse = ", "), call. = FALSE)
     classes <- attr(tt, "dataClasses")
     for (v in intersect(names(classes)[classes == "numeric"], names(newdata))) {
-      # a column of NA only is logical: let it reach the missing-value check
+      # a column of NA only is logical: make it a numeric column of NA
       if (is.logical(newdata[[v]]) && all(is.na(newdata[[v]])))
         newdata[[v]] <- as.double(newdata[[v]])
     }
@@ -98,22 +135,38 @@ predict_data_matrix <- function(object, newdata) {
   } else {
     vector_row <- is.atomic(newdata) && is.null(dim(newdata)) &&
       ncol(train) > 1L && length(newdata) == ncol(train)
+    train_names <- colnames(train)
+    # take the needed columns by name first, as predict.prcomp() does, so
+    # that other columns (a factor, say) are ignored
+    if (!is.null(train_names) && length(dim(newdata)) == 2L &&
+        !is.null(colnames(newdata))) {
+      check_has_columns(colnames(newdata), train_names)
+      newdata <- newdata[, train_names, drop = FALSE]
+    }
     z <- as_data_matrix(newdata, "newdata")
     if (vector_row) z <- matrix(z, nrow = 1L, dimnames = list(NULL, names(newdata)))
-    train_names <- colnames(train)
+    # a named vector (one row) is matched by name too
     if (!is.null(train_names) && !is.null(colnames(z))) {
-      absent <- setdiff(train_names, colnames(z))
-      if (length(absent) > 0L)
-        stop("'newdata' lacks column", if (length(absent) > 1L) "s" else "", " ",
-             paste(absent, collapse = ", "), call. = FALSE)
+      check_has_columns(colnames(z), train_names)
       z <- z[, train_names, drop = FALSE]
     }
   }
   if (ncol(z) != ncol(train))
     stop(sprintf("'newdata' must have %d columns, as the training data, not %d",
                  ncol(train), ncol(z)), call. = FALSE)
-  check_finite(z, "newdata")
+  check_no_infinite(z, "newdata")
+  z <- apply_scaling(z, object[["center"]], object[["scale"]])
+  if (any(is.infinite(z)))
+    stop("'newdata' is not finite after centering and scaling by the fit's 'center' and 'scale'",
+         call. = FALSE)
   z
+}
+
+check_has_columns <- function(have, need) {
+  absent <- setdiff(need, have)
+  if (length(absent) > 0L)
+    stop("'newdata' lacks column", if (length(absent) > 1L) "s" else "", " ",
+         paste(absent, collapse = ", "), call. = FALSE)
 }
 
 # The parts of a fit that predict() relies on, checked cheaply, so that a
@@ -136,6 +189,7 @@ check_fit <- function(object) {
   x <- object$xmatrix
   if (!is.matrix(x) || !is.double(x) || nrow(x) != m)
     bad(sprintf("'xmatrix' must be a double matrix with %d rows", m))
+  check_fit_scaling(object, ncol(x), bad)
   tryCatch(check_kernel_tree(kernel), error = function(e) bad(conditionMessage(e)))
   nweights <- length(kernel_conformals(kernel))
   w <- object$kernel_weights

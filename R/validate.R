@@ -89,3 +89,11 @@ check_no_dots <- function(...) {
          paste(shown, collapse = ", "), call. = FALSE)
   }
 }
+
+# Infinite values are an error; missing ones are left to the caller (predict()
+# gives their rows NA scores).
+check_no_infinite <- function(x, arg) {
+  if (any(is.infinite(x)))
+    stop(sprintf("'%s' must not contain infinite values", arg), call. = FALSE)
+  invisible(x)
+}

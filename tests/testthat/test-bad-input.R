@@ -276,13 +276,14 @@ test_that("predict: wrong columns, names, types and non-finite values are refuse
   x <- d$x
   fit <- kpca(x, kpar = list(sigma = 0.3), features = 2)
   fd <- kpca(as.data.frame(x), kpar = list(sigma = 0.3), features = 2)
+  fu <- kpca(unname(x), kpar = list(sigma = 0.3), features = 2)
   ff <- kpca(~ Sepal.Length + Petal.Width, data = iris[1:60, ], features = 2)
   fs <- kpca(~ Sepal.Length + Species, data = iris[seq(1, 150, by = 3), ], features = 2)
   fk <- kpca(d$K, kernel = "precomputed", features = 2)
   damaged <- fit; damaged$alpha <- NULL
   damaged2 <- fit; damaged2$kernel <- "foo"
   damaged3 <- fit; damaged3$kernel_colmeans <- 1:3
-  env <- list2env(list(x = x, fit = fit, fd = fd, ff = ff, fs = fs, fk = fk, K = d$K,
+  env <- list2env(list(x = x, fit = fit, fd = fd, fu = fu, ff = ff, fs = fs, fk = fk, K = d$K,
                        damaged = damaged, damaged2 = damaged2, damaged3 = damaged3),
                   parent = environment())
   cases <- list(
@@ -290,12 +291,15 @@ test_that("predict: wrong columns, names, types and non-finite values are refuse
     list("too many columns (unnamed)", quote(predict(fit, cbind(unname(x), 1))), "'newdata' must have 4 columns, as the training data, not 5"),
     list("a named column missing", quote(predict(fit, x[, 1:3])), "'newdata' lacks column Petal.Width"),
     list("a vector of the wrong length", quote(predict(fit, c(1, 2, 3))), "'newdata'"),
-    list("NA", quote({ z <- x[1:3, ]; z[2, 2] <- NA; predict(fit, z) }), "'newdata' must not contain missing values"),
-    list("NaN", quote({ z <- x[1:3, ]; z[1, 1] <- NaN; predict(fit, z) }), "'newdata' must not contain missing values"),
+    # (rows with NA or NaN give NA scores, as in predict.prcomp: test-prcomp-like.R)
     list("Inf", quote({ z <- x[1:3, ]; z[1, 1] <- Inf; predict(fit, z) }), "'newdata' must not contain infinite values"),
+    list("-Inf beside an NA row", quote({ z <- x[1:3, ]; z[2, 2] <- NA; z[1, 1] <- -Inf; predict(fit, z) }), "'newdata' must not contain infinite values"),
     list("character", quote(predict(fit, "a")), "'newdata' must be numeric, not character"),
     list("a list", quote(predict(fit, list(1, 2))), "'newdata' must be a numeric matrix or data frame, not a list"),
-    list("a factor column", quote(predict(fit, iris[1:3, ])), "'newdata' has non-numeric column: Species"),
+    # (extra columns, a factor among them, are ignored by named fits: test-prcomp-like.R)
+    list("a needed column is a factor", quote({ z <- as.data.frame(x[1:3, ]); z$Sepal.Length <- factor(z$Sepal.Length); predict(fit, z) }), "'newdata' has non-numeric column: Sepal.Length"),
+    list("a needed column is character", quote({ z <- as.data.frame(x[1:3, ]); z$Petal.Width <- "a"; predict(fit, z) }), "'newdata' has non-numeric column: Petal.Width"),
+    list("unnamed fit: a factor column", quote(predict(fu, iris[1:3, ])), "'newdata' has non-numeric column: Species"),
     list("unused argument", quote(predict(fit, x, foo = 1)), "unused argument: foo"),
     list("data.frame fit: renamed columns", quote(predict(fd, setNames(as.data.frame(x), paste0("v", 1:4)))), "'newdata' lacks columns Sepal.Length"),
     list("data.frame fit: a column missing", quote(predict(fd, as.data.frame(x)[, -2])), "'newdata' lacks column Sepal.Width"),
@@ -303,11 +307,10 @@ test_that("predict: wrong columns, names, types and non-finite values are refuse
     list("formula fit: a vector", quote(predict(ff, 1:2)), "'newdata' lacks variables of the formula"),
     list("formula fit: a character variable", quote(predict(ff, data.frame(Sepal.Length = "a", Petal.Width = 1))), "'newdata' does not match the training data: variable 'Sepal.Length'"),
     list("formula fit: a factor for a number", quote(predict(ff, data.frame(Sepal.Length = factor("a"), Petal.Width = 1))), "'newdata' does not match the training data"),
-    list("formula fit: NA (logical) only", quote(predict(ff, data.frame(Sepal.Length = NA, Petal.Width = 1))), "'newdata' must not contain missing values"),
-    list("formula fit: NA", quote(predict(ff, data.frame(Sepal.Length = NA_real_, Petal.Width = 1))), "'newdata' must not contain missing values"),
+    list("formula fit: Inf", quote(predict(ff, data.frame(Sepal.Length = Inf, Petal.Width = 1))), "'newdata' must not contain infinite values"),
     list("formula fit: a new factor level", quote(predict(fs, data.frame(Sepal.Length = 5, Species = "unknown"))), "Species"),
     list("precomputed: wrong width", quote(predict(fk, K[1:3, 1:10])), "'newdata' must be the kernel matrix between new and training rows, with 30 columns, not 10"),
-    list("precomputed: NA", quote({ z <- K[1:3, ]; z[1, 1] <- NA; predict(fk, z) }), "'newdata' must not contain missing values"),
+    list("precomputed: Inf", quote({ z <- K[1:3, ]; z[1, 1] <- Inf; predict(fk, z) }), "'newdata' must not contain infinite values"),
     list("a damaged fit: no alpha", quote(predict(damaged, x)), "'object' is not a valid fastkpca fit"),
     list("a damaged fit: unknown kernel", quote(predict(damaged2, x)), "'object' is not a valid fastkpca fit"),
     list("a damaged fit: colmeans", quote(predict(damaged3, x)), "'object' is not a valid fastkpca fit")

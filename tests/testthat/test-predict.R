@@ -75,8 +75,11 @@ test_that("matrix fits: named columns are matched by name; the wrong width is an
   expect_equal(predict(fit, as.data.frame(s$test)[, c(2, 4, 1, 3)]), base)
   expect_error(predict(fit, s$test[, 1:3]))
   expect_error(predict(fit, cbind(unname(s$test), 1)))
+  # a row with NA gives NA scores (as predict.prcomp), the other row its own
   na_row <- s$test[1:2, ]; na_row[1, 1] <- NA
-  expect_error(predict(fit, na_row))
+  p_na <- predict(fit, na_row)
+  expect_true(all(is.na(p_na[1, ])))
+  expect_equal(p_na[2, ], base[2, ])
   expect_error(predict(fit, s$test, foo = 1))
 })
 
