@@ -16,7 +16,7 @@ test_that("step_fastkpca_rbf() equals recipes' step_kpca_rbf() up to signs", {
   skip_if_not_installed("recipes")
   skip_if_not_installed("kernlab")
   s <- arrests_split()
-  ours <- recipes::prep(recipes::step_fastkpca_rbf(
+  ours <- recipes::prep(step_fastkpca_rbf(
     recipes::recipe(~ ., data = s$train), recipes::all_numeric(),
     num_comp = 3, sigma = 0.2), training = s$train)
   theirs <- recipes::prep(recipes::step_kpca_rbf(
@@ -36,7 +36,7 @@ test_that("step_fastkpca_poly() equals recipes' step_kpca_poly() up to signs", {
   skip_if_not_installed("recipes")
   skip_if_not_installed("kernlab")
   s <- arrests_split()
-  ours <- recipes::prep(recipes::step_fastkpca_poly(
+  ours <- recipes::prep(step_fastkpca_poly(
     recipes::recipe(~ ., data = s$train), recipes::all_numeric(),
     num_comp = 2, degree = 2, scale_factor = 0.5, offset = 1), training = s$train)
   theirs <- recipes::prep(recipes::step_kpca_poly(
@@ -54,11 +54,11 @@ test_that("step_fastkpca() equals step_kpca() for another kernel, in both argume
   s <- arrests_split()
   opts <- list(kernel = "laplacedot", kpar = list(sigma = 0.3))
   rec <- recipes::recipe(~ ., data = s$train)
-  ours <- recipes::prep(recipes::step_fastkpca(rec, recipes::all_numeric(), num_comp = 4,
+  ours <- recipes::prep(step_fastkpca(rec, recipes::all_numeric(), num_comp = 4,
                                                kernel = "laplacedot",
                                                kpar = list(sigma = 0.3)),
                         training = s$train)
-  ours_opts <- recipes::prep(recipes::step_fastkpca(rec, recipes::all_numeric(),
+  ours_opts <- recipes::prep(step_fastkpca(rec, recipes::all_numeric(),
                                                     num_comp = 4, options = opts),
                              training = s$train)
   theirs <- recipes::prep(recipes::step_kpca(rec, recipes::all_numeric(), num_comp = 4,
@@ -73,7 +73,7 @@ test_that("step_fastkpca() equals step_kpca() for another kernel, in both argume
 test_that("bake() gives kpca()'s rotated on the training rows and predict() on new rows", {
   skip_if_not_installed("recipes")
   s <- arrests_split()
-  prepped <- recipes::prep(recipes::step_fastkpca_rbf(
+  prepped <- recipes::prep(step_fastkpca_rbf(
     recipes::recipe(~ ., data = s$train), recipes::all_numeric(),
     num_comp = 3, sigma = 0.5), training = s$train)
   fit <- kpca(as.matrix(s$train[s$vars]), kernel = "rbfdot",
@@ -91,14 +91,14 @@ test_that("bake() gives kpca()'s rotated on the training rows and predict() on n
   expect_s3_class(res, "fastkpca")
   expect_identical(res$kernel, fit$kernel)
   expect_identical(res$kpar, fit$kpar)
-  expect_identical(prepped$steps[[1]]$columns, s$vars)
+  expect_identical(unname(prepped$steps[[1]]$columns), s$vars)
 })
 
 test_that("the step options: prefix, keep_original_cols, num_comp = 0, roles", {
   skip_if_not_installed("recipes")
   s <- arrests_split()
   rec <- recipes::recipe(Murder ~ ., data = s$train)
-  kept <- recipes::prep(recipes::step_fastkpca_rbf(rec, recipes::all_numeric_predictors(),
+  kept <- recipes::prep(step_fastkpca_rbf(rec, recipes::all_numeric_predictors(),
                                                    num_comp = 2, prefix = "K",
                                                    keep_original_cols = TRUE),
                         training = s$train)
@@ -106,14 +106,14 @@ test_that("the step options: prefix, keep_original_cols, num_comp = 0, roles", {
   expect_identical(names(out), c("Assault", "UrbanPop", "Rape", "state", "Murder", "K1", "K2"))
   expect_identical(out$Murder, s$test$Murder)
   # num_comp = 0 leaves the data alone
-  none <- recipes::prep(recipes::step_fastkpca(rec, recipes::all_numeric_predictors(),
+  none <- recipes::prep(step_fastkpca(rec, recipes::all_numeric_predictors(),
                                                num_comp = 0), training = s$train)
   expect_null(none$steps[[1]]$res)
   expect_identical(names(recipes::bake(none, new_data = s$test)),
                    names(recipes::bake(recipes::prep(rec, training = s$train),
                                        new_data = s$test)))
   # ten or more components: recipes' zero-padded names
-  many <- recipes::prep(recipes::step_fastkpca_rbf(recipes::recipe(~ ., data = s$train),
+  many <- recipes::prep(step_fastkpca_rbf(recipes::recipe(~ ., data = s$train),
                                                    recipes::all_numeric(), num_comp = 10),
                         training = s$train)
   expect_identical(grep("^kPC", names(recipes::bake(many, new_data = NULL)), value = TRUE),
@@ -124,49 +124,51 @@ test_that("the steps give clear errors", {
   skip_if_not_installed("recipes")
   s <- arrests_split()
   rec <- recipes::recipe(~ ., data = s$train)
-  expect_error(recipes::prep(recipes::step_fastkpca_rbf(rec, recipes::all_predictors()),
+  expect_error(recipes::prep(step_fastkpca_rbf(rec, recipes::all_predictors()),
                              training = s$train),
                "numeric columns; not numeric: state")
-  expect_error(recipes::prep(recipes::step_fastkpca_rbf(rec, recipes::all_numeric(),
+  expect_error(recipes::prep(step_fastkpca_rbf(rec, recipes::all_numeric(),
                                                         sigma = -1), training = s$train),
                "'sigma' of step_fastkpca_rbf() must be a single positive number", fixed = TRUE)
-  expect_error(recipes::prep(recipes::step_fastkpca_poly(rec, recipes::all_numeric(),
+  expect_error(recipes::prep(step_fastkpca_poly(rec, recipes::all_numeric(),
                                                          degree = 1.5), training = s$train),
                "'degree' of step_fastkpca_poly() must be", fixed = TRUE)
-  expect_error(recipes::prep(recipes::step_fastkpca_rbf(rec, recipes::all_numeric(),
+  expect_error(recipes::prep(step_fastkpca_rbf(rec, recipes::all_numeric(),
                                                         num_comp = -1), training = s$train),
                "'num_comp' of step_fastkpca_rbf() must be a single whole number of at least 0",
                fixed = TRUE)
-  expect_error(recipes::prep(recipes::step_fastkpca_rbf(rec, recipes::all_numeric(),
+  expect_error(recipes::prep(step_fastkpca_rbf(rec, recipes::all_numeric(),
                                                         num_comp = 99), training = s$train),
                "step_fastkpca_rbf() could not fit kpca(): 'features'", fixed = TRUE)
-  expect_error(recipes::prep(recipes::step_fastkpca(rec, recipes::all_numeric(),
+  expect_error(recipes::prep(step_fastkpca(rec, recipes::all_numeric(),
                                                     kernel = "nope"), training = s$train),
                "'kernel' must be one of")
-  expect_error(recipes::step_fastkpca(rec, recipes::all_numeric(), options = list(th = 1)),
+  expect_error(step_fastkpca(rec, recipes::all_numeric(), options = list(th = 1)),
                "'options' must be a list with entries named kernel and kpar only")
-  prepped <- recipes::prep(recipes::step_fastkpca_rbf(rec, recipes::all_numeric(),
+  prepped <- recipes::prep(step_fastkpca_rbf(rec, recipes::all_numeric(),
                                                       num_comp = 2), training = s$train)
-  expect_error(recipes::bake(prepped, new_data = s$test[c("Murder", "state")]),
-               "'new_data' lacks the columns Assault, UrbanPop, Rape")
+  # recipes checks the columns of new_data itself; the step checks them too
+  expect_error(recipes::bake(prepped$steps[[1]], new_data = s$test[c("Murder", "state")]),
+               "'new_data' lacks the columns Assault, UrbanPop, Rape needed by step_fastkpca_rbf()",
+               fixed = TRUE)
   clash <- s$train
   clash$kPC1 <- 0
-  expect_error(recipes::prep(recipes::step_fastkpca_rbf(recipes::recipe(~ ., data = clash),
+  expect_error(recipes::prep(step_fastkpca_rbf(recipes::recipe(~ ., data = clash),
                                                         Murder, Assault), training = clash),
                "kPC1")
 })
 
 test_that("landmarks reach kpca() only when given", {
-  expect_identical(kpca_step_args("rbfdot", list(sigma = 1), 3, NULL),
+  expect_identical(fastkpca:::kpca_step_args("rbfdot", list(sigma = 1), 3, NULL),
                    list(kernel = "rbfdot", kpar = list(sigma = 1), features = 3))
-  expect_identical(kpca_step_args("rbfdot", list(sigma = 1), 3, 20)$landmarks, 20)
+  expect_identical(fastkpca:::kpca_step_args("rbfdot", list(sigma = 1), 3, 20)$landmarks, 20)
 })
 
 test_that("print() and tidy() of the steps match recipes' own steps", {
   skip_if_not_installed("recipes")
   s <- arrests_split()
   rec <- recipes::recipe(~ ., data = s$train)
-  ours <- recipes::step_fastkpca_rbf(rec, Murder, Assault, id = "a")
+  ours <- step_fastkpca_rbf(rec, Murder, Assault, id = "a")
   theirs <- recipes::step_kpca_rbf(rec, Murder, Assault, id = "a")
   expect_identical(recipes::tidy(ours, number = 1), recipes::tidy(theirs, number = 1))
   ours_p <- recipes::prep(ours, training = s$train)
@@ -175,17 +177,17 @@ test_that("print() and tidy() of the steps match recipes' own steps", {
   expect_identical(recipes::tidy(ours_p, number = 1)$terms, c("Murder", "Assault"))
   expect_output(print(ours), "RBF kernel PCA \\(fastkpca\\) extraction with Murder, Assault")
   expect_output(print(ours_p), "RBF kernel PCA \\(fastkpca\\) extraction with Murder, Assault \\[trained\\]")
-  expect_output(print(recipes::step_fastkpca_poly(rec, Murder)), "Polynomial kernel PCA")
-  expect_output(print(recipes::step_fastkpca(rec, Murder)), "Kernel PCA \\(fastkpca\\)")
+  expect_output(print(step_fastkpca_poly(rec, Murder)), "Polynomial kernel PCA")
+  expect_output(print(step_fastkpca(rec, Murder)), "Kernel PCA \\(fastkpca\\)")
 })
 
 test_that("tunable() offers recipes' dials parameters; required_pkgs() names fastkpca", {
   skip_if_not_installed("recipes")
   rec <- recipes::recipe(~ ., data = USArrests)
   pairs <- list(
-    list(recipes::step_fastkpca_rbf(rec, recipes::all_numeric(), id = "x"),
+    list(step_fastkpca_rbf(rec, recipes::all_numeric(), id = "x"),
          recipes::step_kpca_rbf(rec, recipes::all_numeric(), id = "x")),
-    list(recipes::step_fastkpca_poly(rec, recipes::all_numeric(), id = "x"),
+    list(step_fastkpca_poly(rec, recipes::all_numeric(), id = "x"),
          recipes::step_kpca_poly(rec, recipes::all_numeric(), id = "x")))
   for (p in pairs) {
     ours <- recipes::tunable(p[[1]]$steps[[1]])
@@ -193,22 +195,23 @@ test_that("tunable() offers recipes' dials parameters; required_pkgs() names fas
     expect_identical(ours$name, theirs$name)
     expect_identical(ours$call_info, theirs$call_info)
     expect_identical(ours$source, theirs$source)
-    expect_identical(ours$component, class(p[[1]]$steps[[1]])[1])
-    expect_identical(ours$component_id, "x")
+    expect_true(all(ours$component == class(p[[1]]$steps[[1]])[1]))
+    expect_true(all(ours$component_id == "x"))
   }
-  gen <- recipes::tunable(recipes::step_fastkpca(rec, recipes::all_numeric())$steps[[1]])
+  gen <- recipes::tunable(step_fastkpca(rec, recipes::all_numeric())$steps[[1]])
   expect_identical(gen$name, "num_comp")
-  for (step in list(recipes::step_fastkpca, recipes::step_fastkpca_rbf,
-                    recipes::step_fastkpca_poly))
-    expect_identical(recipes::required_pkgs(step(rec, recipes::all_numeric())), "fastkpca")
+  for (step in list(step_fastkpca, step_fastkpca_rbf,
+                    step_fastkpca_poly))
+    expect_identical(recipes::required_pkgs(step(rec, recipes::all_numeric())$steps[[1]]),
+                     "fastkpca")
 })
 
 test_that("the dials parameters that tunable() names exist", {
   skip_if_not_installed("recipes")
   skip_if_not_installed("dials")
   rec <- recipes::recipe(~ ., data = USArrests)
-  steps <- list(recipes::step_fastkpca_rbf(rec, recipes::all_numeric()),
-                recipes::step_fastkpca_poly(rec, recipes::all_numeric()))
+  steps <- list(step_fastkpca_rbf(rec, recipes::all_numeric()),
+                step_fastkpca_poly(rec, recipes::all_numeric()))
   for (r in steps) {
     for (info in recipes::tunable(r$steps[[1]])$call_info) {
       make <- getExportedValue(info$pkg, info$fun)
@@ -224,7 +227,7 @@ test_that("tune_grid() tunes num_comp and sigma; its predictions are kpca() + lm
   ns <- function(pkg, name) getExportedValue(pkg, name)
   d <- as.data.frame(fx_cars())
   names(d) <- c("mpg", "disp", "hp", "wt", "qsec")
-  rec <- recipes::step_fastkpca_rbf(recipes::recipe(mpg ~ ., data = d),
+  rec <- step_fastkpca_rbf(recipes::recipe(mpg ~ ., data = d),
                                     recipes::all_numeric_predictors(),
                                     num_comp = ns("tune", "tune")(),
                                     sigma = ns("tune", "tune")())
