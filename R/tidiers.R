@@ -132,10 +132,10 @@ as_tidy_frame <- function(df) {
 
 # For a fit on a matrix with column names, newdata may be a data frame with
 # further (non-numeric) columns: keep those of the fit, so that predict()
-# sees only them.
+# sees only them. (Formula fits select their variables themselves.)
 select_fit_columns <- function(fit, newdata) {
   used <- colnames(fit$xmatrix)
-  if (is.null(fit$terms) && fit$kernel != "precomputed" && is.data.frame(newdata) &&
+  if (is.null(fit$terms) && is.data.frame(newdata) &&
       !is.null(used) && all(used %in% names(newdata)))
     newdata <- newdata[used]
   newdata
