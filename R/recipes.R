@@ -35,8 +35,9 @@
 #' `step_fastkpca_rbf()`, and `degree`, `scale_factor` and `offset` in
 #' `step_fastkpca_poly()`, with the dials parameters recipes uses for its
 #' own steps: `dials::num_comp()` (range 1 to 4), `dials::rbf_sigma()`,
-#' `dials::degree()`, `dials::scale_factor()` and `dials::offset()`. Mark
-#' them with `tune::tune()`.
+#' `dials::degree()`, `dials::scale_factor()` and `dials::kernel_offset()`
+#' (`dials::offset()` in versions of dials before its renaming). Mark them
+#' with `tune::tune()`.
 #'
 #' @section Tidying:
 #' `tidy()` of the step returns a tibble with the columns `terms` (the
@@ -374,7 +375,15 @@ tunable.step_fastkpca_poly <- function(x, ...) {
   tunable_table(x, c("num_comp", "degree", "scale_factor", "offset"),
                 list(num_comp_param(), list(pkg = "dials", fun = "degree"),
                      list(pkg = "dials", fun = "scale_factor"),
-                     list(pkg = "dials", fun = "offset")))
+                     list(pkg = "dials", fun = dials_offset_name())))
+}
+
+# dials renamed its offset() parameter kernel_offset() (and recipes followed);
+# name the one the installed dials has, the new one when dials is absent.
+dials_offset_name <- function() {
+  if (requireNamespace("dials", quietly = TRUE) &&
+      !"kernel_offset" %in% getNamespaceExports("dials") &&
+      "offset" %in% getNamespaceExports("dials")) "offset" else "kernel_offset"
 }
 
 #' @export

@@ -175,10 +175,16 @@ test_that("print() and tidy() of the steps match recipes' own steps", {
   theirs_p <- recipes::prep(theirs, training = s$train)
   expect_identical(recipes::tidy(ours_p, number = 1), recipes::tidy(theirs_p, number = 1))
   expect_identical(recipes::tidy(ours_p, number = 1)$terms, c("Murder", "Assault"))
-  expect_output(print(ours), "RBF kernel PCA \\(fastkpca\\) extraction with Murder, Assault")
-  expect_output(print(ours_p), "RBF kernel PCA \\(fastkpca\\) extraction with Murder, Assault \\[trained\\]")
-  expect_output(print(step_fastkpca_poly(rec, Murder)), "Polynomial kernel PCA")
-  expect_output(print(step_fastkpca(rec, Murder)), "Kernel PCA \\(fastkpca\\)")
+  # recipes prints steps on standard output (1.0) or as messages (1.1 on)
+  printed <- function(x) {
+    msgs <- capture_messages(out <- capture_output(print(x)))
+    paste(c(out, msgs), collapse = "\n")
+  }
+  expect_match(printed(ours), "RBF kernel PCA \\(fastkpca\\) extraction with:? Murder,? Assault")
+  expect_match(printed(ours_p),
+               "RBF kernel PCA \\(fastkpca\\) extraction with:? Murder,? Assault.*[Tt]rained")
+  expect_match(printed(step_fastkpca_poly(rec, Murder)), "Polynomial kernel PCA \\(fastkpca\\)")
+  expect_match(printed(step_fastkpca(rec, Murder)), "Kernel PCA \\(fastkpca\\) extraction")
 })
 
 test_that("tunable() offers recipes' dials parameters; required_pkgs() names fastkpca", {
@@ -193,7 +199,24 @@ test_that("tunable() offers recipes' dials parameters; required_pkgs() names fas
     ours <- recipes::tunable(p[[1]]$steps[[1]])
     theirs <- recipes::tunable(p[[2]]$steps[[1]])
     expect_identical(ours$name, theirs$name)
-    expect_identical(ours$call_info, theirs$call_info)
+    # the offset parameter: dials renamed offset() to kernel_offset(); ours
+    # names the one the installed dials has, while an older recipes beside a
+    # newer dials names the old one
+    info_ours <- ours$call_info
+    info_theirs <- theirs$call_info
+    off <- which(ours$name == "offset")
+    if (length(off) == 1L) {
+      ours_fun <- info_ours[[off]]$fun
+      expect_true(ours_fun %in% c("offset", "kernel_offset"))
+      if (requireNamespace("dials", quietly = TRUE)) {
+        expect_true(ours_fun %in% getNamespaceExports("dials"))
+        if (info_theirs[[off]]$fun %in% getNamespaceExports("dials"))
+          expect_identical(ours_fun, info_theirs[[off]]$fun)
+      }
+      info_ours[[off]] <- NULL
+      info_theirs[[off]] <- NULL
+    }
+    expect_identical(info_ours, info_theirs)
     expect_identical(ours$source, theirs$source)
     expect_true(all(ours$component == class(p[[1]]$steps[[1]])[1]))
     expect_true(all(ours$component_id == "x"))
