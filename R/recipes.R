@@ -92,7 +92,7 @@
 #' rec2 <- recipe(~ ., data = USArrests) |>
 #'   step_fastkpca(all_numeric(), num_comp = 3, kernel = "laplacedot",
 #'                 kpar = list(sigma = 0.1))
-#' head(bake(prep(rec2), new_data = NULL))
+#' rec2
 #' @export
 step_fastkpca <- function(recipe, ..., role = "predictor", trained = FALSE,
                           num_comp = 5, res = NULL, columns = NULL,
@@ -381,9 +381,9 @@ tunable.step_fastkpca_poly <- function(x, ...) {
 # dials renamed its offset() parameter kernel_offset() (and recipes followed);
 # name the one the installed dials has, the new one when dials is absent.
 dials_offset_name <- function() {
-  if (requireNamespace("dials", quietly = TRUE) &&
-      !"kernel_offset" %in% getNamespaceExports("dials") &&
-      "offset" %in% getNamespaceExports("dials")) "offset" else "kernel_offset"
+  if (!nzchar(system.file(package = "dials"))) return("kernel_offset")
+  exports <- getNamespaceExports("dials")
+  if (!"kernel_offset" %in% exports && "offset" %in% exports) "offset" else "kernel_offset"
 }
 
 #' @export
