@@ -164,6 +164,28 @@ test_that("landmarks reach kpca() only when given", {
   expect_identical(fastkpca:::kpca_step_args("rbfdot", list(sigma = 1), 3, 20)$landmarks, 20)
 })
 
+test_that("step_fastkpca() passes landmarks on to kpca()", {
+  skip_if_not_installed("recipes")
+  s <- arrests_split()
+  rec <- step_fastkpca(recipes::recipe(~ ., data = s$train), recipes::all_numeric(),
+                       num_comp = 2, kpar = list(sigma = 0.2), landmarks = 20)
+  if (!"landmarks" %in% names(formals(fastkpca:::kpca.default))) {
+    # kpca() without the Nystrom method: the step says what failed
+    expect_error(recipes::prep(rec, training = s$train),
+                 "step_fastkpca() could not fit kpca(): unused argument: landmarks",
+                 fixed = TRUE)
+  } else {
+    # with it: the step's output is kpca(landmarks = 20)'s, from the same seed
+    set.seed(3)
+    prepped <- recipes::prep(rec, training = s$train)
+    set.seed(3)
+    fit <- kpca(as.matrix(s$train[s$vars]), kernel = "rbfdot", kpar = list(sigma = 0.2),
+                features = 2, landmarks = 20)
+    expect_equal(unname(kpc_cols(recipes::bake(prepped, new_data = s$test))),
+                 unname(predict(fit, as.matrix(s$test[s$vars]))), tolerance = 1e-10)
+  }
+})
+
 test_that("print() and tidy() of the steps match recipes' own steps", {
   skip_if_not_installed("recipes")
   s <- arrests_split()
