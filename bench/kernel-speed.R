@@ -56,8 +56,10 @@ child <- function(version, kernel, what) {
     set.seed(1); x <- matrix(rnorm(%d * 10), %d, 10) / 3
     kn <- %s; kp <- %s
     new <- exists("kern", asNamespace("fastkpca"))
-    cross <- function() if (new) fastkpca:::kernel_cross(x, x, do.call(kern, c(list(kn), kp)), 2L)
-                        else fastkpca:::kernel_cross(x, x, kn, fastkpca:::resolve_kpar(kn, kp), 2L)
+    cross <- function() {
+      if (new) fastkpca:::kernel_cross(x, x, do.call(kern, c(list(kn), kp)), 2L)
+      else fastkpca:::kernel_cross(x, x, kn, fastkpca:::resolve_kpar(kn, kp), 2L)
+    }
     fit <- function() kpca(x, kernel = kn, kpar = kp, features = 5, threads = 2)
     f <- if (%s == "cross") cross else fit
     invisible(f())

@@ -8,6 +8,11 @@
 set -euo pipefail
 
 r_packages=(kernlab testthat knitr rmarkdown)
+# the tidyverse methods (Imports: generics; Suggests: the rest), all in Debian
+# as r-cran-*. tune, dials, parsnip, workflows and yardstick are not
+# Suggests (from CRAN they pull in newer versions of much of the tidyverse):
+# the tests that need them skip when they are absent.
+r_packages+=(generics recipes ggplot2 tibble rlang)
 missing_r=()
 for p in "${r_packages[@]}"; do
   Rscript -e "quit(status = if (requireNamespace('$p', quietly = TRUE)) 0 else 1)" \
