@@ -203,7 +203,8 @@ kpca.formula <- function(x, data = NULL, na.action = na.omit, ...) {
 kpca.default <- function(x, kernel = "rbfdot", kpar = list(sigma = 0.1),
                          features = 0, th = 1e-4, na.action = na.omit,
                          solver = c("auto", "exact", "iterative"),
-                         threads = kpca_threads(), control = list(), ...) {
+                         threads = kpca_threads(), control = list(),
+                         landmarks = NULL, landmark_rule = c("uniform", "kmeans++"), ...) {
   check_no_dots(...)
   call <- match.call()
   call[[1L]] <- as.name("kpca")
@@ -226,6 +227,9 @@ kpca.default <- function(x, kernel = "rbfdot", kpar = list(sigma = 0.1),
   n <- nrow(x)
   if (n < 2L) stop("'x' must have at least 2 rows (after 'na.action')", call. = FALSE)
   features <- check_features(features, n)
+  if (!is.null(landmarks))  # centered Nystrom, R/nystrom.R
+    return(kpca_nystrom(x, kernel, features, th, landmarks, landmark_rule, threads,
+                        call, removed))
   solver <- choose_solver(solver, n, features)
   settings <- solver_control(control, n, features)
   check_memory(n, features)

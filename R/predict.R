@@ -37,6 +37,7 @@ predict.fastkpca <- function(object, newdata, ...) {
   check_no_dots(...)
   check_fit(object)
   if (missing(newdata) || is.null(newdata)) return(object$rotated)
+  if (inherits(object, "fastkpca_nystrom")) return(nystrom_predict(object, newdata))
   z <- predict_data_matrix(object, newdata)
   alpha <- object$alpha
   alpha_sums <- colSums(alpha)
