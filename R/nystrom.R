@@ -174,9 +174,12 @@ draw_landmarks <- function(x, m, rule, kernel, threads) {
 }
 
 # Blocks of rows for the passes, as c(first row from 0, rows): the kernel
-# between a block and the landmarks holds about 2^22 doubles (32 MB).
+# between a block and the landmarks holds about 2^22 doubles (32 MB). The
+# internal option fastkpca.nystrom_block_rows sets another size (the tests
+# use it to check that sums over many blocks equal one block).
 nystrom_blocks <- function(n, m) {
-  size <- as.integer(max(256, min(n, floor(2^22 / m))))
+  size <- getOption("fastkpca.nystrom_block_rows", max(256, floor(2^22 / m)))
+  size <- as.integer(max(1, min(n, size)))
   starts <- seq.int(0L, n - 1L, by = size)
   lapply(starts, function(s) c(s, min(size, n - s)))
 }

@@ -33,32 +33,32 @@
 #define SYRK_MR 8
 #define SYRK_NR 4
 
+/* The tile kernel: acc (8 x 4, column-major) = sum over kc rows of
+ * a[k, 0:8] b[k, 0:4]', with a and b rows SYRK_MR doubles apart (b points
+ * into a panel at its column offset). With GCC or clang it is written with
+ * vector extensions: SSE2 (2 doubles, every x86-64 CPU) by default, and on
+ * x86-64 CPUs with AVX2 and FMA (checked at run time) 4 doubles with fused
+ * multiply-adds, about twice as fast. Elsewhere, plain loops. */
 #if defined(__GNUC__) && (__GNUC__ >= 5 || defined(__clang__))
 # define SYRK_VECTOR 1
-typedef double v4d __attribute__((vector_size(32), aligned(8)));
+typedef double v2d __attribute__((vector_size(16)));
+typedef double v2du __attribute__((vector_size(16), aligned(8)));
+# if defined(__x86_64__) && (defined(__clang__) || __GNUC__ >= 6)
+#  define SYRK_AVX2 1
+typedef double v4d __attribute__((vector_size(32)));
+typedef double v4du __attribute__((vector_size(32), aligned(8)));
+# endif
 #endif
 
-/* Where GCC can make a second copy of the tile kernel for AVX2 with FMA,
- * chosen at load time on CPUs that have it: about twice the speed. */
-#if defined(SYRK_VECTOR) && !defined(__clang__) && defined(__x86_64__) && \
-    defined(__linux__) && __GNUC__ >= 6
-# define SYRK_CLONES __attribute__((target_clones("arch=haswell", "default")))
-#else
-# define SYRK_CLONES
-#endif
-
-/* acc (8 x 4, column-major) = sum over kc rows of a[k, 0:8] b[k, 0:4]', with
- * a and b rows SYRK_MR doubles apart (b points into a panel at its column
- * offset). */
-SYRK_CLONES
-static void syrk_tile(int kc, const double *a, const double *b, double *acc)
+#ifdef SYRK_AVX2
+__attribute__((target("avx2,fma")))
+static void syrk_tile_avx2(int kc, const double *a, const double *b, double *acc)
 {
-#ifdef SYRK_VECTOR
     v4d c00 = {0, 0, 0, 0}, c10 = c00, c01 = c00, c11 = c00, c02 = c00, c12 = c00,
         c03 = c00, c13 = c00;
     for (int k = 0; k < kc; k++) {
         const double *ak = a + (size_t) k * SYRK_MR, *bk = b + (size_t) k * SYRK_MR;
-        v4d a0 = *(const v4d *) ak, a1 = *(const v4d *) (ak + 4);
+        v4d a0 = *(const v4du *) ak, a1 = *(const v4du *) (ak + 4);
         v4d b0 = {bk[0], bk[0], bk[0], bk[0]};
         c00 += a0 * b0; c10 += a1 * b0;
         v4d b1 = {bk[1], bk[1], bk[1], bk[1]};
@@ -68,8 +68,39 @@ static void syrk_tile(int kc, const double *a, const double *b, double *acc)
         v4d b3 = {bk[3], bk[3], bk[3], bk[3]};
         c03 += a0 * b3; c13 += a1 * b3;
     }
-    v4d out[8] = {c00, c10, c01, c11, c02, c12, c03, c13};
-    memcpy(acc, out, sizeof out);
+    *(v4du *) (acc + 0) = c00;  *(v4du *) (acc + 4) = c10;
+    *(v4du *) (acc + 8) = c01;  *(v4du *) (acc + 12) = c11;
+    *(v4du *) (acc + 16) = c02; *(v4du *) (acc + 20) = c12;
+    *(v4du *) (acc + 24) = c03; *(v4du *) (acc + 28) = c13;
+}
+#endif
+
+static void syrk_tile_plain(int kc, const double *a, const double *b, double *acc)
+{
+#ifdef SYRK_VECTOR
+    /* two 4 x 4 halves: 8 accumulators each, within SSE2's 16 registers */
+    for (int h = 0; h < 2; h++) {
+        v2d c00 = {0, 0}, c10 = c00, c01 = c00, c11 = c00, c02 = c00, c12 = c00,
+            c03 = c00, c13 = c00;
+        const double *ah = a + 4 * h;
+        for (int k = 0; k < kc; k++) {
+            const double *ak = ah + (size_t) k * SYRK_MR, *bk = b + (size_t) k * SYRK_MR;
+            v2d a0 = *(const v2du *) ak, a1 = *(const v2du *) (ak + 2);
+            v2d b0 = {bk[0], bk[0]};
+            c00 += a0 * b0; c10 += a1 * b0;
+            v2d b1 = {bk[1], bk[1]};
+            c01 += a0 * b1; c11 += a1 * b1;
+            v2d b2 = {bk[2], bk[2]};
+            c02 += a0 * b2; c12 += a1 * b2;
+            v2d b3 = {bk[3], bk[3]};
+            c03 += a0 * b3; c13 += a1 * b3;
+        }
+        double *o = acc + 4 * h;
+        *(v2du *) (o + 0) = c00;  *(v2du *) (o + 2) = c10;
+        *(v2du *) (o + 8) = c01;  *(v2du *) (o + 10) = c11;
+        *(v2du *) (o + 16) = c02; *(v2du *) (o + 18) = c12;
+        *(v2du *) (o + 24) = c03; *(v2du *) (o + 26) = c13;
+    }
 #else
     for (int t = 0; t < SYRK_MR * SYRK_NR; t++) acc[t] = 0.0;
     for (int k = 0; k < kc; k++) {
@@ -78,6 +109,18 @@ static void syrk_tile(int kc, const double *a, const double *b, double *acc)
             for (int i = 0; i < SYRK_MR; i++) acc[i + j * SYRK_MR] += ak[i] * bk[j];
     }
 #endif
+}
+
+typedef void (*syrk_tile_fn)(int, const double *, const double *, double *);
+
+/* The tile kernel for this CPU. */
+static syrk_tile_fn syrk_tile_choose(void)
+{
+#ifdef SYRK_AVX2
+    if (__builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma"))
+        return syrk_tile_avx2;
+#endif
+    return syrk_tile_plain;
 }
 
 /* G (m x m, lower triangle with the diagonal) += (B - 1 c')' (B - 1 c') and
@@ -91,6 +134,7 @@ static void syrk_lower_add(const double *B, int nb, int m, const double *c, doub
     int npanels = (m + SYRK_MR - 1) / SYRK_MR;
     size_t panel_len = (size_t) SYRK_KC * SYRK_MR;
     double *P = (double *) R_alloc((size_t) npanels * panel_len, sizeof(double));
+    syrk_tile_fn syrk_tile = syrk_tile_choose();
     for (int k0 = 0; k0 < nb; k0 += SYRK_KC) {
         int kc = nb - k0 < SYRK_KC ? nb - k0 : SYRK_KC;
 #ifdef _OPENMP
