@@ -3,7 +3,7 @@
 # eigenproblems, predict() and printing.
 
 #' @rdname kpca
-#' @section Beyond one n x n matrix: Nyström landmarks:
+#' @section Nyström landmarks, beyond one n x n matrix:
 #' With `landmarks`, the fit is centered Nyström kernel PCA, which never
 #' forms the n x n kernel matrix. With \eqn{L} the m landmark rows,
 #' \eqn{K_{mm} = k(L, L) = U \mathrm{diag}(s) U'}{K_mm = k(L, L) = U diag(s) U'}
@@ -56,8 +56,8 @@
 #' measured in `bench/nystrom.R` (see `vignette("fastkpca")`).
 #'
 #' @param landmarks `NULL` (the default) for the exact fit; otherwise the
-#'   fit is centered Nyström kernel PCA (see the section on landmarks) with
-#'   as landmarks: a number m of rows of `x` (between `features + 1` and
+#'   fit is centered Nyström kernel PCA (see the section on Nyström
+#'   landmarks) with as landmarks: a number m of rows of `x` (between `features + 1` and
 #'   `nrow(x)`), chosen by `landmark_rule`; a matrix or data frame of
 #'   landmark rows with the columns of `x`; or `"auto"`.
 #' @param landmark_rule How a number of landmarks is drawn from the rows:

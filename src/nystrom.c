@@ -381,10 +381,12 @@ SEXP nystrom_kmeanspp(SEXP x, SEXP m_, SEXP kernel, SEXP weights, SEXP threads)
     while (1) {
         idx[got++] = c + 1;
         if (got == m) break;
-        /* kc[i] = k(x_c, x_i): one row, all n columns (threaded over them) */
+        /* kc[i] = k(x_i, x_c): one column of n rows, a tight loop (as n
+         * columns of one row, the per-column overhead costs more than the
+         * kernel values) */
         kernel_points v = points_view(&k, &p, c, 1, wb);
         const void *vmax = vmaxget();
-        kernel_block(&k, &v, &p, 0, kc, nthreads, "");
+        kernel_block(&k, &p, &v, 0, kc, nthreads, "");
         vmaxset(vmax);
         double total = 0.0;
         for (int i = 0; i < n; i++) {
