@@ -25,8 +25,8 @@
 #endif
 
 /* Rows of a block per slice of the rank-k update: a packed slice of the
- * block (KC x m doubles, 1 MB for m = 500) stays in the L2 cache while every
- * tile of the result is updated from it. */
+ * block (KC x m doubles, 1 MB for m = 500) stays in the L2 cache while a
+ * thread updates its tiles of the result from it. */
 #define SYRK_KC 256
 /* The result is updated in tiles of 8 rows by 4 columns, the packed slice
  * stored in panels of 8 columns (row by row, 8 doubles each). */
@@ -125,54 +125,56 @@ static syrk_tile_fn syrk_tile_choose(void)
 
 /* G (m x m, lower triangle with the diagonal) += (B - 1 c')' (B - 1 c') and
  * colsum += (B - 1 c')' 1, for B nb x m (leading dimension nb). The block
- * is packed slice by slice (SYRK_KC rows) into panels of SYRK_MR columns
- * (zero-padded), the shift c subtracted on the way; threads share the
- * panels of rows of G, each entry summed in a fixed order. */
+ * is first packed, the shift c subtracted on the way, in slices of SYRK_KC
+ * rows, each slice in panels of SYRK_MR columns (zero-padded, row by row).
+ * Then, slice by slice, each thread updates its own row panels of G: the
+ * same thread owns the same panels in every slice (a static schedule), so
+ * the threads never wait for one another between slices, and every entry
+ * is summed in the same order whatever the number of threads. One parallel
+ * region per block: on a machine shared with other work, a barrier per
+ * slice costs more than the slice. */
 static void syrk_lower_add(const double *B, int nb, int m, const double *c, double *G,
                            double *colsum, int threads)
 {
     int npanels = (m + SYRK_MR - 1) / SYRK_MR;
-    size_t panel_len = (size_t) SYRK_KC * SYRK_MR;
-    double *P = (double *) R_alloc((size_t) npanels * panel_len, sizeof(double));
+    int nslices = (nb + SYRK_KC - 1) / SYRK_KC;
+    size_t panel_len = (size_t) SYRK_KC * SYRK_MR, slice_len = panel_len * npanels;
+    double *P = (double *) R_alloc((size_t) nslices * slice_len, sizeof(double));
     syrk_tile_fn syrk_tile = syrk_tile_choose();
-    for (int k0 = 0; k0 < nb; k0 += SYRK_KC) {
-        int kc = nb - k0 < SYRK_KC ? nb - k0 : SYRK_KC;
 #ifdef _OPENMP
 #pragma omp parallel num_threads(threads) if (threads > 1)
 #endif
-        {
+    {
 #ifdef _OPENMP
 #pragma omp for schedule(static)
 #endif
-            for (int p = 0; p < npanels; p++) {
-                double *panel = P + (size_t) p * panel_len;
-                for (int l = 0; l < SYRK_MR; l++) {
-                    int j = p * SYRK_MR + l;
-                    if (j >= m) {
-                        for (int k = 0; k < kc; k++) panel[(size_t) k * SYRK_MR + l] = 0.0;
-                        continue;
-                    }
-                    const double *col = B + (size_t) j * nb + k0;
-                    double s = 0.0;
-                    for (int k = 0; k < kc; k++) {
-                        double v = col[k] - c[j];
-                        panel[(size_t) k * SYRK_MR + l] = v;
-                        s += v;
-                    }
-                    colsum[j] += s;
+        for (int p = 0; p < npanels; p++) {
+            for (int l = 0; l < SYRK_MR; l++) {
+                int j = p * SYRK_MR + l;
+                const double *col = j < m ? B + (size_t) j * nb : NULL;
+                double s = 0.0;
+                for (int k = 0; k < nb; k++) {
+                    double v = col ? col[k] - c[j] : 0.0;
+                    P[(k / SYRK_KC) * slice_len + p * panel_len +
+                      (size_t) (k % SYRK_KC) * SYRK_MR + l] = v;
+                    s += v;
                 }
+                if (col) colsum[j] += s;
             }
-            /* row panels of G: the later ones have more tiles, so hand them
-             * out one at a time, largest first */
+        }
+        for (int sl = 0; sl < nslices; sl++) {
+            int kc = nb - sl * SYRK_KC < SYRK_KC ? nb - sl * SYRK_KC : SYRK_KC;
+            const double *S = P + (size_t) sl * slice_len;
+            /* row panels of G, largest first, dealt out in turn */
 #ifdef _OPENMP
-#pragma omp for schedule(dynamic, 1)
+#pragma omp for schedule(static, 1) nowait
 #endif
             for (int q = 0; q < npanels; q++) {
                 int pi = npanels - 1 - q, i0 = pi * SYRK_MR;
-                const double *a = P + (size_t) pi * panel_len;
+                const double *a = S + (size_t) pi * panel_len;
                 double acc[SYRK_MR * SYRK_NR];
                 for (int j0 = 0; j0 < i0 + SYRK_MR && j0 < m; j0 += SYRK_NR) {
-                    const double *b = P + (size_t) (j0 / SYRK_MR) * panel_len + j0 % SYRK_MR;
+                    const double *b = S + (size_t) (j0 / SYRK_MR) * panel_len + j0 % SYRK_MR;
                     syrk_tile(kc, a, b, acc);
                     for (int jj = 0; jj < SYRK_NR && j0 + jj < m; jj++) {
                         int j = j0 + jj;
@@ -185,8 +187,8 @@ static void syrk_lower_add(const double *B, int nb, int m, const double *c, doub
                 }
             }
         }
-        R_CheckUserInterrupt();
     }
+    R_CheckUserInterrupt();
 }
 
 /* What one block call needs: the kernel, the landmarks prepared for it, and
