@@ -1,8 +1,9 @@
 # Benchmark: centered Nystrom kernel PCA, kpca(x, landmarks = ...), against
 # the exact fit and against scikit-learn's Nystroem + PCA, in one run.
 #   Rscript bench/nystrom.R                # all parts
-#   Rscript bench/nystrom.R accuracy       # part 1 only (likewise large,
-#                                          # sklearn, syrk; several allowed)
+#   Rscript bench/nystrom.R accuracy       # part 1 only (likewise clusters,
+#                                          # large, sklearn, syrk; several
+#                                          # allowed)
 # Data: Gaussian rows, d = 10, column j with standard deviation
 # 2^(-(j - 1) / 4) (1 to 0.18), rbfdot with sigma = 0.05. The columns have
 # different scales so that the leading kernel principal components have
@@ -17,6 +18,8 @@
 #    eigenvalues, smallest |correlation| of the first 5 score columns with
 #    the exact ones on the training rows and on the new rows (predict()).
 #    Targets: eigenvalues within 1%, |r| >= 0.99.
+# 1b. clusters: the same on 30 clusters of very unequal sizes, uniform
+#    against k-means++ landmarks, m = 50, 100, 200, three seeds each.
 # 2. large: n = 10^6, landmarks = "auto", in its own R process: time and
 #    peak resident memory added by the fit (VmHWM). Targets: 60 s, 1.5 GB.
 # 3. sklearn: n = 10^5, m = 500, 10 features: kpca(landmarks = 500) and
@@ -80,7 +83,7 @@ if (length(args) >= 1L && args[1L] == "child-large") {
   quit(save = "no")
 }
 
-parts <- if (length(args)) args else c("accuracy", "large", "sklearn", "syrk")
+parts <- if (length(args)) args else c("accuracy", "clusters", "large", "sklearn", "syrk")
 results <- list()
 
 # ---------------------------------------------------------------------------
@@ -125,6 +128,39 @@ if ("accuracy" %in% parts) {
       "|correlation| of score columns 1-5 with the exact fit's (training rows; 2000 new\n",
       "rows through predict()); ok: eig_err <= 1% and both |r| >= 0.99\n\n", sep = "")
   results$accuracy <- acc
+}
+
+# ---------------------------------------------------------------------------
+if ("clusters" %in% parts) {
+  cat("== 1b. uniform against k-means++ landmarks on clustered data (", load_average(),
+      ")\n", sep = "")
+  # 30 tight clusters (sd 0.3) with sizes falling by 0.8 from one to the
+  # next: the 10th holds about 2.7% of the rows, the 30th 0.03%
+  n <- 20000L
+  set.seed(7)
+  centers <- matrix(rnorm(30L * d, sd = 3), 30L, d)
+  cluster_of <- function(n) sample.int(30L, n, replace = TRUE, prob = 0.8^(0:29))
+  make <- function(n) { g <- cluster_of(n); centers[g, ] + matrix(rnorm(n * d, sd = 0.3), n, d) }
+  x <- make(n)
+  new <- make(2000L)
+  ex <- elapsed(kpca(x, kpar = list(sigma = sigma), features = features))
+  exact <- ex$value
+  exact_new <- predict(exact, new)
+  cat(sprintf("exact fit (%s solver): %.1f s\n", exact$solver, ex$seconds))
+  rows <- list()
+  for (m in c(50L, 100L, 200L)) for (rule in c("uniform", "kmeans++")) for (seed in 1:3) {
+    set.seed(seed)
+    r <- elapsed(kpca(x, kpar = list(sigma = sigma), features = features,
+                      landmarks = m, landmark_rule = rule))
+    fit <- r$value
+    rows[[length(rows) + 1L]] <- data.frame(
+      m = m, rule = rule, seed = seed, seconds = round(r$seconds, 2),
+      eig_err = signif(max(abs(fit$eig / exact$eig - 1)), 2),
+      r_train = round(min(abs(diag(cor(fit$rotated[, 1:5], exact$rotated[, 1:5])))), 4),
+      r_new = round(min(abs(diag(cor(predict(fit, new)[, 1:5], exact_new[, 1:5])))), 4))
+  }
+  print(do.call(rbind, rows), row.names = FALSE)
+  cat("\n")
 }
 
 # ---------------------------------------------------------------------------
