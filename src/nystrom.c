@@ -42,11 +42,11 @@
 #if defined(__GNUC__) && (__GNUC__ >= 5 || defined(__clang__))
 # define SYRK_VECTOR 1
 typedef double v2d __attribute__((vector_size(16)));
-typedef double v2du __attribute__((vector_size(16), aligned(8)));
+typedef double v2du __attribute__((vector_size(16), aligned(8), may_alias));
 # if defined(__x86_64__) && (defined(__clang__) || __GNUC__ >= 6)
 #  define SYRK_AVX2 1
 typedef double v4d __attribute__((vector_size(32)));
-typedef double v4du __attribute__((vector_size(32), aligned(8)));
+typedef double v4du __attribute__((vector_size(32), aligned(8), may_alias));
 # endif
 #endif
 
@@ -342,7 +342,8 @@ static kernel_points points_view(const kernel_eval *k, const kernel_points *p, i
  * squared feature-space distance k(x,x) + k(c,c) - 2 k(x,c) to the nearest
  * landmark so far. Uses R's random number generator.
  * x: n x d double matrix; m: integer, 1..n; kernel: a program; weights: the
- * conformal weights of the rows of x; threads.
+ * conformal weights of the rows of x; threads (checked, unused: each draw
+ * needs the one before).
  * Returns the m row numbers (from 1), or fewer if the rest of the data are
  * at distance 0 from the landmarks already (duplicated rows). */
 SEXP nystrom_kmeanspp(SEXP x, SEXP m_, SEXP kernel, SEXP weights, SEXP threads)
@@ -352,7 +353,7 @@ SEXP nystrom_kmeanspp(SEXP x, SEXP m_, SEXP kernel, SEXP weights, SEXP threads)
     check_double_matrix(x, "x");
     int n = nrows(x), d = ncols(x);
     int m = as_count(m_, "m", 1, n > 0 ? n : 1);
-    int nthreads = as_threads(threads);
+    as_threads(threads); /* checked; the draws are sequential, on one thread */
     if (n < 1) error("'x' must have at least one row");
 
     kernel_points p;
@@ -383,12 +384,13 @@ SEXP nystrom_kmeanspp(SEXP x, SEXP m_, SEXP kernel, SEXP weights, SEXP threads)
     while (1) {
         idx[got++] = c + 1;
         if (got == m) break;
-        /* kc[i] = k(x_i, x_c): one column of n rows, a tight loop (as n
-         * columns of one row, the per-column overhead costs more than the
-         * kernel values) */
+        /* kc[i] = k(x_i, x_c): one column of n rows, a tight loop on one
+         * thread (as n columns of one row, the per-column overhead costs
+         * more than the kernel values; and a parallel region per landmark
+         * waits, on a busy machine, for a second thread to be scheduled) */
         kernel_points v = points_view(&k, &p, c, 1, wb);
         const void *vmax = vmaxget();
-        kernel_block(&k, &p, &v, 0, kc, nthreads, "");
+        kernel_block(&k, &p, &v, 0, kc, 1, "");
         vmaxset(vmax);
         double total = 0.0;
         for (int i = 0; i < n; i++) {
