@@ -63,9 +63,10 @@
 #'
 #' @param landmarks `NULL` (the default) for the exact fit; otherwise the
 #'   fit is centered Nyström kernel PCA (see the section on Nyström
-#'   landmarks) with as landmarks: a number m of rows of `x` (between `features + 1` and
-#'   `nrow(x)`), chosen by `landmark_rule`; a matrix or data frame of
-#'   landmark rows with the columns of `x`; or `"auto"`.
+#'   landmarks) with as landmarks: a number m of rows of `x`, between
+#'   `max(2, features + 1)` and `nrow(x)`, chosen by `landmark_rule`; a
+#'   matrix or data frame of landmark rows with the columns of `x` (as many
+#'   rows as a number allows); or `"auto"`.
 #' @param landmark_rule How a number of landmarks is drawn from the rows:
 #'   `"uniform"` (the default) or `"kmeans++"`.
 #' @name kpca

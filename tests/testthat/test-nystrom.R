@@ -175,3 +175,31 @@ test_that("the exact fit's memory error points to landmarks = \"auto\"", {
   expect_error(fastkpca:::check_memory(1e6, 5, available = 1e9),
                "landmarks = \"auto\"")
 })
+
+test_that("a long Nyström fit and k-means++ stop at a time limit", {
+  skip_on_cran()
+  skip_if(nzchar(Sys.getenv("FASTKPCA_MEMCHECK")), "timing under a memory checker")
+  set.seed(1)
+  x <- matrix(rnorm(20000 * 100), 20000, 100)
+  limited <- function(expr) {
+    start <- proc.time()[["elapsed"]]
+    msg <- tryCatch({
+      setTimeLimit(elapsed = 1, transient = TRUE)
+      force(expr)
+      "finished"
+    }, error = function(e) conditionMessage(e),
+    finally = setTimeLimit(cpu = Inf, elapsed = Inf, transient = FALSE))
+    list(message = msg, elapsed = proc.time()[["elapsed"]] - start)
+  }
+  # anovadot costs 100 exp() per value: the passes take tens of seconds
+  res <- limited(kpca(x, kernel = "anovadot", kpar = list(sigma = 0.01), features = 2,
+                      landmarks = 1000, threads = 1))
+  expect_match(res$message, "reached elapsed time limit")
+  expect_lt(res$elapsed, 2.5)
+  res <- limited(kpca(x, kernel = "anovadot", kpar = list(sigma = 0.01), features = 2,
+                      landmarks = 1000, landmark_rule = "kmeans++", threads = 1))
+  expect_match(res$message, "reached elapsed time limit")
+  expect_lt(res$elapsed, 2.5)
+  # R and the package stay usable
+  expect_equal(length(kpca(x[1:50, 1:3], features = 2, landmarks = 20)$eig), 2L)
+})
