@@ -246,7 +246,8 @@ kpca.default <- function(x, kernel = "rbfdot", kpar = list(sigma = 0.1),
                          features = 0, th = 1e-4, na.action = na.omit,
                          solver = c("auto", "exact", "iterative"),
                          threads = kpca_threads(), control = list(),
-                         center = FALSE, scale. = FALSE, ...) {
+                         center = FALSE, scale. = FALSE,
+                         landmarks = NULL, landmark_rule = c("uniform", "kmeans++"), ...) {
   check_no_dots(...)
   call <- match.call()
   call[[1L]] <- as.name("kpca")
@@ -272,6 +273,9 @@ kpca.default <- function(x, kernel = "rbfdot", kpar = list(sigma = 0.1),
   scaling <- scale_data(x, center, scale., precomputed = is_precomputed(kernel))
   x <- scaling$x
   features <- check_features(features, n)
+  if (!is.null(landmarks))  # centered Nystrom, R/nystrom.R
+    return(kpca_nystrom(x, kernel, features, th, landmarks, landmark_rule, threads,
+                        call, removed, scaling))
   solver <- choose_solver(solver, n, features)
   settings <- solver_control(control, n, features)
   check_memory(n, features)

@@ -33,11 +33,15 @@ check_memory <- function(n, features, available = available_bytes()) {
   need <- fit_bytes(n, features)
   if (!is.na(available) && need > available)
     stop(sprintf(paste0("a fit on %d rows needs about %s (one %d x %d double matrix), ",
-                        "but only %s of memory is available"),
+                        "but only %s of memory is available; ",
+                        "landmarks = \"auto\" fits centered Nystr\u00f6m kernel PCA ",
+                        "without that matrix"),
                  n, format_bytes(need), n, n, format_bytes(available)), call. = FALSE)
   # where the available memory is unknown, R_alloc in C still refuses what
   # cannot be allocated
   if (need > 8 * .Machine$integer.max^2)
-    stop(sprintf("a fit on %d rows needs about %s", n, format_bytes(need)), call. = FALSE)
+    stop(sprintf(paste0("a fit on %d rows needs about %s; landmarks = \"auto\" fits ",
+                        "centered Nystr\u00f6m kernel PCA without the n x n matrix"),
+                 n, format_bytes(need)), call. = FALSE)
   invisible(need)
 }

@@ -73,6 +73,7 @@ predict.fastkpca <- function(object, newdata, ...) {
 
 # The projections of complete new rows (already scaled), block by block.
 project_rows <- function(object, z) {
+  if (inherits(object, "fastkpca_nystrom")) return(nystrom_project_rows(object, z))
   alpha <- object$alpha
   alpha_sums <- colSums(alpha)
   offset <- drop(crossprod(object$kernel_colmeans, alpha)) -

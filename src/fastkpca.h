@@ -8,6 +8,8 @@
  *   lanczos.c top eigenpairs by thick-restart Lanczos (the iterative solver)
  *   fit.c     the .Call entry point that runs the steps on one n x n buffer
  *   args.c    argument checks shared by the entry points
+ *   nystrom.c centered Nystrom kernel PCA: the passes over row blocks, the
+ *             blocked rank-k update, k-means++ landmarks
  *   init.c    registration
  */
 #ifndef FASTKPCA_H
@@ -128,5 +130,12 @@ SEXP kpca_fit(SEXP x, SEXP kernel, SEXP weights, SEXP features, SEXP th,
 SEXP kernel_cross(SEXP z, SEXP x, SEXP kernel, SEXP zweights, SEXP xweights,
                   SEXP threads);
 SEXP kernel_gram(SEXP x, SEXP kernel, SEXP weights, SEXP threads);
+
+/* nystrom.c: centered Nystrom kernel PCA, one block of rows per call */
+SEXP nystrom_pass1(SEXP x, SEXP rows, SEXP landmarks, SEXP kernel, SEXP xweights,
+                   SEXP lweights, SEXP shift, SEXP threads);
+SEXP nystrom_pass2(SEXP x, SEXP rows, SEXP landmarks, SEXP kernel, SEXP xweights,
+                   SEXP lweights, SEXP coef, SEXP offset, SEXP threads);
+SEXP nystrom_kmeanspp(SEXP x, SEXP m, SEXP kernel, SEXP weights, SEXP threads);
 
 #endif

@@ -8,6 +8,9 @@ static const R_CallMethodDef call_methods[] = {
     CALLDEF(kpca_fit, 8),
     CALLDEF(kernel_cross, 6),
     CALLDEF(kernel_gram, 4),
+    CALLDEF(nystrom_pass1, 8),
+    CALLDEF(nystrom_pass2, 9),
+    CALLDEF(nystrom_kmeanspp, 5),
     {NULL, NULL, 0}
 };
 
