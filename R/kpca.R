@@ -97,7 +97,11 @@
 #'   kernel matrix given as `x`.
 #' @param kpar A named list of kernel parameters for a kernel given by name;
 #'   see the Kernels section. It is an error to give it with a kernel
-#'   object, which carries its own parameters.
+#'   object, which carries its own parameters. For the kernels with a
+#'   `sigma` (`"rbfdot"`, `"laplacedot"`, `"besseldot"`, `"anovadot"`),
+#'   `kpar = "automatic"` chooses `sigma` from the data by the median
+#'   heuristic of [median_sigma()] (the other parameters take their
+#'   defaults); the fit's `kpar` and `kernel` hold the value chosen.
 #' @param features The number of components to compute, or 0 (the default)
 #'   for all those whose eigenvalue exceeds `th`.
 #' @param th With `features = 0`, the threshold on the eigenvalues of
@@ -225,6 +229,7 @@ kpca.default <- function(x, kernel = "rbfdot", kpar = list(sigma = 0.1),
   }
   n <- nrow(x)
   if (n < 2L) stop("'x' must have at least 2 rows (after 'na.action')", call. = FALSE)
+  if (identical(kpar, "automatic")) kernel <- automatic_sigma_kernel(kernel, x)
   features <- check_features(features, n)
   solver <- choose_solver(solver, n, features)
   settings <- solver_control(control, n, features)

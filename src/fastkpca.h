@@ -8,6 +8,7 @@
  *   lanczos.c top eigenpairs by thick-restart Lanczos (the iterative solver)
  *   fit.c     the .Call entry point that runs the steps on one n x n buffer
  *   args.c    argument checks shared by the entry points
+ *   preimage.c the linear system of the pre-image map (kernel ridge regression)
  *   init.c    registration
  */
 #ifndef FASTKPCA_H
@@ -128,5 +129,7 @@ SEXP kpca_fit(SEXP x, SEXP kernel, SEXP weights, SEXP features, SEXP th,
 SEXP kernel_cross(SEXP z, SEXP x, SEXP kernel, SEXP zweights, SEXP xweights,
                   SEXP threads);
 SEXP kernel_gram(SEXP x, SEXP kernel, SEXP weights, SEXP threads);
+SEXP preimage_solve(SEXP z, SEXP kernel, SEXP weights, SEXP x, SEXP ridge,
+                    SEXP threads);
 
 #endif

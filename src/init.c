@@ -8,6 +8,7 @@ static const R_CallMethodDef call_methods[] = {
     CALLDEF(kpca_fit, 8),
     CALLDEF(kernel_cross, 6),
     CALLDEF(kernel_gram, 4),
+    CALLDEF(preimage_solve, 6),
     {NULL, NULL, 0}
 };
 

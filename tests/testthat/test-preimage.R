@@ -1,0 +1,114 @@
+# preimage(): the kernel ridge regression from scores back to inputs.
+
+# The pre-image formula in plain R: B = (k(Z, Z) + ridge I)^-1 X,
+# xhat = k(S / sqrt(n), Z) B, with Z = rotated / sqrt(n) and k from the
+# kernel's formula (helper-oracles.R), independent of the C code.
+preimage_oracle <- function(fit, scores, ridge, kfun) {
+  n <- nrow(fit$rotated)
+  z <- fit$rotated / sqrt(n)
+  B <- solve(kfun(z, z) + ridge * diag(n), fit$xmatrix)
+  kfun(scores / sqrt(n), z) %*% B
+}
+
+rbf_oracle <- function(sigma) function(a, b) {
+  d2 <- outer(rowSums(a^2), rowSums(b^2), "+") - 2 * tcrossprod(a, b)
+  exp(-sigma * pmax(d2, 0))
+}
+poly_oracle <- function(degree, scale, offset) function(a, b)
+  (scale * tcrossprod(a, b) + offset)^degree
+
+test_that("preimage() follows the kernel ridge formula (plain-R oracle)", {
+  x <- fx_arrests()
+  fit <- kpca(x, kernel = "rbfdot", kpar = list(sigma = 0.2), features = 4)
+  new <- x[1:7, , drop = FALSE] + 0.1
+  s <- predict(fit, new)
+  expect_equal(unname(preimage(fit, s, ridge = 0.3)),
+               unname(preimage_oracle(fit, s, 0.3, rbf_oracle(0.2))), tolerance = 1e-10)
+  # the default scores are the training scores, the default ridge is 1
+  expect_equal(unname(preimage(fit)),
+               unname(preimage_oracle(fit, fit$rotated, 1, rbf_oracle(0.2))),
+               tolerance = 1e-10)
+  expect_identical(colnames(preimage(fit)), colnames(x))
+
+  fitp <- kpca(x, kernel = "polydot", kpar = list(degree = 2, scale = 0.5, offset = 1),
+               features = 3)
+  expect_equal(unname(preimage(fitp, s <- predict(fitp, new), ridge = 2)),
+               unname(preimage_oracle(fitp, s, 2, poly_oracle(2, 0.5, 1))),
+               tolerance = 1e-10)
+})
+
+test_that("preimage() does not depend on the signs of the components", {
+  x <- fx_random()
+  fit <- kpca(x, kpar = list(sigma = 0.3), features = 3)
+  flipped <- fit
+  flip <- c(-1, 1, -1)
+  flipped$rotated <- sweep(fit$rotated, 2L, flip, "*")
+  flipped$alpha <- sweep(fit$alpha, 2L, flip, "*")
+  expect_equal(preimage(flipped, predict(flipped, x[1:5, ]), ridge = 0.1),
+               preimage(fit, predict(fit, x[1:5, ]), ridge = 0.1), tolerance = 1e-10)
+})
+
+test_that("preimage() solves indefinite systems (tanhdot) through dsysv", {
+  x <- fx_cars()
+  fit <- suppressWarnings(kpca(x, kernel = "tanhdot",
+                               kpar = list(scale = 2, offset = -1), features = 3))
+  tanh_oracle <- function(a, b) tanh(2 * tcrossprod(a, b) - 1)
+  # k(Z, Z) + ridge I is indefinite for this small ridge
+  z <- fit$rotated / sqrt(nrow(x))
+  ridge <- 1e-3
+  expect_lt(min(eigen(tanh_oracle(z, z) + ridge * diag(nrow(x)),
+                      symmetric = TRUE, only.values = TRUE)$values), 0)
+  expect_equal(unname(preimage(fit, ridge = ridge)),
+               unname(preimage_oracle(fit, fit$rotated, ridge, tanh_oracle)),
+               tolerance = 1e-8)
+})
+
+test_that("preimage() agrees with scikit-learn's inverse_transform", {
+  py <- sklearn_python()
+  skip_if(is.null(py), "no python with scikit-learn on the PATH")
+  x <- fx_arrests()
+  new <- round(x[c(3, 9, 27), ] * 0.9 + 0.05, 3)
+  script <- "
+from sklearn.decomposition import KernelPCA
+X, Y = inp['x'], inp['new']
+for name, kw in [('rbf', dict(kernel='rbf', gamma=0.2)),
+                 ('poly', dict(kernel='poly', degree=2, gamma=0.5, coef0=1.0))]:
+    kp = KernelPCA(n_components=4, eigen_solver='dense', fit_inverse_transform=True,
+                   alpha=0.3, **kw).fit(X)
+    np.savetxt(out[name + '_train'], kp.inverse_transform(kp.transform(X)), delimiter=',')
+    np.savetxt(out[name + '_new'], kp.inverse_transform(kp.transform(Y)), delimiter=',')
+"
+  sk <- run_sklearn(py, script, list(x = x, new = new),
+                    c("rbf_train", "rbf_new", "poly_train", "poly_new"))
+  cases <- list(rbf = kpca(x, kernel = "rbfdot", kpar = list(sigma = 0.2), features = 4),
+                poly = kpca(x, kernel = "polydot",
+                            kpar = list(degree = 2, scale = 0.5, offset = 1), features = 4))
+  for (name in names(cases)) {
+    fit <- cases[[name]]
+    expect_equal(unname(preimage(fit, ridge = 0.3)), unname(sk[[paste0(name, "_train")]]),
+                 tolerance = 1e-6)
+    expect_equal(unname(preimage(fit, predict(fit, new), ridge = 0.3)),
+                 unname(sk[[paste0(name, "_new")]]), tolerance = 1e-6)
+  }
+})
+
+test_that("preimage() rejects bad input with clear errors", {
+  x <- fx_arrests()
+  fit <- kpca(x, kpar = list(sigma = 0.2), features = 3)
+  expect_error(preimage(fit, ridge = 0), "'ridge' must be a single positive number")
+  expect_error(preimage(fit, ridge = -1), "'ridge' must be a single positive number")
+  expect_error(preimage(fit, ridge = c(1, 2)), "'ridge' must be a single positive number")
+  expect_error(preimage(fit, ridge = NA), "'ridge' must be a single positive number")
+  expect_error(preimage(fit, matrix(0, 2, 2)), "'scores' must have 3 columns")
+  expect_error(preimage(fit, matrix(0, 2, 4)), "'scores' must have 3 columns")
+  expect_error(preimage(fit, matrix(NA_real_, 2, 3)), "'scores' must not contain missing")
+  expect_error(preimage(fit, ridge = 1, foo = 2), "unused argument")
+  K <- kernel_matrix("rbfdot", x, kpar = list(sigma = 0.2))
+  pre <- kpca(K, kernel = "precomputed", features = 2)
+  expect_error(preimage(pre), "precomputed")
+  conf <- kpca(x, kernel = kern_conformal(kern("rbfdot"), function(r) rep(1, nrow(r))),
+               features = 2)
+  expect_error(preimage(conf), "conformal")
+  # a single vector is one row of scores
+  expect_equal(dim(preimage(fit, fit$rotated[1, ])), c(1L, 4L))
+})
