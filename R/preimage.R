@@ -56,11 +56,11 @@
 #' # the points back towards the rings
 #' set.seed(1)
 #' x <- as.matrix(rings[, c("x1", "x2")])
-#' noisy <- x + matrix(rnorm(length(x), sd = 0.15), ncol = 2)
-#' fit <- kpca(noisy, kernel = "rbfdot", kpar = list(sigma = 2), features = 8)
+#' noisy <- x + matrix(rnorm(length(x), sd = 0.25), ncol = 2)
+#' fit <- kpca(noisy, kernel = "rbfdot", kpar = list(sigma = 0.5), features = 8)
 #' clean <- preimage(fit, ridge = 0.1)
+#' # mean distance to the nearer ring (radii 1 and 3), before and after
 #' radius <- function(p) sqrt(rowSums(p^2))
-#' # distance to the nearer ring (radii 1 and 3 ... see ?rings), before and after
 #' ring_gap <- function(p) pmin(abs(radius(p) - 1), abs(radius(p) - 3))
 #' c(noisy = mean(ring_gap(noisy)), denoised = mean(ring_gap(clean)))
 #' # the pre-images of new points, from their scores
