@@ -125,6 +125,13 @@
 #'   (the most restarts, default 1000; a fit that has not converged then
 #'   warns) and `ncv` (the Krylov basis size, default
 #'   `max(20, 2 * features + 10)`, at most n).
+#' @param variance `NULL` (the default), or a proportion in (0, 1]: the
+#'   number of components is then the fewest whose eigenvalues reach this
+#'   proportion of the total variance in feature space,
+#'   \eqn{trace(K_c) / n}. All eigenvalues are found from the tridiagonal
+#'   form (LAPACK `dsterf`, O(n^2) after the O(n^3) reduction), and only the
+#'   eigenvectors of the components kept are computed. It replaces
+#'   `features` (which must then be 0) and uses the exact solver.
 #' @param ... For the formula method, arguments passed to the default
 #'   method; otherwise unused (an error if given).
 #'
@@ -149,7 +156,9 @@
 #'   \item{variance_total}{\eqn{trace(K_c) / n}, the total variance in
 #'     feature space (the sum of all eigenvalues).}
 #'   \item{features, th, solver, threads}{the settings used (`solver` is
-#'     the one `"auto"` chose).}
+#'     the one `"auto"` chose; with `variance`, `features` is the number of
+#'     components it chose).}
+#'   \item{variance}{the proportion of variance asked for, or `NULL`.}
 #'   \item{iterations}{for the iterative solver, the restarts it took.}
 #'   \item{call}{the matched call.}
 #'   \item{terms, xlevels}{for the formula method: the terms and factor
@@ -207,7 +216,8 @@ kpca.formula <- function(x, data = NULL, na.action = na.omit, ...) {
 kpca.default <- function(x, kernel = "rbfdot", kpar = list(sigma = 0.1),
                          features = 0, th = 1e-4, na.action = na.omit,
                          solver = c("auto", "exact", "iterative"),
-                         threads = kpca_threads(), control = list(), ...) {
+                         threads = kpca_threads(), control = list(), variance = NULL,
+                         ...) {
   check_no_dots(...)
   call <- match.call()
   call[[1L]] <- as.name("kpca")
@@ -231,6 +241,7 @@ kpca.default <- function(x, kernel = "rbfdot", kpar = list(sigma = 0.1),
   if (n < 2L) stop("'x' must have at least 2 rows (after 'na.action')", call. = FALSE)
   if (identical(kpar, "automatic")) kernel <- automatic_sigma_kernel(kernel, x)
   features <- check_features(features, n)
+  variance <- check_variance(variance, features, solver)
   solver <- choose_solver(solver, n, features)
   settings <- solver_control(control, n, features)
   check_memory(n, features)
@@ -239,7 +250,8 @@ kpca.default <- function(x, kernel = "rbfdot", kpar = list(sigma = 0.1),
   # g of a conformal kernel, once on the training rows; predict() reuses them
   weights <- if (!precomputed) kernel_weights(kernel, x)
   res <- .Call(C_kpca_fit, x, if (!precomputed) kernel_program(kernel), weights,
-               features, th, solver_codes[[solver]], threads, settings)
+               features, th, solver_codes[[solver]], threads, settings,
+               if (is.null(variance)) 0 else variance)
   if (!res$converged)
     warning(sprintf(paste0("the iterative solver did not converge in %d restarts ",
                            "(largest relative residual %.2g); increase control$maxit ",
@@ -266,7 +278,8 @@ kpca.default <- function(x, kernel = "rbfdot", kpar = list(sigma = 0.1),
     kernel_weights = weights,
     kernel_colmeans = res$colmeans, kernel_mean = res$grand_mean,
     variance_total = res$variance_total,
-    features = features, th = th, solver = solver, threads = threads,
+    features = if (is.null(variance)) features else k, variance = variance,
+    th = th, solver = solver, threads = threads,
     iterations = if (solver == "iterative") res$restarts,
     call = call, na.action = removed
   ), class = "fastkpca")
@@ -300,4 +313,18 @@ as_kernel_matrix <- function(K) {
                  nrow(K), ncol(K)), call. = FALSE)
   if (storage.mode(K) != "double") storage.mode(K) <- "double"
   K
+}
+
+# kpca(variance = p): a proportion in (0, 1], instead of features and with
+# the exact solver.
+check_variance <- function(variance, features, solver) {
+  if (is.null(variance)) return(NULL)
+  if (!is.numeric(variance) || length(variance) != 1L || !is.finite(variance) ||
+      variance <= 0 || variance > 1)
+    stop("'variance' must be a single number in (0, 1]", call. = FALSE)
+  if (features != 0L)
+    stop("give 'features' or 'variance', not both", call. = FALSE)
+  if (identical(solver, "iterative"))
+    stop("'variance' needs the exact solver: it reads all eigenvalues", call. = FALSE)
+  as.double(variance)
 }

@@ -112,6 +112,8 @@ void center_in_place(double *K, int n, double *colmeans, double *grand_mean,
 int top_eigen_exact(double *A, int n, int f, double *values, double *vectors);
 int threshold_eigen(double *A, int n, double lower, double **values,
                     double **vectors);
+int variance_eigen(double *A, int n, double proportion, double total, double **values,
+                   double **vectors);
 
 /* lanczos.c */
 int top_eigen_lanczos(const double *A, int n, int k, int ncv, double tol, int maxit,
@@ -125,7 +127,7 @@ double as_number(SEXP s, const char *what);
 
 /* .Call entry points */
 SEXP kpca_fit(SEXP x, SEXP kernel, SEXP weights, SEXP features, SEXP th,
-              SEXP solver, SEXP threads, SEXP control);
+              SEXP solver, SEXP threads, SEXP control, SEXP variance);
 SEXP kernel_cross(SEXP z, SEXP x, SEXP kernel, SEXP zweights, SEXP xweights,
                   SEXP threads);
 SEXP kernel_gram(SEXP x, SEXP kernel, SEXP weights, SEXP threads);

@@ -5,7 +5,7 @@
 #define CALLDEF(name, n) {#name, (DL_FUNC) &name, n}
 
 static const R_CallMethodDef call_methods[] = {
-    CALLDEF(kpca_fit, 8),
+    CALLDEF(kpca_fit, 9),
     CALLDEF(kernel_cross, 6),
     CALLDEF(kernel_gram, 4),
     CALLDEF(preimage_solve, 6),

@@ -193,3 +193,42 @@ test_that("kpca_cv() rejects bad input with clear errors", {
   expect_error(kpca_cv(x, grid = list(kern_conformal(kern("rbfdot"), function(r) rep(1, nrow(r)))),
                        features = 2), "conformal")
 })
+
+# ---------------------------------------------------------------------------
+# kpca(variance = p): the fewest components reaching p of trace(Kc) / n.
+
+test_that("kpca(variance = ) keeps the fewest components reaching the proportion (eigen() oracle)", {
+  x <- fx_cars()
+  K <- exp(-0.1 * as.matrix(dist(x))^2)
+  n <- nrow(x)
+  H <- diag(n) - 1 / n
+  lam <- eigen(H %*% K %*% H / n, symmetric = TRUE, only.values = TRUE)$values
+  share <- cumsum(lam) / sum(diag(H %*% K %*% H)) * n
+  for (p in c(0.3, 0.5, 0.8, 0.95, 0.999)) {
+    fit <- kpca(x, kernel = "rbfdot", kpar = list(sigma = 0.1), variance = p)
+    k <- which(share >= p)[1]
+    expect_equal(length(fit$eig), k, info = p)
+    expect_equal(fit$features, k)
+    expect_equal(fit$variance, p)
+    expect_equal(unname(fit$eig), lam[1:k], tolerance = 1e-10)
+    # the same components as asking for k of them
+    ref <- kpca(x, kernel = "rbfdot", kpar = list(sigma = 0.1), features = k,
+                solver = "exact")
+    expect_equal(fit$rotated, ref$rotated, tolerance = 1e-8)
+  }
+  # variance = 1 stops at the rank: linear kernel on 5 columns
+  lin <- kpca(x, kernel = "vanilladot", variance = 1)
+  expect_equal(length(lin$eig), 5L)
+  # as prcomp's cumulative proportion says
+  pc <- summary(prcomp(x))$importance["Cumulative Proportion", ]
+  lin8 <- kpca(x, kernel = "vanilladot", variance = 0.8)
+  expect_equal(length(lin8$eig), unname(which(pc >= 0.8)[1]))
+})
+
+test_that("kpca(variance = ) rejects bad values", {
+  x <- fx_cars()
+  for (v in list(0, -0.5, 1.01, NA, Inf, c(0.5, 0.6), "0.5"))
+    expect_error(kpca(x, variance = v), "'variance' must be a single number in \\(0, 1\\]")
+  expect_error(kpca(x, variance = 0.9, features = 3), "give 'features' or 'variance', not both")
+  expect_error(kpca(x, variance = 0.9, solver = "iterative"), "'variance' needs the exact solver")
+})
