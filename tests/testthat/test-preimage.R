@@ -92,6 +92,51 @@ for name, kw in [('rbf', dict(kernel='rbf', gamma=0.2)),
   }
 })
 
+# Mika et al.'s fixed-point iteration in plain R, from a given start, for a
+# fixed number of steps.
+mika_oracle <- function(fit, scores, start, sigma, steps) {
+  x <- fit$xmatrix; n <- nrow(x)
+  A <- fit$alpha / sqrt(n)
+  g <- (scores / sqrt(n)) %*% t(A)
+  g <- g + (1 - rowSums(g)) / n
+  z <- start
+  for (it in seq_len(steps)) {
+    w <- g * rbf_oracle(sigma)(z, x)
+    z <- (w %*% x) / rowSums(w)
+  }
+  z
+}
+
+test_that("preimage(method = \"fixed-point\") is Mika et al.'s iteration (plain-R oracle)", {
+  x <- as.matrix(rings[, c("x1", "x2")])
+  fit <- kpca(x, kpar = list(sigma = 1), features = 8)
+  set.seed(4)
+  noisy <- x[seq(1, 300, by = 10), ] + matrix(rnorm(60, sd = 0.3), ncol = 2)
+  s <- predict(fit, noisy)
+  start <- preimage(fit, s, ridge = 0.1)
+  one <- suppressWarnings(preimage(fit, s, ridge = 0.1, method = "fixed-point",
+                                   control = list(maxit = 1)))
+  expect_equal(unname(one), unname(mika_oracle(fit, s, start, 1, 1)), tolerance = 1e-10)
+  five <- suppressWarnings(preimage(fit, s, ridge = 0.1, method = "fixed-point",
+                                    control = list(maxit = 5, tol = 1e-15)))
+  expect_equal(unname(five), unname(mika_oracle(fit, s, start, 1, 5)), tolerance = 1e-10)
+  # converged: a fixed point of the oracle's map
+  z <- preimage(fit, s, ridge = 0.1, method = "fixed-point")
+  expect_equal(unname(mika_oracle(fit, s, z, 1, 1)), unname(z), tolerance = 1e-6)
+  # and nearer the rings (radii 1 and 3) than the ridge pre-images
+  gap <- function(p) { r <- sqrt(rowSums(p^2)); mean(pmin(abs(r - 1), abs(r - 3))) }
+  expect_lt(gap(z), gap(start))
+  expect_warning(preimage(fit, s, method = "fixed-point", control = list(maxit = 1, tol = 1e-15)),
+                 "did not converge")
+  expect_error(preimage(kpca(x, kernel = "laplacedot", features = 2), method = "fixed-point"),
+               "needs the \"rbfdot\" kernel")
+  expect_error(preimage(fit, method = "newton"), "'method' must be")
+  expect_error(preimage(fit, method = "fixed-point", control = list(maxit = 0)),
+               "'control\\$maxit'")
+  expect_error(preimage(fit, method = "fixed-point", control = list(foo = 1)),
+               "unknown entry")
+})
+
 test_that("preimage() rejects bad input with clear errors", {
   x <- fx_arrests()
   fit <- kpca(x, kpar = list(sigma = 0.2), features = 3)
