@@ -420,8 +420,11 @@ print.fastkpca_cv <- function(x, digits = max(3L, getOption("digits") - 3L), ...
 #'
 #' @param x A `"fastkpca_cv"` object from [kpca_cv()].
 #' @param log Passed to [graphics::plot()]; by default `"x"` when the
-#'   parameter values are positive and span a factor of 10 or more.
+#'   parameter values are positive and span a factor of 10 or more. `"xy"`
+#'   (or `"y"`) shows errors that span several orders of magnitude.
 #' @param col,lty Colours and line types, one per number of components.
+#' @param legend Where the legend goes (see [graphics::legend()]), or
+#'   `NULL` for none.
 #' @param ... Further arguments of [graphics::plot()], such as `main`.
 #' @return `x`, invisibly.
 #' @seealso [kpca_cv()]
@@ -432,7 +435,8 @@ print.fastkpca_cv <- function(x, digits = max(3L, getOption("digits") - 3L), ...
 #'               features = c(2, 8), folds = 3, ridge = 0.1)
 #' plot(cv)
 #' @export
-plot.fastkpca_cv <- function(x, log = NULL, col = NULL, lty = 1, ...) {
+plot.fastkpca_cv <- function(x, log = NULL, col = NULL, lty = 1, legend = "topright",
+                             ...) {
   res <- x$results
   feats <- sort(unique(res$features))
   params <- setdiff(names(res), c("features", "error", "se"))
@@ -441,17 +445,22 @@ plot.fastkpca_cv <- function(x, log = NULL, col = NULL, lty = 1, ...) {
   xs <- if (numeric_axis) res[[params]] else setting
   if (is.null(log))
     log <- if (numeric_axis && all(xs > 0) && max(xs) >= 10 * min(xs)) "x" else ""
+  if (!is.character(log) || length(log) != 1L)
+    stop("'log' must be \"\", \"x\", \"y\" or \"xy\"", call. = FALSE)
   if (is.null(col)) col <- seq_along(feats)
   col <- rep_len(col, length(feats))
   lty <- rep_len(lty, length(feats))
   lo <- res$error - res$se
   hi <- res$error + res$se
+  log_y <- grepl("y", log, fixed = TRUE)
+  if (log_y) lo[lo <= 0] <- res$error[lo <= 0]  # no lower bar below 0 on a log axis
   ylab <- if (x$criterion == "reconstruction") "held-out reconstruction error"
           else "held-out unexplained fraction"
   dots <- list(...)
   # room above the curves for the legend
   yr <- range(lo, hi)
-  yr[2L] <- yr[2L] + 0.08 * (length(feats) + 1) * diff(yr)
+  room <- if (is.null(legend)) 0.02 else 0.08 * (length(feats) + 1)
+  yr[2L] <- if (log_y) yr[2L] * (yr[2L] / yr[1L])^room else yr[2L] + room * diff(yr)
   args <- c(list(x = range(xs), y = yr, type = "n", log = log,
                  xlab = if (numeric_axis) params else "setting", ylab = ylab,
                  xaxt = if (numeric_axis) "s" else "n"), dots)
@@ -467,15 +476,18 @@ plot.fastkpca_cv <- function(x, log = NULL, col = NULL, lty = 1, ...) {
     o <- order(xs[r])
     graphics::lines(xs[r][o], res$error[r][o], col = col[j], lty = lty[j], type = "b",
                     pch = 20)
-    ok <- res$se[r] > 0
-    # bars shorter than the arrow heads warn and are skipped: no message
-    if (any(ok)) suppressWarnings(
+    # bars shorter than about 1/100 inch are left out: arrows() would warn
+    inches <- abs(graphics::grconvertY(hi[r], "user", "inches") -
+                  graphics::grconvertY(lo[r], "user", "inches"))
+    ok <- inches > 0.01
+    if (any(ok))
       graphics::arrows(xs[r][ok], lo[r][ok], xs[r][ok], hi[r][ok], angle = 90,
-                       code = 3, length = 0.03, col = col[j]))
+                       code = 3, length = 0.03, col = col[j])
   }
   b <- which.min(res$error)
   graphics::points(xs[b], res$error[b], cex = 2.2, lwd = 1.5)
-  graphics::legend("topright", legend = paste("features =", feats), col = col,
-                   lty = lty, pch = 20, bty = "n")
+  if (!is.null(legend))
+    graphics::legend(legend, legend = paste("features =", feats), col = col,
+                     lty = lty, pch = 20, bty = "n")
   invisible(x)
 }
