@@ -126,6 +126,15 @@ test_that("preimage(method = \"fixed-point\") is Mika et al.'s iteration (plain-
   # and nearer the rings (radii 1 and 3) than the ridge pre-images
   gap <- function(p) { r <- sqrt(rowSums(p^2)); mean(pmin(abs(r - 1), abs(r - 3))) }
   expect_lt(gap(z), gap(start))
+  # with every component, the projection of a training row is its own image:
+  # the fixed point is the row itself, reached from any start in one step
+  small <- fx_random()[1:20, ]
+  full <- kpca(small, kpar = list(sigma = 0.3), features = 19)
+  expect_equal(length(full$eig), 19L)
+  one_step <- suppressWarnings(preimage(full, ridge = 5, method = "fixed-point",
+                                        control = list(maxit = 1)))
+  expect_equal(unname(one_step), unname(small), tolerance = 1e-8)
+  expect_gt(max(abs(preimage(full, ridge = 5) - small)), 1e-3)  # the start was elsewhere
   expect_warning(preimage(fit, s, method = "fixed-point", control = list(maxit = 1, tol = 1e-15)),
                  "did not converge")
   expect_error(preimage(kpca(x, kernel = "laplacedot", features = 2), method = "fixed-point"),
