@@ -37,9 +37,12 @@
 #' \eqn{z = \sum_i g_i k(z, x_i) x_i / \sum_i g_i k(z, x_i)}{z = sum_i g_i k(z, x_i) x_i / sum_i g_i k(z, x_i)},
 #' iterated from the ridge pre-image until it settles. It is a local search
 #' that may stop at a local optimum; rows whose denominator vanishes keep
-#' their last iterate, with a warning. On held-out noisy points of the
-#' `rings` data it pulls points much closer onto the rings than the ridge
-#' map (see the vignette).
+#' their last iterate, with a warning. Whether it beats the ridge map
+#' depends on the fit: reconstructing held-out rows of the `rings` data
+#' (5 folds, `ridge = 0.1`), its mean squared error was 0.0004 against
+#' 0.0096 with 16 components and `sigma = 0.134`, but 0.08 against 0.022
+#' with 8 components and `sigma = 0.27`; for denoising, see the vignette.
+#' Compare both on held-out rows before relying on either.
 #'
 #' The pre-image of a point is in the span of the training rows weighted by
 #' the kernel: it lies within the cloud of the training data, and a larger
