@@ -41,7 +41,8 @@
 #' depends on the fit: reconstructing held-out rows of the `rings` data
 #' (5 folds, `ridge = 0.1`), its mean squared error was 0.0004 against
 #' 0.0096 with 16 components and `sigma = 0.134`, but 0.08 against 0.022
-#' with 8 components and `sigma = 0.27`; for denoising, see the vignette.
+#' with 8 components and `sigma = 0.27` (`bench/preimage-methods.R` in the
+#' package's sources); for denoising, see the vignette.
 #' Compare both on held-out rows before relying on either.
 #'
 #' The pre-image of a point is in the span of the training rows weighted by
