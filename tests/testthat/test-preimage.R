@@ -166,3 +166,26 @@ test_that("preimage() rejects bad input with clear errors", {
   # a single vector is one row of scores
   expect_equal(dim(preimage(fit, fit$rotated[1, ])), c(1L, 4L))
 })
+
+test_that("the C entry point preimage_solve errors on garbage in any argument", {
+  x <- fx_random()
+  fit <- kpca(x, kpar = list(sigma = 0.3), features = 3)
+  z <- fit$rotated / sqrt(nrow(x))
+  dimnames(z) <- NULL
+  args <- list(z, fastkpca:::kernel_program(fit$kernel), list(), x, 0.5, 1L)
+  solve <- function(a) do.call(.Call, c(list(fastkpca:::C_preimage_solve), a))
+  B <- solve(args)
+  k <- rbf_oracle(0.3)
+  expect_equal(unname(B), unname(base::solve(k(z, z) + 0.5 * diag(nrow(x)), x)),
+               tolerance = 1e-10)
+  garbage <- list(NULL, NA, NA_real_, "a", numeric(0), matrix(0, 0, 0), -1, 0, c(1, 2),
+                  matrix("a", 2, 2), matrix(1L, 40, 3), TRUE, Inf, NaN,
+                  list(1, "a"), matrix(0, 3, 3), 2000000000L)
+  for (pos in seq_along(args)) {
+    for (g in seq_along(garbage)) {
+      spoiled <- args
+      spoiled[pos] <- list(garbage[[g]])
+      expect_error(suppressWarnings(solve(spoiled)), info = sprintf("argument %d, garbage %d", pos, g))
+    }
+  }
+})
