@@ -59,7 +59,9 @@
 #' @section Components:
 #' With `features = 0`, every component whose eigenvalue exceeds `th` is
 #' kept; it is an error if there is none. With `features > 0`, the leading
-#' `features` components are computed (`th` is then unused). Components
+#' `features` components are computed (`th` is then unused). With
+#' `variance = p`, the fewest leading components whose eigenvalues sum to at
+#' least `p` times the total variance \eqn{trace(K_c) / n} are computed. Components
 #' whose eigenvalue is not safely positive (at most \eqn{10^{-12}} times the
 #' largest, as happens for rank-deficient data or kernels that are not
 #' positive semidefinite, such as `"tanhdot"`) are dropped with a warning
