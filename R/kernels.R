@@ -40,6 +40,14 @@ resolve_kernel <- function(kernel, kpar, kpar_missing) {
   if (!is.character(kernel) || length(kernel) != 1L || is.na(kernel))
     stop("'kernel' must be a kernel name, a kernel object from kern() or a kernlab kernel",
          call. = FALSE)
+  if (identical(kpar, "automatic")) {
+    # sigma by the median heuristic (R/tune.R), once kpca() has the data
+    if (identical(kernel, "precomputed"))
+      stop("'kpar = \"automatic\"' needs the data, not a precomputed kernel matrix",
+           call. = FALSE)
+    kernel <- sigma_kernel_name(kernel, "with kpar = \"automatic\", 'kernel'")
+    return(base_kernel(kernel, resolve_kpar(kernel, list())))
+  }
   if (identical(kernel, "precomputed")) {
     if (!kpar_missing && length(kpar) > 0L)
       warning("'kpar' is ignored when 'kernel' is \"precomputed\"", call. = FALSE)

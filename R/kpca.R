@@ -59,7 +59,9 @@
 #' @section Components:
 #' With `features = 0`, every component whose eigenvalue exceeds `th` is
 #' kept; it is an error if there is none. With `features > 0`, the leading
-#' `features` components are computed (`th` is then unused). Components
+#' `features` components are computed (`th` is then unused). With
+#' `variance = p`, the fewest leading components whose eigenvalues sum to at
+#' least `p` times the total variance \eqn{trace(K_c) / n} are computed. Components
 #' whose eigenvalue is not safely positive (at most \eqn{10^{-12}} times the
 #' largest, as happens for rank-deficient data or kernels that are not
 #' positive semidefinite, such as `"tanhdot"`) are dropped with a warning
@@ -114,7 +116,11 @@
 #'   kernel matrix given as `x`.
 #' @param kpar A named list of kernel parameters for a kernel given by name;
 #'   see the Kernels section. It is an error to give it with a kernel
-#'   object, which carries its own parameters.
+#'   object, which carries its own parameters. For the kernels with a
+#'   `sigma` (`"rbfdot"`, `"laplacedot"`, `"besseldot"`, `"anovadot"`),
+#'   `kpar = "automatic"` chooses `sigma` from the data by the median
+#'   heuristic of [median_sigma()] (the other parameters take their
+#'   defaults); the fit's `kpar` and `kernel` hold the value chosen.
 #' @param features The number of components to compute, or 0 (the default)
 #'   for all those whose eigenvalue exceeds `th`.
 #' @param th With `features = 0`, the threshold on the eigenvalues of
@@ -148,6 +154,13 @@
 #'   default) to leave them, or a numeric vector with one value per column
 #'   to subtract or divide by. Applied before the kernel; not allowed with
 #'   `kernel = "precomputed"`. See the section on centering and scaling.
+#' @param variance `NULL` (the default), or a proportion in (0, 1]: the
+#'   number of components is then the fewest whose eigenvalues reach this
+#'   proportion of the total variance in feature space,
+#'   \eqn{trace(K_c) / n}. All eigenvalues are found from the tridiagonal
+#'   form (LAPACK `dsterf`, O(n^2) after the O(n^3) reduction), and only the
+#'   eigenvectors of the components kept are computed. It replaces
+#'   `features` (which must then be 0) and uses the exact solver.
 #' @param ... For the formula method, arguments passed to the default
 #'   method; otherwise unused (an error if given).
 #'
@@ -179,7 +192,9 @@
 #'   \item{variance_total}{\eqn{trace(K_c) / n}, the total variance in
 #'     feature space (the sum of all eigenvalues).}
 #'   \item{features, th, solver, threads}{the settings used (`solver` is
-#'     the one `"auto"` chose).}
+#'     the one `"auto"` chose; with `variance`, `features` is the number of
+#'     components it chose).}
+#'   \item{variance}{the proportion of variance asked for, or `NULL`.}
 #'   \item{iterations}{for the iterative solver, the restarts it took.}
 #'   \item{call}{the matched call.}
 #'   \item{terms, xlevels}{for the formula method: the terms and factor
@@ -246,7 +261,7 @@ kpca.default <- function(x, kernel = "rbfdot", kpar = list(sigma = 0.1),
                          features = 0, th = 1e-4, na.action = na.omit,
                          solver = c("auto", "exact", "iterative"),
                          threads = kpca_threads(), control = list(),
-                         center = FALSE, scale. = FALSE,
+                         center = FALSE, scale. = FALSE, variance = NULL,
                          landmarks = NULL, landmark_rule = c("uniform", "kmeans++"), ...) {
   check_no_dots(...)
   call <- match.call()
@@ -272,10 +287,16 @@ kpca.default <- function(x, kernel = "rbfdot", kpar = list(sigma = 0.1),
   # prcomp's center and scale.: the kernel sees the scaled data
   scaling <- scale_data(x, center, scale., precomputed = is_precomputed(kernel))
   x <- scaling$x
+  if (identical(kpar, "automatic")) kernel <- automatic_sigma_kernel(kernel, x)
   features <- check_features(features, n)
-  if (!is.null(landmarks))  # centered Nystrom, R/nystrom.R
+  variance <- check_variance(variance, features, solver)
+  if (!is.null(landmarks)) {  # centered Nystrom, R/nystrom.R
+    if (!is.null(variance))
+      stop("'variance' needs the exact fit; with 'landmarks', give 'features'",
+           call. = FALSE)
     return(kpca_nystrom(x, kernel, features, th, landmarks, landmark_rule, threads,
                         call, removed, scaling))
+  }
   solver <- choose_solver(solver, n, features)
   settings <- solver_control(control, n, features)
   check_memory(n, features)
@@ -284,7 +305,8 @@ kpca.default <- function(x, kernel = "rbfdot", kpar = list(sigma = 0.1),
   # g of a conformal kernel, once on the training rows; predict() reuses them
   weights <- if (!precomputed) kernel_weights(kernel, x)
   res <- .Call(C_kpca_fit, x, if (!precomputed) kernel_program(kernel), weights,
-               features, th, solver_codes[[solver]], threads, settings)
+               features, th, solver_codes[[solver]], threads, settings,
+               if (is.null(variance)) 0 else variance)
   if (!res$converged)
     warning(sprintf(paste0("the iterative solver did not converge in %d restarts ",
                            "(largest relative residual %.2g); increase control$maxit ",
@@ -313,7 +335,8 @@ kpca.default <- function(x, kernel = "rbfdot", kpar = list(sigma = 0.1),
     kernel_weights = weights, center = scaling$center, scale = scaling$scale,
     kernel_colmeans = res$colmeans, kernel_mean = res$grand_mean,
     variance_total = res$variance_total,
-    features = features, th = th, solver = solver, threads = threads,
+    features = if (is.null(variance)) features else k, variance = variance,
+    th = th, solver = solver, threads = threads,
     iterations = if (solver == "iterative") res$restarts,
     call = call, na.action = removed
   ), class = "fastkpca")
@@ -347,4 +370,18 @@ as_kernel_matrix <- function(K) {
                  nrow(K), ncol(K)), call. = FALSE)
   if (storage.mode(K) != "double") storage.mode(K) <- "double"
   K
+}
+
+# kpca(variance = p): a proportion in (0, 1], instead of features and with
+# the exact solver.
+check_variance <- function(variance, features, solver) {
+  if (is.null(variance)) return(NULL)
+  if (!is.numeric(variance) || length(variance) != 1L || !is.finite(variance) ||
+      variance <= 0 || variance > 1)
+    stop("'variance' must be a single number in (0, 1]", call. = FALSE)
+  if (features != 0L)
+    stop("give 'features' or 'variance', not both", call. = FALSE)
+  if (identical(solver, "iterative"))
+    stop("'variance' needs the exact solver: it reads all eigenvalues", call. = FALSE)
+  as.double(variance)
 }

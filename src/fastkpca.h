@@ -10,6 +10,7 @@
  *   args.c    argument checks shared by the entry points
  *   nystrom.c centered Nystrom kernel PCA: the passes over row blocks, the
  *             blocked rank-k update, k-means++ landmarks
+ *   preimage.c the linear system of the pre-image map (kernel ridge regression)
  *   init.c    registration
  */
 #ifndef FASTKPCA_H
@@ -113,6 +114,8 @@ void center_in_place(double *K, int n, double *colmeans, double *grand_mean,
 int top_eigen_exact(double *A, int n, int f, double *values, double *vectors);
 int threshold_eigen(double *A, int n, double lower, double **values,
                     double **vectors);
+int variance_eigen(double *A, int n, double proportion, double total, double **values,
+                   double **vectors);
 
 /* lanczos.c */
 int top_eigen_lanczos(const double *A, int n, int k, int ncv, double tol, int maxit,
@@ -126,10 +129,12 @@ double as_number(SEXP s, const char *what);
 
 /* .Call entry points */
 SEXP kpca_fit(SEXP x, SEXP kernel, SEXP weights, SEXP features, SEXP th,
-              SEXP solver, SEXP threads, SEXP control);
+              SEXP solver, SEXP threads, SEXP control, SEXP variance);
 SEXP kernel_cross(SEXP z, SEXP x, SEXP kernel, SEXP zweights, SEXP xweights,
                   SEXP threads);
 SEXP kernel_gram(SEXP x, SEXP kernel, SEXP weights, SEXP threads);
+SEXP preimage_solve(SEXP z, SEXP kernel, SEXP weights, SEXP x, SEXP ridge,
+                    SEXP threads);
 
 /* nystrom.c: centered Nystrom kernel PCA, one block of rows per call */
 SEXP nystrom_pass1(SEXP x, SEXP rows, SEXP landmarks, SEXP kernel, SEXP xweights,

@@ -45,6 +45,7 @@ typedef struct {
     int solver, threads;
     double tol;
     int maxit, ncv;
+    double variance;  /* > 0: the fewest components reaching this proportion */
     double *K;
 } fit_job;
 
@@ -68,7 +69,9 @@ static SEXP fit_steps(void *data)
     int found, restarts = 0, converged = 1;
     double residual = 0.0;
     double *values, *vectors;
-    if (f > 0) {
+    if (job->variance > 0) {
+        found = variance_eigen(K, n, job->variance, trace, &values, &vectors);
+    } else if (f > 0) {
         values = (double *) R_alloc((size_t) f, sizeof(double));
         vectors = (double *) R_alloc((size_t) n * f, sizeof(double));
         if (job->solver == SOLVER_ITERATIVE) {
@@ -120,14 +123,16 @@ static void release_buffer(void *data, Rboolean jump)
  *    of x (a list, empty for most kernels); features: integer, 0 for "all
  * eigenvalues of Kc/n above th"; th: double; solver: integer code;
  * threads: integer; control: double vector (tol, maxit, ncv) for the
- * iterative solver (see fastkpca.h).
+ * iterative solver (see fastkpca.h); variance: double, 0 or the proportion
+ * of trace(Kc) that the fewest leading components must reach (features is
+ * then 0 and the solver exact).
  * Returns list(values, vectors, colmeans, grand_mean, variance_total,
  * converged, restarts, residual): the eigenvalues of Kc/n (decreasing), the
  * unit eigenvectors (n x k), the centering terms of K, trace(Kc)/n, and for
  * the iterative solver whether it converged, its restarts and its largest
  * relative residual. */
 SEXP kpca_fit(SEXP x, SEXP kernel, SEXP weights, SEXP features, SEXP th,
-              SEXP solver, SEXP threads, SEXP control)
+              SEXP solver, SEXP threads, SEXP control, SEXP variance)
 {
     kernel_eval k, *kernel_ptr = NULL;
     if (!isNull(kernel)) {
@@ -158,8 +163,13 @@ SEXP kpca_fit(SEXP x, SEXP kernel, SEXP weights, SEXP features, SEXP th,
         if (!R_FINITE(ncv) || ncv < 2 || ncv > n) error("'ncv' must be between 2 and n");
     }
 
+    double prop = as_number(variance, "variance");
+    if (prop < 0 || prop > 1) error("'variance' must be between 0 and 1");
+    if (prop > 0 && (f != 0 || solver_id != SOLVER_EXACT))
+        error("'variance' needs 'features' = 0 and the exact solver");
+
     fit_job job = {kernel_ptr, x, weights, n, d, f, threshold, solver_id, nthreads, tol, (int) maxit,
-                   (int) ncv, NULL};
+                   (int) ncv, prop, NULL};
     /* the one n x n buffer: malloc'ed and freed as soon as the fit is done
      * (an R_alloc'ed one would stay resident until the next garbage
      * collection); R_UnwindProtect frees it on an error or an interrupt too */

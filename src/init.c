@@ -5,12 +5,13 @@
 #define CALLDEF(name, n) {#name, (DL_FUNC) &name, n}
 
 static const R_CallMethodDef call_methods[] = {
-    CALLDEF(kpca_fit, 8),
+    CALLDEF(kpca_fit, 9),
     CALLDEF(kernel_cross, 6),
     CALLDEF(kernel_gram, 4),
     CALLDEF(nystrom_pass1, 8),
     CALLDEF(nystrom_pass2, 9),
     CALLDEF(nystrom_kmeanspp, 5),
+    CALLDEF(preimage_solve, 6),
     {NULL, NULL, 0}
 };
 
