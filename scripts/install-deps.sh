@@ -22,6 +22,11 @@ missing_tools=()
 for t in pandoc qpdf tidy valgrind; do
   command -v "$t" >/dev/null 2>&1 || missing_tools+=("$t")
 done
+# scikit-learn, the oracle of the pre-image tests (they skip without it):
+# Debian's python3-sklearn
+if command -v dpkg >/dev/null 2>&1 && ! dpkg -s python3-sklearn >/dev/null 2>&1; then
+  missing_tools+=(python3-sklearn)
+fi
 # the PDF manual: pdflatex with the fonts of R_RD4PDF="times,hyper" (set by
 # scripts/test.sh; CRAN's default inconsolata needs 1.4 GB of extra fonts)
 latex_debs=()
@@ -58,5 +63,6 @@ if [ ${#still[@]} -gt 0 ]; then
   Rscript -e "install.packages(c(${pkgs%,}))"
 fi
 for t in "${missing_tools[@]}"; do
+  [ "$t" = python3-sklearn ] && continue
   command -v "$t" >/dev/null 2>&1 || echo "install-deps: warning: $t is still missing"
 done

@@ -18,6 +18,9 @@ tarball="$(ls fastkpca_*.tar.gz)"
 export _R_CHECK_CRAN_INCOMING_REMOTE_=false
 export _R_CHECK_FORCE_SUGGESTS_=true
 export NOT_CRAN=true
+# without TZ, R asks timedatectl for the time zone, which machines without
+# systemd lack (a warning in the tests, a NOTE in the check)
+export TZ="${TZ:-UTC}"
 # the PDF manual with fonts from texlive-fonts-recommended (see install-deps.sh)
 export R_RD4PDF="times,hyper"
 status=0
