@@ -6,6 +6,8 @@
  *   eigen.c   top eigenpairs with LAPACK (dsyevr, or its steps for a threshold)
  *   lanczos.c top eigenpairs by thick-restart Lanczos (the iterative solver)
  *   fit.c     the .Call entry point that runs the steps on one n x n buffer
+ *   ichol.c   kernel ICA: incomplete Cholesky of one source's Gaussian Gram matrix
+ *   kica.c    kernel ICA: the KGV and KCCA contrasts and the pairwise rotation search
  *   init.c    registration
  */
 #ifndef FASTKPCA_H
@@ -20,6 +22,19 @@
 #include <R_ext/Utils.h>
 #ifndef FCONE
 # define FCONE
+/* Kernel ICA contrasts: the order matches fastkpca:::kica_contrasts in R/kica.R. */
+enum { KICA_KGV = 1, KICA_KCCA = 2 };
+
+/* ichol.c */
+int ichol_gauss(const double *y, int n, double sigma, double tol, double **G,
+                int *pivots, double *residual_trace);
+
+/* kernel ICA .Call entry points (ichol.c, kica.c) */
+SEXP kica_ichol(SEXP y, SEXP sigma, SEXP tol);
+SEXP kica_contrast(SEXP S, SEXP par, SEXP contrast);
+SEXP kica_pair_search(SEXP S, SEXP pair, SEXP angles, SEXP half, SEXP tol,
+                      SEXP par, SEXP contrast);
+
 #endif
 #include <stddef.h>
 
@@ -80,5 +95,18 @@ int as_threads(SEXP s);
 SEXP kpca_fit(SEXP x, SEXP kernel, SEXP kpar, SEXP features, SEXP th,
                 SEXP solver, SEXP threads, SEXP control);
 SEXP kernel_cross(SEXP z, SEXP x, SEXP kernel, SEXP kpar, SEXP threads);
+
+/* Kernel ICA contrasts: the order matches fastkpca:::kica_contrasts in R/kica.R. */
+enum { KICA_KGV = 1, KICA_KCCA = 2 };
+
+/* ichol.c */
+int ichol_gauss(const double *y, int n, double sigma, double tol, double **G,
+                int *pivots, double *residual_trace);
+
+/* kernel ICA .Call entry points (ichol.c, kica.c) */
+SEXP kica_ichol(SEXP y, SEXP sigma, SEXP tol);
+SEXP kica_contrast(SEXP S, SEXP par, SEXP contrast);
+SEXP kica_pair_search(SEXP S, SEXP pair, SEXP angles, SEXP half, SEXP tol,
+                      SEXP par, SEXP contrast);
 
 #endif

@@ -7,6 +7,9 @@
 static const R_CallMethodDef call_methods[] = {
     CALLDEF(kpca_fit, 8),
     CALLDEF(kernel_cross, 5),
+    CALLDEF(kica_ichol, 3),
+    CALLDEF(kica_contrast, 3),
+    CALLDEF(kica_pair_search, 7),
     {NULL, NULL, 0}
 };
 
