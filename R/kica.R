@@ -46,8 +46,8 @@
 #' the orthogonal group) is chosen by a one-dimensional search, which
 #' evaluates the contrast on a grid of `ngrid` angles over a full period
 #' (\eqn{\pi/2}{pi/2}: the contrast does not change when sources are
-#' permuted or change sign) and refines the best angle by golden-section
-#' search. Sweeps stop when no rotation exceeds `tol` radians, or after
+#' permuted or change sign) and refines the best angle by Brent's method
+#' (golden section with parabolic steps) within one grid step. Sweeps stop when no rotation exceeds `tol` radians, or after
 #' `maxit` sweeps. With two sources there is one pair, the first sweep is
 #' then a global search over the only angle, and one sweep is done.
 #'
@@ -158,6 +158,10 @@ kica <- function(x, n.comp = ncol(x), contrast = c("kgv", "kcca"), sigma = NULL,
               lapply(seq_len(nstarts - 1L), function(i) random_rotation(m)))
   kinds <- c("fobi", rep("random", nstarts - 1L))
   par <- c(sigma, kappa, eta)
+  # the starts are searched to 5 tol, the polish (a local search within
+  # 25 tol, repeated when the minimum is on the edge) refines to tol
+  coarse_tol <- getOption("fastkpca.kica.coarse", 5) * tol
+  polish_half <- getOption("fastkpca.kica.half", 25) * tol
   step <- (pi / 2) / ngrid
   grid <- step * (seq_len(ngrid) - 1L - ngrid %/% 2L) # a period, with 0
   show_bar <- interactive() && nstarts > 1L && as.double(n) * m * m * nstarts > 4e5
@@ -167,7 +171,7 @@ kica <- function(x, n.comp = ncol(x), contrast = c("kgv", "kcca"), sigma = NULL,
   }
   runs <- vector("list", nstarts)
   for (k in seq_len(nstarts)) {
-    runs[[k]] <- jacobi_sweeps(z, starts[[k]], par, code, grid, step, tol, maxit)
+    runs[[k]] <- jacobi_sweeps(z, starts[[k]], par, code, grid, step, coarse_tol, maxit)
     if (show_bar) utils::setTxtProgressBar(bar, k)
   }
   values <- vapply(runs, `[[`, 0, "value")
@@ -178,7 +182,7 @@ kica <- function(x, n.comp = ncol(x), contrast = c("kgv", "kcca"), sigma = NULL,
   objective_polish <- NA_real_
   if (polish && m > 1L) {
     fine <- c(sigma / 2, kappa, eta)
-    pol <- jacobi_sweeps(z, V, fine, code, 0, step, tol, maxit)
+    pol <- jacobi_sweeps(z, V, fine, code, 0, polish_half, tol, maxit)
     V <- pol$V
     polish_sweeps <- pol$sweeps
     objective_polish <- pol$value
@@ -286,6 +290,7 @@ jacobi_sweeps <- function(z, V, par, code, grid, half, tol, maxit) {
   for (it in seq_len(maxit)) {
     sweeps <- it
     largest <- 0
+    edge <- FALSE
     for (i in seq_len(m - 1L)) for (j in (i + 1L):m) {
       r <- .Call(C_kica_pair_search, S, c(i, j), grid, as.double(half), tol, par,
                  code)
@@ -298,9 +303,11 @@ jacobi_sweeps <- function(z, V, par, code, grid, half, tol, maxit) {
         S[, c(i, j)] <- S[, c(i, j), drop = FALSE] %*% t(G)
       }
       largest <- max(largest, abs(theta))
+      edge <- edge || r[4L] == 1
     }
-    # one pair: a sweep with a grid is a global search already
-    if (largest < tol || (m == 2L && length(grid) > 1L)) break
+    # one pair: a sweep is a complete search of the only angle, unless the
+    # minimum lies on the edge of the bracket
+    if (largest < tol || (m == 2L && !edge)) break
   }
   list(V = V, value = value, sweeps = sweeps, evaluations = evaluations)
 }

@@ -203,9 +203,10 @@ static double rotated_contrast(const double *S, int i, int j, double theta,
 /* kica_pair_search(S, pair, angles, half, tol, par, contrast)
  * Minimises the contrast over the rotation of sources pair[1], pair[2]
  * (1-based): evaluates it at each of 'angles', then refines around the best
- * by golden-section search on [best - half, best + half] down to a bracket of
- * width tol. Returns c(theta, value, evaluations); theta is the best angle
- * seen (an angle of 0 among 'angles' guarantees no increase). */
+ * by Brent's method on [best - half, best + half] down to a bracket of
+ * width about tol. Returns c(theta, value, evaluations, at_edge); theta is the best
+ * angle seen (an angle of 0 among 'angles' guarantees no increase), at_edge
+ * is 1 when it lies within 2 tol of the edge of the refined bracket. */
 SEXP kica_pair_search(SEXP S, SEXP pair, SEXP angles, SEXP half, SEXP tol,
                       SEXP par, SEXP contrast)
 {
@@ -242,37 +243,59 @@ SEXP kica_pair_search(SEXP S, SEXP pair, SEXP angles, SEXP half, SEXP tol,
         if (v < best) { best = v; best_theta = t; }
         R_CheckUserInterrupt();
     }
-    double h = REAL(half)[0], eps = REAL(tol)[0];
+    double h = REAL(half)[0], eps = REAL(tol)[0], centre = best_theta;
+    int at_edge = 0;
     if (h > 0) {
-        /* golden-section search on [a, b] */
-        const double ratio = (sqrt(5.0) - 1.0) / 2.0;
+        /* Brent's minimisation (golden section with parabolic steps) on
+         * [best - h, best + h], from the best angle seen, whose value is known */
+        const double golden = (3.0 - sqrt(5.0)) / 2.0;
         double a = best_theta - h, b = best_theta + h;
-        double c = b - ratio * (b - a), d = a + ratio * (b - a);
-        double fc = rotated_contrast(x, i, j, c, Z, M, yi, yj, &s);
-        double fd = rotated_contrast(x, i, j, d, Z, M, yi, yj, &s);
-        evals += 2;
-        if (fc < best) { best = fc; best_theta = c; }
-        if (fd < best) { best = fd; best_theta = d; }
-        while (b - a > eps) {
-            R_CheckUserInterrupt();
-            if (fc < fd) {
-                b = d; d = c; fd = fc;
-                c = b - ratio * (b - a);
-                fc = rotated_contrast(x, i, j, c, Z, M, yi, yj, &s);
-                if (fc < best) { best = fc; best_theta = c; }
-            } else {
-                a = c; c = d; fc = fd;
-                d = a + ratio * (b - a);
-                fd = rotated_contrast(x, i, j, d, Z, M, yi, yj, &s);
-                if (fd < best) { best = fd; best_theta = d; }
+        double x0 = best_theta, w = x0, v = x0, fx = best, fw = best, fv = best;
+        double d = 0.0, e = 0.0;
+        for (;;) {
+            double xm = 0.5 * (a + b), tol1 = eps / 3.0, tol2 = 2.0 * tol1;
+            if (fabs(x0 - xm) <= tol2 - 0.5 * (b - a)) break;
+            int parabolic = 0;
+            if (fabs(e) > tol1) {
+                double r = (x0 - w) * (fx - fv), q = (x0 - v) * (fx - fw);
+                double p = (x0 - v) * q - (x0 - w) * r;
+                q = 2.0 * (q - r);
+                if (q > 0.0) p = -p; else q = -q;
+                double etemp = e;
+                e = d;
+                if (fabs(p) < fabs(0.5 * q * etemp) && p > q * (a - x0) &&
+                    p < q * (b - x0)) {
+                    d = p / q;
+                    double u = x0 + d;
+                    if (u - a < tol2 || b - u < tol2) d = (xm >= x0) ? tol1 : -tol1;
+                    parabolic = 1;
+                }
             }
+            if (!parabolic) {
+                e = (x0 >= xm) ? a - x0 : b - x0;
+                d = golden * e;
+            }
+            double u = x0 + (fabs(d) >= tol1 ? d : (d >= 0 ? tol1 : -tol1));
+            double fu = rotated_contrast(x, i, j, u, Z, M, yi, yj, &s);
             evals++;
+            R_CheckUserInterrupt();
+            if (fu <= fx) {
+                if (u >= x0) a = x0; else b = x0;
+                v = w; fv = fw; w = x0; fw = fx; x0 = u; fx = fu;
+            } else {
+                if (u < x0) a = u; else b = u;
+                if (fu <= fw || w == x0) { v = w; fv = fw; w = u; fw = fu; }
+                else if (fu <= fv || v == x0 || v == w) { v = u; fv = fu; }
+            }
         }
+        if (fx < best) { best = fx; best_theta = x0; }
+        at_edge = fabs(best_theta - centre) > h - 2.0 * eps;
     }
-    SEXP ans = PROTECT(allocVector(REALSXP, 3));
+    SEXP ans = PROTECT(allocVector(REALSXP, 4));
     REAL(ans)[0] = best_theta;
     REAL(ans)[1] = best;
     REAL(ans)[2] = evals;
+    REAL(ans)[3] = at_edge;
     UNPROTECT(1);
     return ans;
 }
