@@ -43,26 +43,38 @@
 #' @section Optimisation:
 #' The contrast is minimised over orthogonal \eqn{V} by Jacobi sweeps: for
 #' each pair of sources in turn, the rotation of the pair (a geodesic of
-#' the orthogonal group) is chosen by a one-dimensional search, which
-#' evaluates the contrast on a grid of `ngrid` angles over a full period
-#' (\eqn{\pi/2}{pi/2}: the contrast does not change when sources are
-#' permuted or change sign) and refines the best angle by Brent's method
-#' (golden section with parabolic steps) within one grid step. Sweeps stop when no rotation exceeds `tol` radians, or after
-#' `maxit` sweeps. With two sources there is one pair, the first sweep is
-#' then a global search over the only angle, and one sweep is done.
+#' the orthogonal group) is chosen by a one-dimensional search. In the first
+#' sweep from each start, the search evaluates the contrast on a grid of
+#' `ngrid` angles over a full period (\eqn{\pi/2}{pi/2}: the contrast does
+#' not change when sources are permuted or change sign), then refines the
+#' best angle by Brent's method (golden section with parabolic steps) within
+#' one grid step; later sweeps refine from the current angle only. Sweeps
+#' stop when no rotation exceeds `tol` radians, when a sweep lowers the
+#' contrast by less than \eqn{10^{-6}}{1e-6}, or after `maxit` sweeps. With
+#' two sources there is a single angle: the first sweep is then a global
+#' search and is not repeated (unless its minimum lies on the edge of the
+#' refined bracket). Each pairwise search is one call to C, which recomputes
+#' only the two sources that rotate.
 #'
-#' The first start is FOBI's estimate (the eigenvectors of the fourth
-#' moment matrix \eqn{E[\|z\|^2 z z']}{E[||z||^2 z z']} of the whitened
-#' data \eqn{z}), computed within fastkpca; the others are random orthogonal
-#' matrices (uniform, from `stats::rnorm()`, so results are reproducible
-#' after [set.seed()]). The start with the lowest contrast is kept and, with
-#' `polish = TRUE`, polished as in the paper: sweeps of local searches
-#' (within one grid step) with the width `sigma / 2`.
+#' The first start is JADE's estimate (Cardoso and Souloumiac 1993: the
+#' rotation that jointly diagonalises the fourth-order cumulant matrices of
+#' the whitened data), computed within fastkpca; the others are random
+#' orthogonal matrices (uniform, from [stats::rnorm()], so results are
+#' reproducible after [set.seed()]). The start with the lowest contrast is
+#' kept.
+#'
+#' With `polish = TRUE` the best start is then polished as in the paper:
+#' sweeps of local searches (within `25 * tol` radians) with the width
+#' `sigma / 2`, the starts having been searched to `5 * tol` only. It is off
+#' by default because in fastkpca's benchmark (`bench/kica.R`, Bach and
+#' Jordan's 18 densities) it raised the mean Amari distance, by about a
+#' sixth, and doubled the time.
 #'
 #' @section Defaults:
 #' As in the paper: `sigma = 1` and `kappa = 2e-2` when `nrow(x) < 1000`,
 #' `sigma = 1/2` and `kappa = 2e-3` otherwise; `eta = kappa / 100`. Two
-#' sources need one start (see above); more sources get 4 by default.
+#' sources need one start (see above); more sources get 2 by default (JADE's
+#' and a random one).
 #'
 #' Signs and order of the sources are not identifiable; fastkpca makes the
 #' largest-magnitude entry of each row of `W` positive.
@@ -74,7 +86,7 @@
 #' @param sigma Width of the Gaussian kernel on the unit-variance sources.
 #' @param kappa Regularisation, positive.
 #' @param eta Precision of the incomplete Cholesky decomposition, positive.
-#' @param nstarts Number of starts (the first is FOBI's), at least 1.
+#' @param nstarts Number of starts (the first is JADE's), at least 1.
 #' @param maxit Maximum number of sweeps per start (and for the polish).
 #' @param polish Whether to polish the best start with `sigma / 2`.
 #' @param ngrid Number of angles on the grid of each pairwise search, at
@@ -95,7 +107,7 @@
 #'       without polish);}
 #'     \item{`iterations`}{the sweeps of the kept start, and of the polish;}
 #'     \item{`evaluations`}{the number of contrast evaluations in all;}
-#'     \item{`starts`}{a data frame with each start's kind (`"fobi"` or
+#'     \item{`starts`}{a data frame with each start's kind (`"jade"` or
 #'       `"random"`), contrast and sweeps;}
 #'     \item{the settings}{`n.comp`, `contrast`, `sigma`, `kappa`, `eta`,
 #'       `nstarts`, `maxit`, `polish`, `ngrid`, `tol`, all resolved.}
@@ -103,6 +115,10 @@
 #' @references Bach, F. R. and Jordan, M. I. (2002). Kernel independent
 #'   component analysis. *Journal of Machine Learning Research* 3, 1-48.
 #'   \doi{10.1162/153244303768966085}
+#'
+#'   Cardoso, J.-F. and Souloumiac, A. (1993). Blind beamforming for
+#'   non-Gaussian signals. *IEE Proceedings F* 140(6), 362-370.
+#'   \doi{10.1049/ip-f-2.1993.0054}
 #' @seealso [amari_distance()] to compare unmixing matrices,
 #'   [predict.kica()], [plot.kica()], and
 #'   `vignette("kica", package = "fastkpca")`.
@@ -120,7 +136,7 @@
 #' @export
 kica <- function(x, n.comp = ncol(x), contrast = c("kgv", "kcca"), sigma = NULL,
                  kappa = NULL, eta = NULL, nstarts = NULL, maxit = 10L,
-                 polish = TRUE, ngrid = 8L, tol = 1e-3, ...) {
+                 polish = FALSE, ngrid = 8L, tol = 1e-3, ...) {
   check_no_dots(...)
   x <- as_data_matrix(x, "x")
   check_finite(x, "x")
@@ -143,7 +159,7 @@ kica <- function(x, n.comp = ncol(x), contrast = c("kgv", "kcca"), sigma = NULL,
   kappa <- check_positive(kappa, "kappa")
   if (is.null(eta)) eta <- kappa / 100
   eta <- check_positive(eta, "eta")
-  if (is.null(nstarts)) nstarts <- if (m <= 2L) 1L else 4L
+  if (is.null(nstarts)) nstarts <- if (m <= 2L) 1L else 2L
   nstarts <- check_whole(nstarts, "nstarts", 1, 1e4)
   maxit <- check_whole(maxit, "maxit", 1, 1e4)
   ngrid <- check_whole(ngrid, "ngrid", 2, 1e4)
@@ -154,14 +170,15 @@ kica <- function(x, n.comp = ncol(x), contrast = c("kgv", "kcca"), sigma = NULL,
 
   white <- kica_whiten(x, m)
   z <- white$z
-  starts <- c(list(fobi_rotation(z)),
+  starts <- c(list(jade_rotation(z)),
               lapply(seq_len(nstarts - 1L), function(i) random_rotation(m)))
-  kinds <- c("fobi", rep("random", nstarts - 1L))
+  kinds <- c("jade", rep("random", nstarts - 1L))
   par <- c(sigma, kappa, eta)
-  # the starts are searched to 5 tol, the polish (a local search within
-  # 25 tol, repeated when the minimum is on the edge) refines to tol
-  coarse_tol <- getOption("fastkpca.kica.coarse", 5) * tol
-  polish_half <- getOption("fastkpca.kica.half", 25) * tol
+  # with a polish, the starts are searched to 5 tol and the polish (local
+  # searches within 25 tol, repeated when a minimum is on the edge) refines
+  # the best to tol
+  coarse_tol <- if (polish) 5 * tol else tol
+  polish_half <- 25 * tol
   step <- (pi / 2) / ngrid
   grid <- step * (seq_len(ngrid) - 1L - ngrid %/% 2L) # a period, with 0
   show_bar <- interactive() && nstarts > 1L && as.double(n) * m * m * nstarts > 4e5
@@ -243,9 +260,19 @@ kica_whiten <- function(x, m) {
   n <- nrow(x)
   mu <- colMeans(x)
   xc <- sweep(x, 2L, mu)
-  e <- eigen(crossprod(xc) / (n - 1), symmetric = TRUE)
+  C <- crossprod(xc) / (n - 1)
+  e <- eigen(C, symmetric = TRUE)
   d <- e$values[seq_len(m)]
-  if (!(d[m] > max(e$values[1L], 0) * 1e-10))
+  # singular: judged on the correlation matrix when all columns are kept, so
+  # that the units of the columns do not matter
+  sds <- sqrt(diag(C))
+  singular <- if (m == ncol(x)) {
+    any(!(sds > 0)) ||
+      !(min(eigen(C / tcrossprod(sds), symmetric = TRUE, only.values = TRUE)$values) > 1e-10)
+  } else {
+    !(d[m] > max(e$values[1L], 0) * 1e-10)
+  }
+  if (singular || !(d[m] > 0))
     stop("'x' has a singular covariance matrix (a column is constant or a linear ",
          "combination of others)", call. = FALSE)
   E <- e$vectors[, seq_len(m), drop = FALSE]
@@ -259,10 +286,55 @@ kica_whiten <- function(x, m) {
   list(z = xc %*% t(K), K = K, Kinv = Kinv, mu = mu)
 }
 
-# FOBI's rotation of whitened data z: eigenvectors of E[|z|^2 z z'], as rows.
-fobi_rotation <- function(z) {
-  B <- crossprod(z * sqrt(rowSums(z^2))) / nrow(z)
-  t(eigen(B, symmetric = TRUE)$vectors)
+# JADE's rotation of whitened data z (Cardoso and Souloumiac 1993), as rows:
+# the rotation that jointly diagonalises the fourth-order cumulant matrices
+# Q_ij = E[z_i z_j z z'] - delta_ij I - e_i e_j' - e_j e_i' (i <= j), by
+# Jacobi rotations. Cheap for the few sources kernel ICA handles.
+jade_rotation <- function(z, tol = 1e-6 / sqrt(nrow(z)), maxit = 100L) {
+  n <- nrow(z)
+  m <- ncol(z)
+  if (m < 2L) return(diag(m))
+  pairs <- which(upper.tri(diag(m), diag = TRUE), arr.ind = TRUE)
+  nq <- nrow(pairs)
+  # the cumulant matrices side by side: Q[, (k - 1) m + 1:m] is the k-th
+  Q <- matrix(0, m, m * nq)
+  for (k in seq_len(nq)) {
+    i <- pairs[k, 1L]
+    j <- pairs[k, 2L]
+    C <- crossprod(z * (z[, i] * z[, j]), z) / n
+    C[i, j] <- C[i, j] - 1
+    C[j, i] <- C[j, i] - 1
+    if (i == j) diag(C) <- diag(C) - 1 else C <- C * sqrt(2)
+    Q[, (k - 1L) * m + seq_len(m)] <- C
+  }
+  V <- diag(m)
+  offsets <- (seq_len(nq) - 1L) * m
+  for (sweep in seq_len(maxit)) {
+    rotated <- FALSE
+    for (p in seq_len(m - 1L)) for (q in (p + 1L):m) {
+      ip <- offsets + p
+      iq <- offsets + q
+      g <- rbind(Q[p, ip] - Q[q, iq], Q[p, iq] + Q[q, ip])
+      gg <- tcrossprod(g)
+      ton <- gg[1L, 1L] - gg[2L, 2L]
+      toff <- gg[1L, 2L] + gg[2L, 1L]
+      theta <- 0.5 * atan2(toff, ton + sqrt(ton^2 + toff^2))
+      if (abs(theta) > tol) {
+        rotated <- TRUE
+        cs <- cos(theta)
+        sn <- sin(theta)
+        G <- matrix(c(cs, sn, -sn, cs), 2L)
+        V[, c(p, q)] <- V[, c(p, q)] %*% G
+        Q[c(p, q), ] <- crossprod(G, Q[c(p, q), ])
+        qp <- Q[, ip]
+        qq <- Q[, iq]
+        Q[, ip] <- cs * qp + sn * qq
+        Q[, iq] <- -sn * qp + cs * qq
+      }
+    }
+    if (!rotated) break
+  }
+  t(V)
 }
 
 # A uniformly distributed orthogonal m x m matrix (QR of a Gaussian matrix,
@@ -275,24 +347,27 @@ random_rotation <- function(m) {
 
 # Jacobi sweeps over the pairs of sources from the rotation V (rows are the
 # unmixing directions in whitened space). Each pairwise search (C) evaluates
-# the contrast at the angles 'grid' and refines the best within +- 'half'.
-jacobi_sweeps <- function(z, V, par, code, grid, half, tol, maxit) {
+# the contrast at the angles 'grid' (first sweep; later sweeps start from the
+# current angle only) and refines the best within +- 'half' to 'tol'. Sweeps
+# stop when no angle exceeds tol or the contrast fell by less than 'ftol'.
+jacobi_sweeps <- function(z, V, par, code, grid, half, tol, maxit, ftol = 1e-6) {
   m <- nrow(V)
   S <- z %*% t(V)
-  evaluations <- 0
   if (m < 2L) {
     value <- as.numeric(.Call(C_kica_contrast, S, par, code))
     return(list(V = V, value = value, sweeps = 0L, evaluations = 1))
   }
-  grid <- as.double(grid)
+  evaluations <- 0
   sweeps <- 0L
-  value <- NA_real_
+  value <- Inf
+  angles <- as.double(grid)
   for (it in seq_len(maxit)) {
     sweeps <- it
+    before <- value
     largest <- 0
     edge <- FALSE
     for (i in seq_len(m - 1L)) for (j in (i + 1L):m) {
-      r <- .Call(C_kica_pair_search, S, c(i, j), grid, as.double(half), tol, par,
+      r <- .Call(C_kica_pair_search, S, c(i, j), angles, as.double(half), tol, par,
                  code)
       theta <- r[1L]
       value <- r[2L]
@@ -305,9 +380,11 @@ jacobi_sweeps <- function(z, V, par, code, grid, half, tol, maxit) {
       largest <- max(largest, abs(theta))
       edge <- edge || r[4L] == 1
     }
+    angles <- 0
     # one pair: a sweep is a complete search of the only angle, unless the
     # minimum lies on the edge of the bracket
-    if (largest < tol || (m == 2L && !edge)) break
+    if (m == 2L && !edge) break
+    if (largest < tol || before - value < ftol) break
   }
   list(V = V, value = value, sweeps = sweeps, evaluations = evaluations)
 }
@@ -319,8 +396,8 @@ jacobi_sweeps <- function(z, V, par, code, grid, half, tol, maxit) {
 #' matrix when `W` unmixes what `A` mixed,
 #' \deqn{d = \frac{1}{2m(m-1)} \left[\sum_i \left(\frac{\sum_j |p_{ij}|}{\max_j |p_{ij}|} - 1\right) + \sum_j \left(\frac{\sum_i |p_{ij}|}{\max_i |p_{ij}|} - 1\right)\right].}{d = [sum_i (sum_j |p_ij| / max_j |p_ij| - 1) + sum_j (sum_i |p_ij| / max_i |p_ij| - 1)] / (2 m (m - 1)).}
 #' It lies in \[0, 1\], is 0 exactly when `W %*% A` is a scaled permutation,
-#' and does not change when the rows of `W` are permuted or rescaled. Bach
-#' and Jordan's tables report 100 d.
+#' and does not change when the rows of `W` are permuted or change sign.
+#' Bach and Jordan's tables report 100 d.
 #'
 #' @param W An m x p unmixing matrix (the `W` of [kica()], of
 #'   `JADE::JADE()`, or `t(K %*% W)` of `fastICA::fastICA()`).

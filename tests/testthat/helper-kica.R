@@ -44,3 +44,25 @@ oracle_mixing <- function(m) {
     if (kappa(A, exact = TRUE) <= 2) return(A)
   }
 }
+
+# Independent sources of a few of Bach and Jordan's kinds, in base R:
+# uniform, exponential, a bimodal mixture of two Gaussians, Student t (5).
+oracle_sources <- function(n, kinds) {
+  one <- function(kind) switch(kind,
+    uniform = stats::runif(n, -1, 1),
+    exponential = stats::rexp(n) - 1,
+    bimodal = stats::rnorm(n, sd = 0.5) + sample(c(-1, 1), n, replace = TRUE),
+    t5 = stats::rt(n, 5))
+  vapply(kinds, one, numeric(n))
+}
+
+# The Amari distance written out with loops, from the formula of Bach and
+# Jordan (2002), for comparison with amari_distance().
+oracle_amari <- function(W, A) {
+  P <- abs(W %*% A)
+  m <- nrow(P)
+  total <- 0
+  for (i in seq_len(m)) total <- total + sum(P[i, ]) / max(P[i, ]) - 1
+  for (j in seq_len(m)) total <- total + sum(P[, j]) / max(P[, j]) - 1
+  total / (2 * m * (m - 1))
+}
