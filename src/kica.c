@@ -92,29 +92,48 @@ static int source_factor(const double *y, const kica_setup *s, double **Z)
 }
 
 /* The contrast from the m reduced factors. */
-static double contrast_from_factors(double **Z, const int *M, const kica_setup *s)
+/* The lower triangle of R_kappa (T x T) for the first m factors: identity
+ * diagonal blocks and blocks (j, i) = Z_j' Z_i for i < j. When base is given,
+ * it already holds the T0 x T0 leading part for the first 'fixed' factors
+ * (unchanged sources), and only blocks involving a later factor are computed. */
+static double *fill_r_kappa(double **Z, const int *M, int m, int n, int fixed,
+                            const double *base, int T0, int *T_out)
 {
-    const int n = s->n, m = s->m;
     int T = 0;
-    int *off = (int *) R_alloc((size_t) m, sizeof(int));
+    int *off = (int *) R_alloc((size_t) (m > 0 ? m : 1), sizeof(int));
     for (int i = 0; i < m; i++) { off[i] = T; T += M[i]; }
-    if (T == 0) return 0.0;
+    *T_out = T;
+    if (T == 0) return NULL;
     double *R = (double *) R_alloc((size_t) T * T, sizeof(double));
     memset(R, 0, (size_t) T * T * sizeof(double));
     for (int k = 0; k < T; k++) R[k + (size_t) k * T] = 1.0;
+    if (base)
+        for (int c = 0; c < T0; c++)
+            memcpy(R + (size_t) c * T, base + (size_t) c * T0, (size_t) T0 * sizeof(double));
     const char tr = 'T', nt = 'N';
     const double one = 1.0, zero = 0.0;
-    /* lower triangle: block (j, i) = Z_j' Z_i for i < j */
-    for (int i = 0; i < m; i++)
-        for (int j = i + 1; j < m; j++) {
+    for (int j = (base ? fixed : 1); j < m; j++)
+        for (int i = 0; i < j; i++) {
             if (M[i] == 0 || M[j] == 0) continue;
             F77_CALL(dgemm)(&tr, &nt, &M[j], &M[i], &n, &one, Z[j], &n, Z[i], &n,
                             &zero, R + off[j] + (size_t) off[i] * T, &T FCONE FCONE);
         }
+    return R;
+}
+
+/* The contrast from the factors of the m sources (see fill_r_kappa for
+ * base, fixed and T0; base = NULL computes every block). */
+static double contrast_from_factors(double **Z, const int *M, int fixed,
+                                    const double *base, int T0, const kica_setup *s)
+{
+    int T;
+    double *R = fill_r_kappa(Z, M, s->m, s->n, fixed, base, T0, &T);
+    if (T == 0) return 0.0;
     if (s->contrast == KICA_KCCA) {
-        double lmin;
-        sym_eigen(R, T, 1, 1, &lmin, NULL);
-        if (lmin < DBL_EPSILON) lmin = DBL_EPSILON;
+        /* dsyevr's W must hold T values even when one is asked for */
+        double *w = (double *) R_alloc((size_t) T, sizeof(double));
+        sym_eigen(R, T, 1, 1, w, NULL);
+        double lmin = w[0] < DBL_EPSILON ? DBL_EPSILON : w[0];
         return -0.5 * log(lmin);
     }
     /* KGV: log det through Cholesky; R_kappa is positive semidefinite, and
@@ -168,7 +187,7 @@ SEXP kica_contrast(SEXP S, SEXP par, SEXP contrast)
     int *M = (int *) R_alloc((size_t) (s.m > 0 ? s.m : 1), sizeof(int));
     for (int i = 0; i < s.m; i++)
         M[i] = source_factor(REAL(S) + (size_t) i * s.n, &s, &Z[i]);
-    double value = contrast_from_factors(Z, M, &s);
+    double value = contrast_from_factors(Z, M, 0, NULL, 0, &s);
     SEXP ans = PROTECT(ScalarReal(value));
     SEXP ranks = PROTECT(allocVector(INTSXP, s.m));
     for (int i = 0; i < s.m; i++) INTEGER(ranks)[i] = M[i];
@@ -179,23 +198,25 @@ SEXP kica_contrast(SEXP S, SEXP par, SEXP contrast)
 
 /* Contrast after rotating sources i and j by theta:
  * y_i = cos(theta) s_i + sin(theta) s_j, y_j = -sin(theta) s_i + cos(theta) s_j.
- * The factors of the other sources are given in Z; scratch is released. */
+ * Z and M hold the factors of the other m - 2 sources first; the two rotated
+ * ones go into the last two slots. base is their precomputed T0 x T0 part of
+ * R_kappa. Scratch is released before returning. */
 static double rotated_contrast(const double *S, int i, int j, double theta,
-                               double **Z, int *M, double *yi, double *yj,
-                               const kica_setup *s)
+                               double **Z, int *M, const double *base, int T0,
+                               double *yi, double *yj, const kica_setup *s)
 {
     const void *vmax = vmaxget();
-    const int n = s->n;
+    const int n = s->n, m = s->m;
     const double c = cos(theta), sn = sin(theta);
     const double *si = S + (size_t) i * n, *sj = S + (size_t) j * n;
     for (int a = 0; a < n; a++) {
         yi[a] = c * si[a] + sn * sj[a];
         yj[a] = -sn * si[a] + c * sj[a];
     }
-    M[i] = source_factor(yi, s, &Z[i]);
-    M[j] = source_factor(yj, s, &Z[j]);
-    double value = contrast_from_factors(Z, M, s);
-    Z[i] = Z[j] = NULL;
+    M[m - 2] = source_factor(yi, s, &Z[m - 2]);
+    M[m - 1] = source_factor(yj, s, &Z[m - 1]);
+    double value = contrast_from_factors(Z, M, m - 2, base, T0, s);
+    Z[m - 2] = Z[m - 1] = NULL;
     vmaxset(vmax);
     return value;
 }
@@ -225,11 +246,18 @@ SEXP kica_pair_search(SEXP S, SEXP pair, SEXP angles, SEXP half, SEXP tol,
     const double *x = REAL(S);
     double **Z = (double **) R_alloc((size_t) m, sizeof(double *));
     int *M = (int *) R_alloc((size_t) m, sizeof(int));
+    /* the sources that do not rotate come first, with their part of R_kappa
+     * computed once */
+    int slot = 0;
     for (int k = 0; k < m; k++) {
-        Z[k] = NULL;
-        M[k] = 0;
-        if (k != i && k != j) M[k] = source_factor(x + (size_t) k * n, &s, &Z[k]);
+        if (k == i || k == j) continue;
+        M[slot] = source_factor(x + (size_t) k * n, &s, &Z[slot]);
+        slot++;
     }
+    Z[m - 2] = Z[m - 1] = NULL;
+    M[m - 2] = M[m - 1] = 0;
+    int T0 = 0;
+    double *base = fill_r_kappa(Z, M, m - 2, n, 0, NULL, 0, &T0);
     double *yi = (double *) R_alloc((size_t) n, sizeof(double));
     double *yj = (double *) R_alloc((size_t) n, sizeof(double));
 
@@ -238,7 +266,7 @@ SEXP kica_pair_search(SEXP S, SEXP pair, SEXP angles, SEXP half, SEXP tol,
     for (R_xlen_t g = 0; g < XLENGTH(angles); g++) {
         double t = REAL(angles)[g];
         if (!R_FINITE(t)) error("'angles' must be finite");
-        double v = rotated_contrast(x, i, j, t, Z, M, yi, yj, &s);
+        double v = rotated_contrast(x, i, j, t, Z, M, base, T0, yi, yj, &s);
         evals++;
         if (v < best) { best = v; best_theta = t; }
         R_CheckUserInterrupt();
@@ -276,7 +304,7 @@ SEXP kica_pair_search(SEXP S, SEXP pair, SEXP angles, SEXP half, SEXP tol,
                 d = golden * e;
             }
             double u = x0 + (fabs(d) >= tol1 ? d : (d >= 0 ? tol1 : -tol1));
-            double fu = rotated_contrast(x, i, j, u, Z, M, yi, yj, &s);
+            double fu = rotated_contrast(x, i, j, u, Z, M, base, T0, yi, yj, &s);
             evals++;
             R_CheckUserInterrupt();
             if (fu <= fx) {
