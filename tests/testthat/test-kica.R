@@ -167,6 +167,9 @@ test_that("permuting or rescaling the columns of x does not change the sources",
     C <- stats::cor(fit$S, fit2$S)
     expect_lt(amari_distance(C, diag(m)), 1e-3)
     expect_equal(unname(apply(abs(C), 1, max)), rep(1, m), tolerance = 1e-3)
+    # nor does moving the data far from the origin
+    fit3 <- kica(X + 1e6)
+    expect_lt(amari_distance(stats::cor(fit$S, fit3$S), diag(m)), 1e-3)
   }
 })
 
