@@ -11,6 +11,8 @@
  *   nystrom.c centered Nystrom kernel PCA: the passes over row blocks, the
  *             blocked rank-k update, k-means++ landmarks
  *   preimage.c the linear system of the pre-image map (kernel ridge regression)
+ *   ichol.c   kernel ICA: incomplete Cholesky of one source's Gaussian Gram matrix
+ *   kica.c    kernel ICA: the KGV and KCCA contrasts and the pairwise rotation search
  *   init.c    registration
  */
 #ifndef FASTKPCA_H
@@ -25,6 +27,19 @@
 #include <R_ext/Utils.h>
 #ifndef FCONE
 # define FCONE
+/* Kernel ICA contrasts: the order matches fastkpca:::kica_contrasts in R/kica.R. */
+enum { KICA_KGV = 1, KICA_KCCA = 2 };
+
+/* ichol.c */
+int ichol_gauss(const double *y, int n, double sigma, double tol, double **G,
+                int *pivots, double *residual_trace);
+
+/* kernel ICA .Call entry points (ichol.c, kica.c) */
+SEXP kica_ichol(SEXP y, SEXP sigma, SEXP tol);
+SEXP kica_contrast(SEXP S, SEXP par, SEXP contrast);
+SEXP kica_pair_search(SEXP S, SEXP pair, SEXP angles, SEXP half, SEXP tol,
+                      SEXP par, SEXP contrast);
+
 #endif
 #include <stddef.h>
 
@@ -142,5 +157,18 @@ SEXP nystrom_pass1(SEXP x, SEXP rows, SEXP landmarks, SEXP kernel, SEXP xweights
 SEXP nystrom_pass2(SEXP x, SEXP rows, SEXP landmarks, SEXP kernel, SEXP xweights,
                    SEXP lweights, SEXP coef, SEXP offset, SEXP threads);
 SEXP nystrom_kmeanspp(SEXP x, SEXP m, SEXP kernel, SEXP weights, SEXP threads);
+
+/* Kernel ICA contrasts: the order matches fastkpca:::kica_contrasts in R/kica.R. */
+enum { KICA_KGV = 1, KICA_KCCA = 2 };
+
+/* ichol.c */
+int ichol_gauss(const double *y, int n, double sigma, double tol, double **G,
+                int *pivots, double *residual_trace);
+
+/* kernel ICA .Call entry points (ichol.c, kica.c) */
+SEXP kica_ichol(SEXP y, SEXP sigma, SEXP tol);
+SEXP kica_contrast(SEXP S, SEXP par, SEXP contrast);
+SEXP kica_pair_search(SEXP S, SEXP pair, SEXP angles, SEXP half, SEXP tol,
+                      SEXP par, SEXP contrast);
 
 #endif
