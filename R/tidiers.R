@@ -228,5 +228,45 @@ autoplot.fastkpca <- function(object, type = c("scores", "scree"), data = NULL,
   p
 }
 
+#' Plot the sources of a kernel ICA fit with ggplot2
+#'
+#' Draws each estimated source of a [kica()] fit against the observation
+#' index, one panel per source (the ggplot2 counterpart of
+#' [plot.kica()]'s pairs plot). Sources are defined up to order, sign and
+#' scale; [kica()] returns them with unit variance.
+#'
+#' @param object A `"kica"` fit from [kica()].
+#' @param sources Which sources to draw (default all).
+#' @param ... Further arguments to [ggplot2::geom_line()].
+#' @return A ggplot object.
+#' @seealso [kica()], [autoplot.fastkpca()].
+#' @examplesIf requireNamespace("ggplot2", quietly = TRUE)
+#' set.seed(1)
+#' s <- cbind(sin((1:400) / 12), ((1:400) %% 47) / 47 - 0.5)
+#' fit <- kica(s %*% matrix(c(1, 0.6, -0.4, 1), 2))
+#' ggplot2::autoplot(fit)
+#' @exportS3Method ggplot2::autoplot
+autoplot.kica <- function(object, sources = seq_len(ncol(object$S)), ...) {
+  if (!requireNamespace("ggplot2", quietly = TRUE))
+    stop("autoplot() needs the ggplot2 package: install.packages(\"ggplot2\")",
+         call. = FALSE)
+  S <- object$S
+  if (!is.numeric(sources) || length(sources) == 0L || anyNA(sources) ||
+      any(sources != round(sources)) || any(sources < 1) || any(sources > ncol(S)))
+    stop(sprintf("'sources' must be source numbers between 1 and %d", ncol(S)),
+         call. = FALSE)
+  sources <- as.integer(sources)
+  long <- data.frame(index = rep(seq_len(nrow(S)), length(sources)),
+                     source = factor(rep(paste0("S", sources), each = nrow(S)),
+                                     levels = paste0("S", sources)),
+                     value = as.vector(S[, sources, drop = FALSE]))
+  ggplot2::ggplot(long, ggplot2::aes(x = .data$index, y = .data$value)) +
+    ggplot2::geom_line(...) +
+    ggplot2::facet_wrap(~ source, ncol = 1L, scales = "free_y") +
+    ggplot2::labs(x = "observation", y = NULL,
+                  title = sprintf("Kernel ICA (%s), %d sources",
+                                  toupper(object$contrast), ncol(S)))
+}
+
 # .data is the pronoun of ggplot2's tidy evaluation inside aes()
 utils::globalVariables(".data")

@@ -120,3 +120,19 @@ test_that("autoplot() builds the scores and scree plots", {
   expect_error(ggplot2::autoplot(fit, data = rings[1:5, ], colour = "ring"),
                "one row per training row")
 })
+
+test_that("autoplot() of a kernel ICA fit draws one panel per source", {
+  skip_if_not_installed("ggplot2")
+  set.seed(1)
+  s <- cbind(sin((1:300) / 10), ((1:300) %% 37) / 37 - 0.5, runif(300) - 0.5)
+  fit <- kica(s %*% matrix(c(1, 0.5, 0.2, -0.3, 1, 0.4, 0.1, 0.2, 1), 3))
+  p <- ggplot2::autoplot(fit)
+  built <- ggplot2::ggplot_build(p)
+  expect_equal(length(unique(built$data[[1]]$PANEL)), 3L)
+  expect_equal(nrow(built$data[[1]]), 900L)
+  # the values drawn are the sources
+  expect_equal(built$data[[1]]$y, as.vector(fit$S))
+  p2 <- ggplot2::autoplot(fit, sources = c(1, 3))
+  expect_equal(length(unique(ggplot2::ggplot_build(p2)$data[[1]]$PANEL)), 2L)
+  expect_error(ggplot2::autoplot(fit, sources = 4), "'sources' must be source numbers")
+})
