@@ -180,17 +180,26 @@ static int tridiagonal_bisection(const double *diag, const double *offdiag, int 
 }
 
 /* MRRR on the tridiagonal (dstemr, the algorithm of dsyevr for the whole
- * spectrum) for a subset only: range 'V' (lower, upper] or 'I' (il..iu).
- * A first call asks for the workspace and for the number of eigenvalues in
- * the range, so that Z takes n x count and never n x n. Returns the number
- * found (ascending, in w, vectors in *Z), or -1 if dstemr reports a failure
- * of its algorithm (info > 0), in which case the caller falls back to
- * bisection as dsyevr does. diag and offdiag are kept. */
+ * spectrum) for a subset only: the eigenvalues in (lower, upper] (range 'V')
+ * or the il-th to iu-th smallest (range 'I'), with their vectors (n x found,
+ * R_alloc'ed in *Z), in ascending order.
+ *
+ * dstemr needs Z to hold every vector it finds. For range 'I' that is
+ * exactly iu - il + 1 (documented). For range 'V' the count of its query
+ * (NZC = -1, a Sturm count on T) can fall short of what it then finds: T is
+ * scaled inside, and eigenvalues at the ends of the interval may move
+ * across; dstemr then writes past a Z of that size (seen under valgrind).
+ * So a range 'V' is turned into the index range of the counted eigenvalues,
+ * and the caller trims any that land at or below lower.
+ *
+ * Returns the number found, or -1 if dstemr reports a failure of its
+ * algorithm (info > 0), in which case the caller falls back to bisection
+ * as dsyevr does. diag and offdiag are kept. */
 static int tridiagonal_mrrr(const double *diag, const double *offdiag, int n,
                             char range, double lower, double upper, int il, int iu,
                             double *w, double **Z)
 {
-    const char jobz = 'V';
+    const char jobz = 'V', by_index = 'I';
     /* dstemr overwrites d and e, and uses e[n - 1] as workspace */
     double *d = (double *) R_alloc((size_t) n, sizeof(double));
     double *e = (double *) R_alloc((size_t) n, sizeof(double));
@@ -198,19 +207,31 @@ static int tridiagonal_mrrr(const double *diag, const double *offdiag, int n,
     if (n > 1) memcpy(e, offdiag, (size_t) (n - 1) * sizeof(double));
     e[n - 1] = 0.0;
 
-    /* the query: LWORK = LIWORK = -1 for the workspace, NZC = -1 for the
-     * number of eigenvectors in the range (returned in Z[0]) */
     int found = 0, info = 0, lwork = -1, liwork = -1, nzc = -1, iwork_query = 0;
     int tryrac = 1; /* as dsyevr with abstol = 0: relative accuracy if T allows */
     double work_query = 0.0, z_query = 0.0;
     int isuppz_query[2];
-    F77_CALL(dstemr)(&jobz, &range, &n, d, e, &lower, &upper, &il, &iu, &found, w,
+    *Z = NULL;
+    if (range == 'V') {
+        /* NZC = -1: the number of eigenvalues in (lower, upper], in Z[0] */
+        F77_CALL(dstemr)(&jobz, &range, &n, d, e, &lower, &upper, &il, &iu, &found, w,
+                         &z_query, &n, &nzc, isuppz_query, &tryrac, &work_query, &lwork,
+                         &iwork_query, &liwork, &info FCONE FCONE);
+        check_info(info, "dstemr");
+        int count = (int) z_query;
+        if (count <= 0) return 0;
+        if (count > n) error("LAPACK routine 'dstemr' counted %d eigenvalues of %d",
+                             count, n);
+        il = n - count + 1;
+        iu = n;
+    }
+    /* the workspace query: LWORK = LIWORK = -1 */
+    nzc = iu - il + 1;
+    lwork = liwork = -1;
+    F77_CALL(dstemr)(&jobz, &by_index, &n, d, e, &lower, &upper, &il, &iu, &found, w,
                      &z_query, &n, &nzc, isuppz_query, &tryrac, &work_query, &lwork,
                      &iwork_query, &liwork, &info FCONE FCONE);
     check_info(info, "dstemr");
-    nzc = (int) z_query;
-    *Z = NULL;
-    if (nzc <= 0) return 0;
     lwork = (int) work_query;
     liwork = iwork_query;
     double *work = (double *) R_alloc((size_t) lwork, sizeof(double));
@@ -218,13 +239,13 @@ static int tridiagonal_mrrr(const double *diag, const double *offdiag, int n,
     int *isuppz = (int *) R_alloc(2 * (size_t) nzc, sizeof(int));
     double *z = (double *) R_alloc((size_t) n * nzc, sizeof(double));
     tryrac = 1;
-    F77_CALL(dstemr)(&jobz, &range, &n, d, e, &lower, &upper, &il, &iu, &found, w, z,
+    F77_CALL(dstemr)(&jobz, &by_index, &n, d, e, &lower, &upper, &il, &iu, &found, w, z,
                      &n, &nzc, isuppz, &tryrac, work, &lwork, iwork, &liwork,
                      &info FCONE FCONE);
     if (info > 0) return -1;
     check_info(info, "dstemr");
-    if (found > nzc) error("LAPACK routine 'dstemr' found %d eigenvalues, more than "
-                           "the %d it counted", found, nzc);
+    if (found != nzc) error("LAPACK routine 'dstemr' found %d eigenvalues, not the %d "
+                            "asked for", found, nzc);
     *Z = z;
     return found;
 }
@@ -279,8 +300,12 @@ int exact_eigen(double *A, int n, int f, double lower, int method, double **valu
     R_CheckUserInterrupt();
     back_transform(A, n, tau, Z, found);
 
-    for (int k = 0; k < found; k++) w[k] /= sigma;
     reverse_pairs(n, found, w, Z);
+    /* a threshold keeps what is above it (MRRR counted by a Sturm sequence,
+     * then computed by index: one at the boundary may land on it) */
+    if (f == 0)
+        while (found > 0 && !(w[found - 1] > lower)) found--;
+    for (int k = 0; k < found; k++) w[k] /= sigma;
     *values = w;
     *vectors = Z;
     return found;
