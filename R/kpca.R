@@ -100,9 +100,13 @@
 #'   \eqn{K_c / n} (default `1e-4`).
 #' @param na.action A function handling rows with missing values, such as
 #'   [stats::na.omit()] (the default) or [stats::na.fail()].
-#' @param solver `"exact"` uses LAPACK's `dsyevr` (or, for `features = 0`,
-#'   the same steps: `dsytrd`, `dstebz`, `dstein`, `dormtr`), which costs
-#'   O(n^3) whatever the number of components. `"iterative"` uses a
+#' @param solver `"exact"` reduces the matrix to tridiagonal form with
+#'   LAPACK's `dsytrd`, finds the wanted eigenpairs of the tridiagonal
+#'   matrix and maps the vectors back with `dormtr`, which costs O(n^3)
+#'   whatever the number of components; the tridiagonal step is `dstemr`
+#'   (MRRR, as in R's `eigen()`) for `features = 0` and for more than 10
+#'   components, and `dsyevr`'s bisection and inverse iteration for up to
+#'   10, where both cost the same. `"iterative"` uses a
 #'   thick-restart Lanczos method with full reorthogonalisation, which costs
 #'   O(n^2) per matrix-vector product and needs `features > 0`; its
 #'   eigenvalues agree with the exact ones to about `1e-10` relative.

@@ -20,6 +20,10 @@ vm_hwm <- function() {
   as.double(gsub("[^0-9]", "", line)) * 1024
 }
 
+# fastkpca's OpenMP threads (kpca_threads()), when bench/threads.R sets them
+threads <- Sys.getenv("FASTKPCA_BENCH_THREADS")
+if (nzchar(threads)) options(fastkpca.threads = as.integer(threads))
+
 set.seed(42)
 x <- matrix(rnorm(n * d), n, d)
 if (impl == "kernlab") {
