@@ -25,6 +25,21 @@ static void reverse_pairs(int n, int k, double *values, double *vectors)
     }
 }
 
+/* Fix each column's sign so that its largest-magnitude entry (the first
+ * such where several tie) is positive: the rule of R's orient_signs
+ * (R/eigen.R), applied here so that R need not copy hundreds of columns. */
+static void orient_columns(int n, int k, double *vectors)
+{
+    for (int j = 0; j < k; j++) {
+        double *v = vectors + (size_t) j * n, best = -1.0;
+        int at = 0;
+        for (int i = 0; i < n; i++)
+            if (fabs(v[i]) > best) { best = fabs(v[i]); at = i; }
+        if (v[at] < 0)
+            for (int i = 0; i < n; i++) v[i] = -v[i];
+    }
+}
+
 /* The f largest eigenpairs with dsyevr, RANGE = 'I' (il = n - f + 1, iu = n).
  * values: length f; vectors: n x f. */
 int top_eigen_exact(double *A, int n, int f, double *values, double *vectors)
@@ -274,7 +289,9 @@ int exact_eigen(double *A, int n, int f, double lower, int method, double **valu
         double *vecs = (double *) R_alloc((size_t) n * f, sizeof(double));
         *values = vals;
         *vectors = vecs;
-        return top_eigen_exact(A, n, f, vals, vecs);
+        int found = top_eigen_exact(A, n, f, vals, vecs);
+        orient_columns(n, found, vecs);
+        return found;
     }
 
     double sigma = scale_lower(A, n);
@@ -306,6 +323,7 @@ int exact_eigen(double *A, int n, int f, double lower, int method, double **valu
     if (f == 0)
         while (found > 0 && !(w[found - 1] > lower)) found--;
     for (int k = 0; k < found; k++) w[k] /= sigma;
+    orient_columns(n, found, Z);
     *values = w;
     *vectors = Z;
     return found;
