@@ -3,6 +3,9 @@
 #   Rscript bench/run.R                  # every case, on both BLASes
 #   Rscript bench/run.R quick            # n = 1000 and 3000 only
 #   Rscript bench/run.R quick openblas   # one BLAS: reference, openblas, default
+#   Rscript bench/run.R quick n=1000 reps=3  # one n; median of 3 runs per case
+# The BLAS's own settings pass through to the children, e.g.
+#   OPENBLAS_NUM_THREADS=1 Rscript bench/run.R quick openblas
 # Each case runs in its own child process (bench/case.R), so that its peak
 # memory (VmHWM) is measured alone, with the BLAS and LAPACK switched for
 # that process by LD_PRELOAD (bench/blas.R says how they are found; the
@@ -19,6 +22,12 @@ args <- commandArgs(trailingOnly = TRUE)
 quick <- "quick" %in% args
 blases <- intersect(args, c("reference", "openblas", "default"))
 if (!length(blases)) blases <- c("reference", "openblas")
+arg_value <- function(name, default) {
+  hit <- grep(sprintf("^%s=", name), args, value = TRUE)
+  if (length(hit)) as.integer(sub(".*=", "", hit[1])) else default
+}
+reps <- arg_value("reps", 1L)
+only_n <- arg_value("n", NA_integer_)
 here <- tryCatch(dirname(normalizePath(sub("^--file=", "",
   grep("^--file=", commandArgs(FALSE), value = TRUE)))), error = function(e) "bench")
 case_script <- file.path(here, "case.R")
@@ -33,6 +42,7 @@ cases <- rbind(one_n(1000L), one_n(3000L))
 if (!quick)
   cases <- rbind(cases, data.frame(impl = "auto", n = c(10000L, 20000L, 40000L),
                                    features = "10"))
+if (!is.na(only_n)) cases <- cases[cases$n == only_n, ]
 d <- 10L
 sigma <- 0.05
 
@@ -48,12 +58,23 @@ fmt_ratio <- function(x) if (is.na(x)) "n/a" else sprintf("%.1fx", x)
 tables <- list()
 for (blas in blases) {
   env <- blas_env(blas)
-  results <- vector("list", nrow(cases))
-  for (i in seq_len(nrow(cases))) {
-    cat(sprintf("[%s] running %s (%s) at n = %d ...\n", blas, cases$impl[i],
-                cases$features[i], cases$n[i]))
-    results[[i]] <- run_case(cases$impl[i], cases$n[i], cases$features[i], env)
+  # with reps > 1 the cases run in turn, reps times, and each keeps its
+  # median time (and the largest memory)
+  runs <- matrix(list(), nrow(cases), reps)
+  for (r in seq_len(reps)) for (i in seq_len(nrow(cases))) {
+    cat(sprintf("[%s] running %s (%s) at n = %d (run %d of %d) ...\n", blas,
+                cases$impl[i], cases$features[i], cases$n[i], r, reps))
+    res <- run_case(cases$impl[i], cases$n[i], cases$features[i], env)
+    if (!is.null(res)) runs[[i, r]] <- res
   }
+  results <- lapply(seq_len(nrow(cases)), function(i) {
+    ok <- Filter(Negate(is.null), runs[i, ])
+    if (!length(ok)) return(NULL)
+    out <- ok[[1]]
+    out$time <- median(vapply(ok, `[[`, numeric(1), "time"))
+    out$added_bytes <- max(vapply(ok, `[[`, numeric(1), "added_bytes"))
+    out
+  })
   ran <- Filter(Negate(is.null), results)
   if (length(ran))
     cat(sprintf("[%s] children ran on BLAS %s, LAPACK %s\n", blas, ran[[1]]$blas,
@@ -85,6 +106,8 @@ for (blas in blases) {
 cat("\nGaussian data, d = 10. kpca(x): the default call (rbfdot, sigma = 0.1,\n")
 cat("features = 0, th = 1e-4); k comp.: rbfdot, sigma = 0.05, features = k\n")
 cat("speedup: kernlab's time / this case's time, same BLAS, call and n\n")
+if (reps > 1) cat(sprintf("seconds: the median of %d runs, taken in turn\n", reps))
 cat("memory: peak resident memory added by the fit / (8 n^2 bytes);\n")
 cat("        the 'matrix' rows measure R's matrix(0, n, n) the same way\n\n")
+options(width = 200)
 print(do.call(rbind, tables), row.names = FALSE)
