@@ -284,6 +284,8 @@ int exact_eigen(double *A, int n, int f, double lower, int method, double **valu
 {
     if (method != EXACT_MRRR && method != EXACT_BISECTION)
         error("unknown exact eigen method %d", method);
+    *values = NULL;
+    *vectors = NULL;
     if (f > 0 && method == EXACT_BISECTION) {
         double *vals = (double *) R_alloc((size_t) f, sizeof(double));
         double *vecs = (double *) R_alloc((size_t) n * f, sizeof(double));
