@@ -71,7 +71,7 @@ check_th <- function(th) {
 #' machine shared with other busy processes, one BLAS thread
 #' (`OPENBLAS_NUM_THREADS=1`) was measured to be up to twice as fast as
 #' OpenBLAS's default, for fastkpca and for kernlab alike (see
-#' `bench/threads.R` in the source package).
+#' `bench/threads.R` in the package's repository).
 #'
 #' @return An integer of at least 1.
 #' @examples
