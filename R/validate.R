@@ -67,11 +67,11 @@ check_th <- function(th) {
 #' either. fastkpca does not change the BLAS's thread count: a
 #' multithreaded BLAS such as OpenBLAS reads its own setting, for example
 #' the environment variable `OPENBLAS_NUM_THREADS` (or `OMP_NUM_THREADS`),
-#' set before R starts, or `RhpcBLASctl::blas_set_num_threads()` from R. On a
-#' machine shared with other busy processes, one BLAS thread
-#' (`OPENBLAS_NUM_THREADS=1`) was measured to be up to twice as fast as
-#' OpenBLAS's default, for fastkpca and for kernlab alike (see
-#' `bench/threads.R` in the package's repository).
+#' set before R starts, or `RhpcBLASctl::blas_set_num_threads()` from R.
+#' Measured with OpenBLAS on 2 cores (`bench/threads.R` in the package's
+#' repository), two BLAS threads were 1.5 times as fast as one when the
+#' machine was nearly idle (load about 1), and one was twice as fast as two when other
+#' busy processes oversubscribed the cores, for fastkpca and kernlab alike.
 #'
 #' @return An integer of at least 1.
 #' @examples
