@@ -55,8 +55,7 @@ blas_pair_from_dpkg <- function(packages) {
 }
 
 blas_pair_from_ldconfig <- function() {
-  ldconfig <- Sys.which("ldconfig")
-  if (!nzchar(ldconfig) && file.exists("/sbin/ldconfig")) ldconfig <- "/sbin/ldconfig"
+  ldconfig <- Sys.which("ldconfig") # on the PATH (it is not, for some users)
   if (!nzchar(ldconfig)) return(NULL)
   lines <- suppressWarnings(system2(ldconfig, "-p", stdout = TRUE, stderr = FALSE))
   hits <- sub(".*=> *", "", grep("libopenblas[^ ]*\\.so", lines, value = TRUE))
