@@ -29,10 +29,40 @@ auto_prefers_iterative <- function(n, features) {
   features > 0L && n >= 200L && features <= n / 8
 }
 
-# Settings of the iterative solver: control$tol (relative residual,
-# default 1e-10), control$maxit (restarts, default 1000) and control$ncv
-# (basis size, default max(20, 2 * features + 10), at most n), as the
-# double vector C expects (src/fastkpca.h).
+# Codes of the exact solver's tridiagonal methods (src/fastkpca.h).
+exact_method_codes <- c(bisection = 1L, mrrr = 2L)
+
+# The tridiagonal method of the exact solver (src/eigen.c, exact_eigen).
+# Both reduce Kc to tridiagonal form (dsytrd) and map the wanted vectors
+# back (dormtr); they differ in how the tridiagonal problem is solved:
+# "mrrr" (dstemr, what R's eigen() and so kernlab use for every vector)
+# costs O(n k) for k vectors, "bisection" (dstebz + dstein, what dsyevr
+# runs for a subset) up to O(n k^2) where eigenvalues cluster, as they do
+# in the tail a threshold keeps. Measured with bench/exact-rule.R, MRRR is
+# as fast or faster from a few components on, on the reference BLAS and on
+# OpenBLAS; for a handful of components both cost the same (dsytrd is
+# everything) and the dsyevr call is kept. The unexported option
+# fastkpca.exact_method ("mrrr" or "bisection") overrides the rule, for the
+# tests and benchmarks that compare the two; results agree to rounding.
+exact_method <- function(n, features) {
+  forced <- getOption("fastkpca.exact_method")
+  if (!is.null(forced)) {
+    if (!is.character(forced) || length(forced) != 1L ||
+        !forced %in% names(exact_method_codes))
+      stop("option 'fastkpca.exact_method' must be \"mrrr\" or \"bisection\"",
+           call. = FALSE)
+    return(forced)
+  }
+  if (features == 0L || features > exact_bisection_max) "mrrr" else "bisection"
+}
+# The most components for which the exact solver keeps dsyevr (bisection).
+exact_bisection_max <- 10L
+
+# Settings of the solvers as the double vector C expects (src/fastkpca.h):
+# for the iterative one control$tol (relative residual, default 1e-10),
+# control$maxit (restarts, default 1000) and control$ncv (basis size,
+# default max(20, 2 * features + 10), at most n); for the exact one the
+# code of its tridiagonal method (exact_method()).
 solver_control <- function(control, n, features) {
   if (is.null(control)) control <- list()
   if (!is.list(control))
@@ -60,7 +90,7 @@ solver_control <- function(control, n, features) {
   if (ncv != round(ncv) || ncv < min(n, features + 1) || ncv > n)
     stop(sprintf("'control$ncv' must be a whole number between features + 1 and nrow(x) (%d)", n),
          call. = FALSE)
-  c(tol, maxit, ncv)
+  c(tol, maxit, ncv, exact_method_codes[[exact_method(n, features)]])
 }
 
 # Relative tolerance below which an eigenvalue counts as zero (the
@@ -90,15 +120,24 @@ positive_components <- function(values, vectors) {
       else "the centered kernel matrix has lower rank than requested"),
       call. = FALSE)
   }
+  # subset only when something is dropped: vectors may hold hundreds of
+  # columns in threshold mode, and a subset is a copy
+  if (all(keep)) return(list(values = values, vectors = vectors))
   list(values = values[keep], vectors = vectors[, keep, drop = FALSE])
 }
 
 # Deterministic signs: the largest-magnitude entry of each column positive
 # (the first such entry where several tie).
+# The exact solver returns its vectors oriented so already (src/eigen.c,
+# orient_columns), and then nothing is copied here: the columns are read one
+# at a time and the matrix is modified only if a sign flips.
 orient_signs <- function(vectors) {
   if (ncol(vectors) == 0L) return(vectors)
-  idx <- apply(abs(vectors), 2L, which.max)
-  flip <- vectors[cbind(idx, seq_len(ncol(vectors)))] < 0
-  vectors[, flip] <- -vectors[, flip]
+  flip <- vapply(seq_len(ncol(vectors)), function(j) {
+    v <- vectors[, j]
+    i <- which.max(abs(v))
+    length(i) == 1L && v[i] < 0
+  }, logical(1))
+  if (any(flip)) vectors[, flip] <- -vectors[, flip]
   vectors
 }

@@ -98,9 +98,10 @@
 #' depend on it.
 #'
 #' A fit can be interrupted (Ctrl-C, or [setTimeLimit()]) between blocks of
-#' the kernel matrix and of the centering, and at every step of the
-#' iterative solver; once LAPACK's exact solver has started, it runs to its
-#' end.
+#' the kernel matrix and of the centering, at every step of the iterative
+#' solver, and between the LAPACK steps of the exact solver (the tridiagonal
+#' reduction, the tridiagonal eigenproblem, the back-transformation); a
+#' LAPACK routine that has started runs to its end.
 #'
 #' @param x The data: a numeric matrix (integer and logical are coerced), a
 #'   data frame of numeric columns, or a numeric vector (one column). With
@@ -130,9 +131,13 @@
 #'   [stats::na.exclude()], `rotated` (and `predict()` without new data)
 #'   has one row per row of `x`, `NA` for the rows left out of the fit, as
 #'   in [stats::prcomp()].
-#' @param solver `"exact"` uses LAPACK's `dsyevr` (or, for `features = 0`,
-#'   the same steps: `dsytrd`, `dstebz`, `dstein`, `dormtr`), which costs
-#'   O(n^3) whatever the number of components. `"iterative"` uses a
+#' @param solver `"exact"` reduces the matrix to tridiagonal form with
+#'   LAPACK's `dsytrd`, finds the wanted eigenpairs of the tridiagonal
+#'   matrix and maps the vectors back with `dormtr`, which costs O(n^3)
+#'   whatever the number of components; the tridiagonal step is `dstemr`
+#'   (MRRR, as in R's `eigen()`) for `features = 0` and for more than 10
+#'   components, and `dsyevr`'s bisection and inverse iteration for up to
+#'   10, where both cost the same. `"iterative"` uses a
 #'   thick-restart Lanczos method with full reorthogonalisation, which costs
 #'   O(n^2) per matrix-vector product and needs `features > 0`; its
 #'   eigenvalues agree with the exact ones to about `1e-10` relative.

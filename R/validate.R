@@ -59,6 +59,20 @@ check_th <- function(th) {
 #' `getOption("fastkpca.threads")` if set, else the smaller of 2 and the
 #' number of available cores.
 #'
+#' @section BLAS threads:
+#' These threads compute the kernel matrix and its centering. The exact
+#' solver's LAPACK steps (and the iterative solver's matrix-vector
+#' products) run afterwards, on the threads of the BLAS R is linked to, so
+#' the two pools never run at the same time and results do not depend on
+#' either. fastkpca does not change the BLAS's thread count: a
+#' multithreaded BLAS such as OpenBLAS reads its own setting, for example
+#' the environment variable `OPENBLAS_NUM_THREADS` (or `OMP_NUM_THREADS`),
+#' set before R starts, or `RhpcBLASctl::blas_set_num_threads()` from R.
+#' Measured with OpenBLAS on 2 cores (`bench/threads.R` in the package's
+#' repository), two BLAS threads were 1.5 times as fast as one when the
+#' machine was nearly idle (load about 1), and one was twice as fast as two when other
+#' busy processes oversubscribed the cores, for fastkpca and kernlab alike.
+#'
 #' @return An integer of at least 1.
 #' @examples
 #' kpca_threads()

@@ -1,64 +1,113 @@
-# Benchmark: kernlab::kpca against fastkpca, all in one run.
-#   Rscript bench/run.R          # the full set of cases
-#   Rscript bench/run.R quick    # n = 1000 and 3000 only
-# Each case runs in its own child process (bench/case.R) so that its peak
-# memory (VmHWM) is measured alone. Printed per case: wall time, speed
-# relative to kernlab at the same n, the peak memory added by the fit as a
-# multiple of 8 n^2 bytes (one n x n double matrix), and the largest
-# relative difference of the eigenvalues from fastkpca's exact solver
-# (n/a where the exact solver is not run: it costs O(n^3)).
+# Benchmark: kernlab::kpca against fastkpca, on R's reference BLAS and on
+# OpenBLAS, all in one run.
+#   Rscript bench/run.R                  # every case, on both BLASes
+#   Rscript bench/run.R quick            # n = 1000 and 3000 only
+#   Rscript bench/run.R quick openblas   # one BLAS: reference, openblas, default
+#   Rscript bench/run.R quick n=1000 reps=3  # one n; median of 3 runs per case
+# The BLAS's own settings pass through to the children, e.g.
+#   OPENBLAS_NUM_THREADS=1 Rscript bench/run.R quick openblas
+# Each case runs in its own child process (bench/case.R), so that its peak
+# memory (VmHWM) is measured alone, with the BLAS and LAPACK switched for
+# that process by LD_PRELOAD (bench/blas.R says how they are found; the
+# system's setting is not changed). For each BLAS, kernlab and fastkpca run
+# one after the other at each n, and speeds are ratios within the BLAS.
+# Printed per case: the BLAS, the call ("kpca(x)" is the default call,
+# features = 0 and th = 1e-4, which keeps hundreds of components; "5 comp."
+# is rbfdot with sigma = 0.05 and features = 5), the number of components,
+# wall time, speed relative to kernlab (same BLAS, call and n), the peak
+# memory added by the fit as a multiple of 8 n^2 bytes (one n x n double
+# matrix), and the largest relative difference of the eigenvalues from
+# kernlab's (n/a where kernlab is not run).
 args <- commandArgs(trailingOnly = TRUE)
-quick <- length(args) > 0 && args[1] == "quick"
+quick <- "quick" %in% args
+blases <- intersect(args, c("reference", "openblas", "default"))
+if (!length(blases)) blases <- c("reference", "openblas")
+arg_value <- function(name, default) {
+  hit <- grep(sprintf("^%s=", name), args, value = TRUE)
+  if (length(hit)) as.integer(sub(".*=", "", hit[1])) else default
+}
+reps <- arg_value("reps", 1L)
+only_n <- arg_value("n", NA_integer_)
 here <- tryCatch(dirname(normalizePath(sub("^--file=", "",
   grep("^--file=", commandArgs(FALSE), value = TRUE)))), error = function(e) "bench")
 case_script <- file.path(here, "case.R")
+source(file.path(here, "blas.R"))
 
 # "matrix" is no fit: R's matrix(0, n, n), the memory of one n x n matrix as
 # this measure sees it (a calibration row)
-cases <- rbind(
-  data.frame(impl = c("matrix", "kernlab", "exact", "auto"), n = 1000L, features = 5L),
-  data.frame(impl = c("matrix", "kernlab", "exact", "auto"), n = 3000L, features = 5L)
-)
+one_n <- function(n) rbind(
+  data.frame(impl = c("matrix", "kernlab", "auto"), n = n, features = "default"),
+  data.frame(impl = c("kernlab", "exact", "auto"), n = n, features = "5"))
+cases <- rbind(one_n(1000L), one_n(3000L))
 if (!quick)
   cases <- rbind(cases, data.frame(impl = "auto", n = c(10000L, 20000L, 40000L),
-                                   features = 10L))
+                                   features = "10"))
+if (!is.na(only_n)) cases <- cases[cases$n == only_n, ]
 d <- 10L
 sigma <- 0.05
 
-run_case <- function(impl, n, features) {
+run_case <- function(impl, n, features, env) {
   out <- tempfile(fileext = ".rds")
   status <- system2(file.path(R.home("bin"), "Rscript"),
-                    c(case_script, impl, n, d, features, sigma, out))
+                    c(case_script, impl, n, d, features, sigma, out), env = env)
   if (status != 0 || !file.exists(out)) return(NULL)
   readRDS(out)
 }
 
-results <- vector("list", nrow(cases))
-for (i in seq_len(nrow(cases))) {
-  cat(sprintf("running %s at n = %d ...\n", cases$impl[i], cases$n[i]))
-  results[[i]] <- run_case(cases$impl[i], cases$n[i], cases$features[i])
-}
-
 fmt_ratio <- function(x) if (is.na(x)) "n/a" else sprintf("%.1fx", x)
-table <- do.call(rbind, lapply(seq_len(nrow(cases)), function(i) {
-  r <- results[[i]]
-  n <- cases$n[i]
-  if (is.null(r)) return(data.frame(case = cases$impl[i], n = n, solver = "failed",
-                                    seconds = NA, speedup = "n/a", memory = "n/a",
-                                    eig_vs_exact = "n/a"))
-  same_n <- which(cases$n == n)
-  kl <- results[[same_n[cases$impl[same_n] == "kernlab"][1]]]
-  ex <- results[[same_n[cases$impl[same_n] == "exact"][1]]]
-  speed <- if (!is.null(kl) && cases$impl[i] != "matrix") kl$time / r$time else NA
-  agree <- if (!is.null(ex) && length(r$eig) && length(ex$eig) == length(r$eig))
-    sprintf("%.1e", max(abs(r$eig - ex$eig) / abs(ex$eig))) else "n/a"
-  data.frame(case = cases$impl[i], n = n, solver = r$solver,
-             seconds = round(r$time, 2), speedup = fmt_ratio(speed),
-             memory = sprintf("%.2f", r$added_bytes / (8 * n^2)),
-             eig_vs_exact = agree)
-}))
-cat("\nrbfdot, sigma = 0.05, d = 10; features 5 (n <= 3000) or 10 (n >= 10000)\n")
-cat("speedup: kernlab's time / this case's time at the same n\n")
+tables <- list()
+for (blas in blases) {
+  env <- blas_env(blas)
+  # with reps > 1 the cases run in turn, reps times, and each keeps its
+  # median time (and the largest memory)
+  runs <- matrix(list(), nrow(cases), reps)
+  for (r in seq_len(reps)) for (i in seq_len(nrow(cases))) {
+    cat(sprintf("[%s] running %s (%s) at n = %d (run %d of %d) ...\n", blas,
+                cases$impl[i], cases$features[i], cases$n[i], r, reps))
+    res <- run_case(cases$impl[i], cases$n[i], cases$features[i], env)
+    if (!is.null(res)) runs[[i, r]] <- res
+  }
+  results <- lapply(seq_len(nrow(cases)), function(i) {
+    ok <- Filter(Negate(is.null), runs[i, ])
+    if (!length(ok)) return(NULL)
+    out <- ok[[1]]
+    out$time <- median(vapply(ok, `[[`, numeric(1), "time"))
+    out$added_bytes <- max(vapply(ok, `[[`, numeric(1), "added_bytes"))
+    out
+  })
+  ran <- Filter(Negate(is.null), results)
+  if (length(ran))
+    cat(sprintf("[%s] children ran on BLAS %s, LAPACK %s\n", blas, ran[[1]]$blas,
+                ran[[1]]$lapack))
+  tables[[blas]] <- do.call(rbind, lapply(seq_len(nrow(cases)), function(i) {
+    r <- results[[i]]
+    n <- cases$n[i]
+    call <- if (cases$features[i] == "default") "kpca(x)"
+            else sprintf("%s comp.", cases$features[i])
+    if (is.null(r)) return(data.frame(blas = blas, call = call, n = n,
+                                      case = cases$impl[i], solver = "failed",
+                                      comps = NA, seconds = NA, speedup = "n/a",
+                                      memory = "n/a", eig_vs_kernlab = "n/a"))
+    peer <- which(cases$n == n & cases$features == cases$features[i] &
+                  cases$impl == "kernlab")
+    kl <- if (length(peer)) results[[peer[1]]]
+    speed <- if (!is.null(kl) && cases$impl[i] != "matrix") kl$time / r$time else NA
+    agree <- if (!is.null(kl) && length(r$eig) && length(kl$eig) >= length(r$eig)) {
+      ref <- kl$eig[seq_along(r$eig)]
+      sprintf("%.1e", max(abs(r$eig - ref) / abs(ref)))
+    } else "n/a"
+    data.frame(blas = blas, call = call, n = n, case = cases$impl[i],
+               solver = r$solver, comps = length(r$eig),
+               seconds = round(r$time, 2), speedup = fmt_ratio(speed),
+               memory = sprintf("%.2f", r$added_bytes / (8 * n^2)),
+               eig_vs_kernlab = agree)
+  }))
+}
+cat("\nGaussian data, d = 10. kpca(x): the default call (rbfdot, sigma = 0.1,\n")
+cat("features = 0, th = 1e-4); k comp.: rbfdot, sigma = 0.05, features = k\n")
+cat("speedup: kernlab's time / this case's time, same BLAS, call and n\n")
+if (reps > 1) cat(sprintf("seconds: the median of %d runs, taken in turn\n", reps))
 cat("memory: peak resident memory added by the fit / (8 n^2 bytes);\n")
 cat("        the 'matrix' rows measure R's matrix(0, n, n) the same way\n\n")
-print(table, row.names = FALSE)
+options(width = 200)
+print(do.call(rbind, tables), row.names = FALSE)

@@ -1,7 +1,10 @@
 /* Step 3: top eigenpairs of the centered kernel matrix with LAPACK.
  *
  * Both routines read the lower triangle of A and destroy it. Results come
- * back in decreasing order of eigenvalue, with the eigenvectors as columns. */
+ * back in decreasing order of eigenvalue, with the eigenvectors as columns.
+ * top_eigen_exact is dsyevr as R's eigen() calls it (the Lanczos solver's
+ * small problems use it too); exact_eigen is the fit's exact solver, which
+ * chooses the tridiagonal method. */
 #include "fastkpca.h"
 #include <float.h>
 #include <math.h>
@@ -19,6 +22,21 @@ static void reverse_pairs(int n, int k, double *values, double *vectors)
         double t = values[a]; values[a] = values[b]; values[b] = t;
         double *va = vectors + (size_t) a * n, *vb = vectors + (size_t) b * n;
         for (int i = 0; i < n; i++) { t = va[i]; va[i] = vb[i]; vb[i] = t; }
+    }
+}
+
+/* Fix each column's sign so that its largest-magnitude entry (the first
+ * such where several tie) is positive: the rule of R's orient_signs
+ * (R/eigen.R), applied here so that R need not copy hundreds of columns. */
+static void orient_columns(int n, int k, double *vectors)
+{
+    for (int j = 0; j < k; j++) {
+        double *v = vectors + (size_t) j * n, best = -1.0;
+        int at = 0;
+        for (int i = 0; i < n; i++)
+            if (fabs(v[i]) > best) { best = fabs(v[i]); at = i; }
+        if (v[at] < 0)
+            for (int i = 0; i < n; i++) v[i] = -v[i];
     }
 }
 
@@ -51,27 +69,22 @@ int top_eigen_exact(double *A, int n, int f, double *values, double *vectors)
     return found;
 }
 
-/* Every eigenpair with eigenvalue > lower.
- *
- * This is dsyevr's RANGE = 'V' path taken one step at a time: dsytrd reduces
- * A to tridiagonal form, dstebz finds and counts the eigenvalues in
- * (lower, upper], dstein computes their eigenvectors and dormtr maps them back.
- * dsyevr itself would need room for n eigenvectors, a second n x n matrix,
- * because it learns the count only inside; here the count comes first, so
- * the vectors take n x count. *values and *vectors are R_alloc'ed. */
-int threshold_eigen(double *A, int n, double lower, double **values,
-                    double **vectors)
-{
-    const char uplo = 'L', side = 'L', trans = 'N', range = 'V', order = 'B';
-    int info = 0, lwork = -1;
-    double work_query;
-    double *diag = (double *) R_alloc((size_t) n, sizeof(double));
-    double *offdiag = (double *) R_alloc((size_t) n, sizeof(double));
-    double *tau = (double *) R_alloc((size_t) n, sizeof(double));
+/* dstemr (LAPACK >= 3.1) is what dsyevr calls for the whole spectrum; R's
+ * headers do not declare it, but R's own LAPACK and every external one R
+ * links to export it. TRYRAC is a Fortran LOGICAL (an int). */
+extern void F77_NAME(dstemr)(const char *jobz, const char *range, const int *n,
+                             double *d, double *e, const double *vl, const double *vu,
+                             const int *il, const int *iu, int *m, double *w,
+                             double *z, const int *ldz, const int *nzc, int *isuppz,
+                             int *tryrac, double *work, const int *lwork, int *iwork,
+                             const int *liwork, int *info FCLEN FCLEN);
 
-    /* Scale as dsyevr does: bisection (dstebz) squares the entries, so a
-     * matrix beyond about 1e77 (or below 1e-146) would overflow (underflow)
-     * there; the eigenvalues are scaled back at the end. */
+/* Scale A's lower triangle as dsyevr does, when its largest entry is beyond
+ * about 1e77 or below 1e-146 (bisection squares the entries, which would
+ * overflow or underflow). Returns the factor; eigenvalues are divided by it
+ * at the end. */
+static double scale_lower(double *A, int n)
+{
     double anrm = 0.0;
     for (int j = 0; j < n; j++)
         for (int i = j; i < n; i++) {
@@ -82,76 +95,251 @@ int threshold_eigen(double *A, int n, double lower, double **values,
         rmax = fmin(sqrt(1.0 / smlnum), 1.0 / sqrt(sqrt(DBL_MIN))), sigma = 1.0;
     if (anrm > 0.0 && anrm < rmin) sigma = rmin / anrm;
     else if (anrm > rmax) sigma = rmax / anrm;
-    if (sigma != 1.0) {
+    if (sigma != 1.0)
         for (int j = 0; j < n; j++)
             for (int i = j; i < n; i++) A[i + (size_t) j * n] *= sigma;
-        lower *= sigma;
-    }
+    return sigma;
+}
 
+/* The Householder reduction of A's lower triangle to the tridiagonal
+ * (diag, offdiag); the reflectors stay in A and tau. */
+static void reduce_tridiagonal(double *A, int n, double *diag, double *offdiag,
+                               double *tau)
+{
+    const char uplo = 'L';
+    int info = 0, lwork = -1;
+    double work_query;
     F77_CALL(dsytrd)(&uplo, &n, A, &n, diag, offdiag, tau, &work_query, &lwork,
                      &info FCONE);
     check_info(info, "dsytrd");
     lwork = (int) work_query;
-    double *work = (double *) R_alloc((size_t) (lwork > 5 * n ? lwork : 5 * n),
-                                      sizeof(double));
-    F77_CALL(dsytrd)(&uplo, &n, A, &n, diag, offdiag, tau, work, &lwork,
-                     &info FCONE);
+    double *work = (double *) R_alloc((size_t) (lwork > 1 ? lwork : 1), sizeof(double));
+    F77_CALL(dsytrd)(&uplo, &n, A, &n, diag, offdiag, tau, work, &lwork, &info FCONE);
     check_info(info, "dsytrd");
+}
 
-    /* an upper bound of the spectrum (Gershgorin), so the interval is finite */
+/* Z (n x k) <- Q Z, Q the orthogonal factor of dsytrd held in A and tau:
+ * eigenvectors of the tridiagonal become eigenvectors of A. */
+static void back_transform(const double *A, int n, const double *tau, double *Z, int k)
+{
+    const char side = 'L', uplo = 'L', trans = 'N';
+    int info = 0, lwork = -1;
+    double work_query;
+    if (k == 0) return;
+    F77_CALL(dormtr)(&side, &uplo, &trans, &n, &k, A, &n, tau, Z, &n, &work_query,
+                     &lwork, &info FCONE FCONE FCONE);
+    check_info(info, "dormtr");
+    lwork = (int) work_query;
+    double *work = (double *) R_alloc((size_t) (lwork > 1 ? lwork : 1), sizeof(double));
+    F77_CALL(dormtr)(&side, &uplo, &trans, &n, &k, A, &n, tau, Z, &n, work, &lwork,
+                     &info FCONE FCONE FCONE);
+    check_info(info, "dormtr");
+}
+
+/* An upper bound of the tridiagonal's spectrum (Gershgorin), so that an
+ * interval (lower, upper] holds every eigenvalue above lower. */
+static double spectrum_upper_bound(const double *diag, const double *offdiag, int n)
+{
     double upper = 0.0;
     for (int i = 0; i < n; i++) {
         double r = fabs(diag[i]) + (i > 0 ? fabs(offdiag[i - 1]) : 0.0)
             + (i < n - 1 ? fabs(offdiag[i]) : 0.0);
         if (r > upper) upper = r;
     }
-    upper = 2.0 * upper + 1.0;
-    if (!(lower < upper)) return 0;
+    return 2.0 * upper + 1.0;
+}
 
-    int il = 0, iu = 0, found = 0, nsplit = 0;
+/* Bisection and inverse iteration on the tridiagonal (dstebz, dstein), as
+ * dsyevr does for a subset: the eigenvalues in (lower, upper] (range 'V') or
+ * the il-th to iu-th smallest (range 'I'), with their vectors (n x found,
+ * R_alloc'ed in *Z), in ascending order. diag and offdiag are kept. */
+static int tridiagonal_bisection(const double *diag, const double *offdiag, int n,
+                                 char range, double lower, double upper, int il,
+                                 int iu, double *w, double **Z)
+{
+    const char order = 'B';
+    int found = 0, nsplit = 0, info = 0;
     double abstol = 0.0;
-    double *w = (double *) R_alloc((size_t) n, sizeof(double));
     int *iblock = (int *) R_alloc((size_t) n, sizeof(int));
     int *isplit = (int *) R_alloc((size_t) n, sizeof(int));
     int *iwork = (int *) R_alloc(3 * (size_t) n, sizeof(int));
-    double *stebz_work = (double *) R_alloc(4 * (size_t) n, sizeof(double));
+    double *work = (double *) R_alloc(5 * (size_t) n, sizeof(double));
     F77_CALL(dstebz)(&range, &order, &n, &lower, &upper, &il, &iu, &abstol, diag,
-                     offdiag, &found, &nsplit, w, iblock, isplit, stebz_work, iwork,
+                     offdiag, &found, &nsplit, w, iblock, isplit, work, iwork,
                      &info FCONE FCONE);
     check_info(info, "dstebz");
+    *Z = NULL;
     if (found == 0) return 0;
-
     double *z = (double *) R_alloc((size_t) n * found, sizeof(double));
     int *ifail = (int *) R_alloc((size_t) found, sizeof(int));
     F77_CALL(dstein)(&n, diag, offdiag, &found, w, iblock, isplit, z, &n, work,
                      iwork, ifail, &info);
     check_info(info, "dstein");
-
-    lwork = -1;
-    F77_CALL(dormtr)(&side, &uplo, &trans, &n, &found, A, &n, tau, z, &n,
-                     &work_query, &lwork, &info FCONE FCONE FCONE);
-    check_info(info, "dormtr");
-    lwork = (int) work_query;
-    double *ormtr_work = (double *) R_alloc((size_t) (lwork > 1 ? lwork : 1),
-                                            sizeof(double));
-    F77_CALL(dormtr)(&side, &uplo, &trans, &n, &found, A, &n, tau, z, &n,
-                     ormtr_work, &lwork, &info FCONE FCONE FCONE);
-    check_info(info, "dormtr");
-
-    /* dstebz orders by split block: sort all pairs by decreasing eigenvalue */
+    /* dstebz orders by split block: sort the pairs by increasing eigenvalue */
     int *idx = (int *) R_alloc((size_t) found, sizeof(int));
     double *key = (double *) R_alloc((size_t) found, sizeof(double));
-    for (int k = 0; k < found; k++) { idx[k] = k; key[k] = -w[k]; }
+    for (int k = 0; k < found; k++) { idx[k] = k; key[k] = w[k]; }
     rsort_with_index(key, idx, found);
-    double *vals = (double *) R_alloc((size_t) found, sizeof(double));
-    double *vecs = (double *) R_alloc((size_t) n * found, sizeof(double));
-    for (int k = 0; k < found; k++) {
-        vals[k] = w[idx[k]] / sigma;
-        memcpy(vecs + (size_t) k * n, z + (size_t) idx[k] * n, (size_t) n * sizeof(double));
+    int sorted = 1;
+    for (int k = 0; k < found; k++) if (idx[k] != k) { sorted = 0; break; }
+    if (!sorted) {
+        double *zs = (double *) R_alloc((size_t) n * found, sizeof(double));
+        for (int k = 0; k < found; k++)
+            memcpy(zs + (size_t) k * n, z + (size_t) idx[k] * n,
+                   (size_t) n * sizeof(double));
+        memcpy(w, key, (size_t) found * sizeof(double));
+        z = zs;
     }
-    *values = vals;
-    *vectors = vecs;
+    *Z = z;
     return found;
+}
+
+/* MRRR on the tridiagonal (dstemr, the algorithm of dsyevr for the whole
+ * spectrum) for a subset only: the eigenvalues in (lower, upper] (range 'V')
+ * or the il-th to iu-th smallest (range 'I'), with their vectors (n x found,
+ * R_alloc'ed in *Z), in ascending order.
+ *
+ * dstemr needs Z to hold every vector it finds. For range 'I' that is
+ * exactly iu - il + 1 (documented). For range 'V' the count of its query
+ * (NZC = -1, a Sturm count on T) can fall short of what it then finds: T is
+ * scaled inside, and eigenvalues at the ends of the interval may move
+ * across; dstemr then writes past a Z of that size (seen under valgrind).
+ * So a range 'V' is turned into the index range of the counted eigenvalues,
+ * and the caller trims any that land at or below lower.
+ *
+ * Returns the number found, or -1 if dstemr reports a failure of its
+ * algorithm (info > 0), in which case the caller falls back to bisection
+ * as dsyevr does. diag and offdiag are kept. */
+static int tridiagonal_mrrr(const double *diag, const double *offdiag, int n,
+                            char range, double lower, double upper, int il, int iu,
+                            double *w, double **Z)
+{
+    const char jobz = 'V', by_index = 'I';
+    /* dstemr overwrites d and e, and uses e[n - 1] as workspace */
+    double *d = (double *) R_alloc((size_t) n, sizeof(double));
+    double *e = (double *) R_alloc((size_t) n, sizeof(double));
+    memcpy(d, diag, (size_t) n * sizeof(double));
+    if (n > 1) memcpy(e, offdiag, (size_t) (n - 1) * sizeof(double));
+    e[n - 1] = 0.0;
+
+    int found = 0, info = 0, lwork = -1, liwork = -1, nzc = -1, iwork_query = 0;
+    int tryrac = 1; /* as dsyevr with abstol = 0: relative accuracy if T allows */
+    double work_query = 0.0, z_query = 0.0;
+    int isuppz_query[2];
+    *Z = NULL;
+    if (range == 'V') {
+        /* NZC = -1: the number of eigenvalues in (lower, upper], in Z[0] */
+        F77_CALL(dstemr)(&jobz, &range, &n, d, e, &lower, &upper, &il, &iu, &found, w,
+                         &z_query, &n, &nzc, isuppz_query, &tryrac, &work_query, &lwork,
+                         &iwork_query, &liwork, &info FCONE FCONE);
+        check_info(info, "dstemr");
+        int count = (int) z_query;
+        if (count <= 0) return 0;
+        if (count > n) error("LAPACK routine 'dstemr' counted %d eigenvalues of %d",
+                             count, n);
+        il = n - count + 1;
+        iu = n;
+    }
+    /* the workspace query: LWORK = LIWORK = -1 */
+    nzc = iu - il + 1;
+    lwork = liwork = -1;
+    F77_CALL(dstemr)(&jobz, &by_index, &n, d, e, &lower, &upper, &il, &iu, &found, w,
+                     &z_query, &n, &nzc, isuppz_query, &tryrac, &work_query, &lwork,
+                     &iwork_query, &liwork, &info FCONE FCONE);
+    check_info(info, "dstemr");
+    lwork = (int) work_query;
+    liwork = iwork_query;
+    double *work = (double *) R_alloc((size_t) lwork, sizeof(double));
+    int *iwork = (int *) R_alloc((size_t) liwork, sizeof(int));
+    int *isuppz = (int *) R_alloc(2 * (size_t) nzc, sizeof(int));
+    double *z = (double *) R_alloc((size_t) n * nzc, sizeof(double));
+    tryrac = 1;
+    F77_CALL(dstemr)(&jobz, &by_index, &n, d, e, &lower, &upper, &il, &iu, &found, w, z,
+                     &n, &nzc, isuppz, &tryrac, work, &lwork, iwork, &liwork,
+                     &info FCONE FCONE);
+    if (info > 0) return -1;
+    check_info(info, "dstemr");
+    if (found != nzc) error("LAPACK routine 'dstemr' found %d eigenvalues, not the %d "
+                            "asked for", found, nzc);
+    *Z = z;
+    return found;
+}
+
+/* The wanted eigenpairs of A once dsytrd has reduced it (reflectors in A
+ * and tau, tridiagonal in diag and offdiag, A scaled by sigma): the top f
+ * (f > 0) or every eigenvalue above lower (f = 0, lower already scaled),
+ * in decreasing order, with signs fixed; *values and *vectors are
+ * R_alloc'ed (n x found). */
+static int reduced_pairs(const double *A, int n, const double *diag,
+                         const double *offdiag, const double *tau, double sigma, int f,
+                         double lower, int method, double **values, double **vectors)
+{
+    char range = f > 0 ? 'I' : 'V';
+    int il = f > 0 ? n - f + 1 : 0, iu = f > 0 ? n : 0;
+    double upper = spectrum_upper_bound(diag, offdiag, n);
+    if (f == 0 && !(lower < upper)) return 0;
+    double *w = (double *) R_alloc((size_t) n, sizeof(double));
+    double *Z = NULL;
+    int found = -1;
+    if (method == EXACT_MRRR)
+        found = tridiagonal_mrrr(diag, offdiag, n, range, lower, upper, il, iu, w, &Z);
+    if (found < 0)
+        found = tridiagonal_bisection(diag, offdiag, n, range, lower, upper, il, iu, w,
+                                      &Z);
+    R_CheckUserInterrupt();
+    back_transform(A, n, tau, Z, found);
+
+    reverse_pairs(n, found, w, Z);
+    /* a threshold keeps what is above it (MRRR counted by a Sturm sequence,
+     * then computed by index: one at the boundary may land on it) */
+    if (f == 0)
+        while (found > 0 && !(w[found - 1] > lower)) found--;
+    for (int k = 0; k < found; k++) w[k] /= sigma;
+    orient_columns(n, found, Z);
+    *values = w;
+    *vectors = Z;
+    return found;
+}
+
+/* The exact eigenpairs of a fit: the top f (f > 0) or every eigenvalue
+ * above lower (f = 0), in decreasing order; *values and *vectors are
+ * R_alloc'ed (n x found).
+ *
+ * Both methods reduce A to tridiagonal form (dsytrd), solve the tridiagonal
+ * problem for the wanted pairs only, and map the vectors back (dormtr), so
+ * the vectors take n x found and never a second n x n matrix:
+ *   EXACT_MRRR: dstemr (multiple relatively robust representations), O(n k)
+ *     for k vectors, with bisection as the fallback if it fails;
+ *   EXACT_BISECTION: dstebz and dstein, what dsyevr runs for a subset;
+ *     dstein reorthogonalises vectors within clusters of close
+ *     eigenvalues, up to O(n k^2). For f > 0 it is dsyevr itself.
+ * The rule that picks one (fastkpca:::exact_method in R/eigen.R) is
+ * measured by bench/exact-rule.R. */
+int exact_eigen(double *A, int n, int f, double lower, int method, double **values,
+                double **vectors)
+{
+    if (method != EXACT_MRRR && method != EXACT_BISECTION)
+        error("unknown exact eigen method %d", method);
+    *values = NULL;
+    *vectors = NULL;
+    if (f > 0 && method == EXACT_BISECTION) {
+        double *vals = (double *) R_alloc((size_t) f, sizeof(double));
+        double *vecs = (double *) R_alloc((size_t) n * f, sizeof(double));
+        *values = vals;
+        *vectors = vecs;
+        int found = top_eigen_exact(A, n, f, vals, vecs);
+        orient_columns(n, found, vecs);
+        return found;
+    }
+
+    double sigma = scale_lower(A, n);
+    double *diag = (double *) R_alloc((size_t) n, sizeof(double));
+    double *offdiag = (double *) R_alloc((size_t) n, sizeof(double));
+    double *tau = (double *) R_alloc((size_t) n, sizeof(double));
+    reduce_tridiagonal(A, n, diag, offdiag, tau);
+    R_CheckUserInterrupt();
+    return reduced_pairs(A, n, diag, offdiag, tau, sigma, f, lower * sigma, method,
+                         values, vectors);
 }
 
 /* The fewest leading eigenpairs whose eigenvalues reach a proportion of the
@@ -160,49 +348,26 @@ int threshold_eigen(double *A, int n, double lower, double **values,
  * total is trace(A), the sum of all eigenvalues, which centering gives for
  * free. After dsytrd, dsterf finds every eigenvalue of the tridiagonal
  * matrix without vectors (O(n^2), on copies), the count k comes from their
- * cumulative sums from the largest, and only then are k eigenvectors
- * computed: dstebz for the k largest eigenvalues (RANGE = 'I'), dstein and
- * dormtr, as threshold_eigen() does for its count. *values and *vectors are
+ * cumulative sums from the largest, and only then are the k eigenpairs
+ * computed, as exact_eigen() computes the top k. *values and *vectors are
  * R_alloc'ed; the count is at least 1. */
-int variance_eigen(double *A, int n, double proportion, double total, double **values,
-                   double **vectors)
+int variance_eigen(double *A, int n, double proportion, double total, int method,
+                   double **values, double **vectors)
 {
-    const char uplo = 'L', side = 'L', trans = 'N', range = 'I', order = 'B';
-    int info = 0, lwork = -1;
-    double work_query;
+    if (method != EXACT_MRRR && method != EXACT_BISECTION)
+        error("unknown exact eigen method %d", method);
+    *values = NULL;
+    *vectors = NULL;
+    double sigma = scale_lower(A, n);
+    total *= sigma;
     double *diag = (double *) R_alloc((size_t) n, sizeof(double));
     double *offdiag = (double *) R_alloc((size_t) n, sizeof(double));
     double *tau = (double *) R_alloc((size_t) n, sizeof(double));
-
-    /* scale as dsyevr does, so that bisection cannot overflow (see
-     * threshold_eigen); the eigenvalues are scaled back at the end */
-    double anrm = 0.0;
-    for (int j = 0; j < n; j++)
-        for (int i = j; i < n; i++) {
-            double v = fabs(A[i + (size_t) j * n]);
-            if (v > anrm) anrm = v;
-        }
-    double smlnum = DBL_MIN / DBL_EPSILON, rmin = sqrt(smlnum),
-        rmax = fmin(sqrt(1.0 / smlnum), 1.0 / sqrt(sqrt(DBL_MIN))), sigma = 1.0;
-    if (anrm > 0.0 && anrm < rmin) sigma = rmin / anrm;
-    else if (anrm > rmax) sigma = rmax / anrm;
-    if (sigma != 1.0) {
-        for (int j = 0; j < n; j++)
-            for (int i = j; i < n; i++) A[i + (size_t) j * n] *= sigma;
-        total *= sigma;
-    }
-
-    F77_CALL(dsytrd)(&uplo, &n, A, &n, diag, offdiag, tau, &work_query, &lwork,
-                     &info FCONE);
-    check_info(info, "dsytrd");
-    lwork = (int) work_query;
-    double *work = (double *) R_alloc((size_t) (lwork > 5 * n ? lwork : 5 * n),
-                                      sizeof(double));
-    F77_CALL(dsytrd)(&uplo, &n, A, &n, diag, offdiag, tau, work, &lwork,
-                     &info FCONE);
-    check_info(info, "dsytrd");
+    reduce_tridiagonal(A, n, diag, offdiag, tau);
+    R_CheckUserInterrupt();
 
     /* all eigenvalues, ascending, on copies (dsterf destroys its input) */
+    int info = 0;
     double *all = (double *) R_alloc((size_t) n, sizeof(double));
     double *off_copy = (double *) R_alloc((size_t) n, sizeof(double));
     memcpy(all, diag, (size_t) n * sizeof(double));
@@ -223,51 +388,6 @@ int variance_eigen(double *A, int n, double proportion, double total, double **v
         if (cum >= target - slack) break;
     }
     if (k == 0) k = 1; /* no positive eigenvalue: R reports it */
-
-    int il = n - k + 1, iu = n, found = 0, nsplit = 0;
-    double vl = 0.0, vu = 0.0, abstol = 0.0;
-    double *w = (double *) R_alloc((size_t) n, sizeof(double));
-    int *iblock = (int *) R_alloc((size_t) n, sizeof(int));
-    int *isplit = (int *) R_alloc((size_t) n, sizeof(int));
-    int *iwork = (int *) R_alloc(3 * (size_t) n, sizeof(int));
-    double *stebz_work = (double *) R_alloc(4 * (size_t) n, sizeof(double));
-    F77_CALL(dstebz)(&range, &order, &n, &vl, &vu, &il, &iu, &abstol, diag,
-                     offdiag, &found, &nsplit, w, iblock, isplit, stebz_work, iwork,
-                     &info FCONE FCONE);
-    check_info(info, "dstebz");
-    if (found < 1) error("LAPACK routine 'dstebz' found no eigenvalue");
-
-    double *z = (double *) R_alloc((size_t) n * found, sizeof(double));
-    int *ifail = (int *) R_alloc((size_t) found, sizeof(int));
-    F77_CALL(dstein)(&n, diag, offdiag, &found, w, iblock, isplit, z, &n, work,
-                     iwork, ifail, &info);
-    check_info(info, "dstein");
-
-    lwork = -1;
-    F77_CALL(dormtr)(&side, &uplo, &trans, &n, &found, A, &n, tau, z, &n,
-                     &work_query, &lwork, &info FCONE FCONE FCONE);
-    check_info(info, "dormtr");
-    lwork = (int) work_query;
-    double *ormtr_work = (double *) R_alloc((size_t) (lwork > 1 ? lwork : 1),
-                                            sizeof(double));
-    F77_CALL(dormtr)(&side, &uplo, &trans, &n, &found, A, &n, tau, z, &n,
-                     ormtr_work, &lwork, &info FCONE FCONE FCONE);
-    check_info(info, "dormtr");
-
-    /* decreasing order; dstebz may return more than k when eigenvalues tie
-     * at the boundary: keep the k largest */
-    int *idx = (int *) R_alloc((size_t) found, sizeof(int));
-    double *key = (double *) R_alloc((size_t) found, sizeof(double));
-    for (int j = 0; j < found; j++) { idx[j] = j; key[j] = -w[j]; }
-    rsort_with_index(key, idx, found);
-    if (found > k) found = k;
-    double *vals = (double *) R_alloc((size_t) found, sizeof(double));
-    double *vecs = (double *) R_alloc((size_t) n * found, sizeof(double));
-    for (int j = 0; j < found; j++) {
-        vals[j] = w[idx[j]] / sigma;
-        memcpy(vecs + (size_t) j * n, z + (size_t) idx[j] * n, (size_t) n * sizeof(double));
-    }
-    *values = vals;
-    *vectors = vecs;
-    return found;
+    return reduced_pairs(A, n, diag, offdiag, tau, sigma, k, 0.0, method, values,
+                         vectors);
 }

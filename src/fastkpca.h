@@ -4,7 +4,8 @@
  *   kernel.c  kernels and their algebra, evaluated block by block: the fit's
  *             lower triangle, cross-kernels, Gram matrices
  *   center.c  double centering of the fit buffer in place
- *   eigen.c   top eigenpairs with LAPACK (dsyevr, or its steps for a threshold)
+ *   eigen.c   top eigenpairs with LAPACK (dsytrd, then dstemr or dstebz/dstein,
+ *             then dormtr; dsyevr for small problems)
  *   lanczos.c top eigenpairs by thick-restart Lanczos (the iterative solver)
  *   fit.c     the .Call entry point that runs the steps on one n x n buffer
  *   args.c    argument checks shared by the entry points
@@ -107,8 +108,11 @@ typedef struct {
 
 /* Solver codes: the order matches fastkpca:::solver_codes in R/eigen.R.
  * Solver settings come as one double vector in this order. */
-enum { CONTROL_TOL = 0, CONTROL_MAXIT, CONTROL_NCV, CONTROL_COUNT };
+enum { CONTROL_TOL = 0, CONTROL_MAXIT, CONTROL_NCV, CONTROL_EXACT_METHOD, CONTROL_COUNT };
 typedef enum { SOLVER_EXACT = 1, SOLVER_ITERATIVE = 2 } solver_code;
+/* The tridiagonal method of the exact solver (fastkpca:::exact_method_codes
+ * in R/eigen.R), passed as control[CONTROL_EXACT_METHOD]. */
+typedef enum { EXACT_BISECTION = 1, EXACT_MRRR = 2 } exact_method_code;
 
 /* kernel.c */
 void kernel_eval_from_R(SEXP program, kernel_eval *k);
@@ -127,10 +131,10 @@ void center_in_place(double *K, int n, double *colmeans, double *grand_mean,
 
 /* eigen.c: results in decreasing order; return the number of pairs found */
 int top_eigen_exact(double *A, int n, int f, double *values, double *vectors);
-int threshold_eigen(double *A, int n, double lower, double **values,
-                    double **vectors);
-int variance_eigen(double *A, int n, double proportion, double total, double **values,
-                   double **vectors);
+int exact_eigen(double *A, int n, int f, double lower, int method, double **values,
+                double **vectors);
+int variance_eigen(double *A, int n, double proportion, double total, int method,
+                   double **values, double **vectors);
 
 /* lanczos.c */
 int top_eigen_lanczos(const double *A, int n, int k, int ncv, double tol, int maxit,

@@ -44,7 +44,7 @@ typedef struct {
     double threshold;
     int solver, threads;
     double tol;
-    int maxit, ncv;
+    int maxit, ncv, exact_method;
     double variance;  /* > 0: the fewest components reaching this proportion */
     double *K;
 } fit_job;
@@ -70,19 +70,17 @@ static SEXP fit_steps(void *data)
     double residual = 0.0;
     double *values, *vectors;
     if (job->variance > 0) {
-        found = variance_eigen(K, n, job->variance, trace, &values, &vectors);
-    } else if (f > 0) {
+        found = variance_eigen(K, n, job->variance, trace, job->exact_method, &values,
+                               &vectors);
+    } else if (job->solver == SOLVER_ITERATIVE) {
         values = (double *) R_alloc((size_t) f, sizeof(double));
         vectors = (double *) R_alloc((size_t) n * f, sizeof(double));
-        if (job->solver == SOLVER_ITERATIVE) {
-            found = f;
-            converged = top_eigen_lanczos(K, n, f, job->ncv, job->tol, job->maxit, values,
-                                          vectors, &restarts, &residual);
-        } else {
-            found = top_eigen_exact(K, n, f, values, vectors);
-        }
+        found = f;
+        converged = top_eigen_lanczos(K, n, f, job->ncv, job->tol, job->maxit, values,
+                                      vectors, &restarts, &residual);
     } else {
-        found = threshold_eigen(K, n, job->threshold * n, &values, &vectors);
+        found = exact_eigen(K, n, f, job->threshold * n, job->exact_method, &values,
+                            &vectors);
     }
 
     SEXP ans = PROTECT(allocVector(VECSXP, 8));
@@ -123,9 +121,9 @@ static void release_buffer(void *data, Rboolean jump)
  *    of x (a list, empty for most kernels); features: integer, 0 for "all
  * eigenvalues of Kc/n above th"; th: double; solver: integer code;
  * threads: integer; control: double vector (tol, maxit, ncv) for the
- * iterative solver (see fastkpca.h); variance: double, 0 or the proportion
- * of trace(Kc) that the fewest leading components must reach (features is
- * then 0 and the solver exact).
+ * iterative solver and the exact solver's method code (see fastkpca.h);
+ * variance: double, 0 or the proportion of trace(Kc) that the fewest
+ * leading components must reach (features is then 0 and the solver exact).
  * Returns list(values, vectors, colmeans, grand_mean, variance_total,
  * converged, restarts, residual): the eigenvalues of Kc/n (decreasing), the
  * unit eigenvectors (n x k), the centering terms of K, trace(Kc)/n, and for
@@ -155,6 +153,9 @@ SEXP kpca_fit(SEXP x, SEXP kernel, SEXP weights, SEXP features, SEXP th,
         error("'control' must be a double vector of length %d", CONTROL_COUNT);
     double tol = REAL(control)[CONTROL_TOL];
     double maxit = REAL(control)[CONTROL_MAXIT], ncv = REAL(control)[CONTROL_NCV];
+    double exact_method = REAL(control)[CONTROL_EXACT_METHOD];
+    if (exact_method != EXACT_BISECTION && exact_method != EXACT_MRRR)
+        error("'control' has an unknown exact method");
     if (solver_id == SOLVER_ITERATIVE) {
         if (f == 0) error("the iterative solver needs 'features' > 0");
         if (!R_FINITE(tol) || tol <= 0 || tol >= 1) error("'tol' must be between 0 and 1");
@@ -168,8 +169,8 @@ SEXP kpca_fit(SEXP x, SEXP kernel, SEXP weights, SEXP features, SEXP th,
     if (prop > 0 && (f != 0 || solver_id != SOLVER_EXACT))
         error("'variance' needs 'features' = 0 and the exact solver");
 
-    fit_job job = {kernel_ptr, x, weights, n, d, f, threshold, solver_id, nthreads, tol, (int) maxit,
-                   (int) ncv, prop, NULL};
+    fit_job job = {kernel_ptr, x, weights, n, d, f, threshold, solver_id, nthreads, tol,
+                   (int) maxit, (int) ncv, (int) exact_method, prop, NULL};
     /* the one n x n buffer: malloc'ed and freed as soon as the fit is done
      * (an R_alloc'ed one would stay resident until the next garbage
      * collection); R_UnwindProtect frees it on an error or an interrupt too */
