@@ -1,7 +1,10 @@
-/* Argument checks shared by the .Call entry points. R validates and
- * coerces first; these re-check what would crash C if a caller (or a
- * garbage .Call) got it wrong. */
+/* What the .Call entry points share: argument checks (R validates and
+ * coerces first; these re-check what would crash C if a caller, or a
+ * garbage .Call, got it wrong), and the one n x n buffer of a fit or a
+ * pre-image solve. */
 #include "fastkpca.h"
+#include <stdint.h>
+#include <stdlib.h>
 
 int as_count(SEXP s, const char *what, int lo, int hi)
 {
@@ -21,4 +24,42 @@ double as_number(SEXP s, const char *what)
     if (!isReal(s) || XLENGTH(s) != 1 || !R_FINITE(REAL(s)[0]))
         error("'%s' must be a single finite number", what);
     return REAL(s)[0];
+}
+
+typedef struct {
+    SEXP (*body)(void *data, double *buffer);
+    void *data;
+    double *buffer;
+} buffer_call;
+
+static SEXP run_buffer_call(void *data)
+{
+    buffer_call *call = (buffer_call *) data;
+    return call->body(call->data, call->buffer);
+}
+
+static void free_buffer_call(void *data, Rboolean jump)
+{
+    buffer_call *call = (buffer_call *) data;
+    (void) jump;
+    free(call->buffer);
+    call->buffer = NULL;
+}
+
+/* body(data, K) with K a malloc'ed n x n double buffer, freed as soon as
+ * body returns, errors or is interrupted (R_UnwindProtect). An R_alloc'ed
+ * buffer would stay resident until the next garbage collection. */
+SEXP with_square_buffer(int n, SEXP (*body)(void *data, double *buffer), void *data)
+{
+    if ((double) n * (double) n * sizeof(double) > (double) SIZE_MAX / 2)
+        error("cannot allocate the %d x %d kernel matrix", n, n);
+    buffer_call call = {body, data, NULL};
+    call.buffer = (double *) malloc((size_t) n * (size_t) n * sizeof(double));
+    if (call.buffer == NULL)
+        error("cannot allocate the %d x %d kernel matrix (%.1f GB)", n, n,
+              8.0 * n * (double) n / 1073741824.0);
+    SEXP cont = PROTECT(R_MakeUnwindCont());
+    SEXP ans = R_UnwindProtect(run_buffer_call, &call, free_buffer_call, &call, cont);
+    UNPROTECT(1);
+    return ans;
 }

@@ -28,19 +28,6 @@
 #include <R_ext/Utils.h>
 #ifndef FCONE
 # define FCONE
-/* Kernel ICA contrasts: the order matches fastkpca:::kica_contrasts in R/kica.R. */
-enum { KICA_KGV = 1, KICA_KCCA = 2 };
-
-/* ichol.c */
-int ichol_gauss(const double *y, int n, double sigma, double tol, double **G,
-                int *pivots, double *residual_trace);
-
-/* kernel ICA .Call entry points (ichol.c, kica.c) */
-SEXP kica_ichol(SEXP y, SEXP sigma, SEXP tol);
-SEXP kica_contrast(SEXP S, SEXP par, SEXP contrast);
-SEXP kica_pair_search(SEXP S, SEXP pair, SEXP angles, SEXP half, SEXP tol,
-                      SEXP par, SEXP contrast);
-
 #endif
 #include <stddef.h>
 
@@ -145,6 +132,7 @@ int top_eigen_lanczos(const double *A, int n, int k, int ncv, double tol, int ma
 int as_count(SEXP s, const char *what, int lo, int hi);
 int as_threads(SEXP s);
 double as_number(SEXP s, const char *what);
+SEXP with_square_buffer(int n, SEXP (*body)(void *data, double *buffer), void *data);
 
 /* .Call entry points */
 SEXP kpca_fit(SEXP x, SEXP kernel, SEXP weights, SEXP features, SEXP th,

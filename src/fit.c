@@ -1,11 +1,9 @@
 /* The fit: kernel, centering and eigenpairs on one n x n buffer.
  *
- * The buffer is the only n x n allocation. It is freed when the fit returns,
- * errors or is interrupted (R_UnwindProtect); other scratch comes from
- * R_alloc. */
+ * The buffer is the only n x n allocation. with_square_buffer() (args.c)
+ * frees it when the fit returns, errors or is interrupted; other scratch
+ * comes from R_alloc. */
 #include "fastkpca.h"
-#include <stdint.h>
-#include <stdlib.h>
 #include <string.h>
 #include <math.h>
 
@@ -46,14 +44,12 @@ typedef struct {
     double tol;
     int maxit, ncv, exact_method;
     double variance;  /* > 0: the fewest components reaching this proportion */
-    double *K;
 } fit_job;
 
 /* The steps on the buffer: kernel, centering, eigenpairs; the result list. */
-static SEXP fit_steps(void *data)
+static SEXP fit_steps(void *data, double *K)
 {
     fit_job *job = (fit_job *) data;
-    double *K = job->K;
     int n = job->n, f = job->features;
     if (job->kernel == NULL)
         copy_symmetric_lower(REAL(job->x), n, K);
@@ -104,14 +100,6 @@ static SEXP fit_steps(void *data)
     setAttrib(ans, R_NamesSymbol, names);
     UNPROTECT(5);
     return ans;
-}
-
-static void release_buffer(void *data, Rboolean jump)
-{
-    fit_job *job = (fit_job *) data;
-    (void) jump;
-    free(job->K);
-    job->K = NULL;
 }
 
 /* .Call: fit kernel PCA.
@@ -170,18 +158,7 @@ SEXP kpca_fit(SEXP x, SEXP kernel, SEXP weights, SEXP features, SEXP th,
         error("'variance' needs 'features' = 0 and the exact solver");
 
     fit_job job = {kernel_ptr, x, weights, n, d, f, threshold, solver_id, nthreads, tol,
-                   (int) maxit, (int) ncv, (int) exact_method, prop, NULL};
-    /* the one n x n buffer: malloc'ed and freed as soon as the fit is done
-     * (an R_alloc'ed one would stay resident until the next garbage
-     * collection); R_UnwindProtect frees it on an error or an interrupt too */
-    if ((double) n * (double) n * sizeof(double) > (double) SIZE_MAX / 2)
-        error("cannot allocate the %d x %d kernel matrix", n, n);
-    job.K = (double *) malloc((size_t) n * (size_t) n * sizeof(double));
-    if (job.K == NULL)
-        error("cannot allocate the %d x %d kernel matrix (%.1f GB)", n, n,
-              8.0 * n * (double) n / 1073741824.0);
-    SEXP cont = PROTECT(R_MakeUnwindCont());
-    SEXP ans = R_UnwindProtect(fit_steps, &job, release_buffer, &job, cont);
-    UNPROTECT(1);
-    return ans;
+                   (int) maxit, (int) ncv, (int) exact_method, prop};
+    /* the one n x n buffer, freed as soon as the fit is done */
+    return with_square_buffer(n, fit_steps, &job);
 }

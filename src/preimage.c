@@ -9,11 +9,9 @@
  * solved in place by a Cholesky factorisation (dposv). A kernel that is not
  * positive semidefinite (tanhdot) may leave k(Z, Z) + ridge I indefinite:
  * then the matrix is filled again and solved by a symmetric indefinite
- * factorisation (dsysv). The buffer is malloc'ed and freed on return, on an
- * error and on an interrupt (R_UnwindProtect), as the fit's is (fit.c). */
+ * factorisation (dsysv). The buffer comes from with_square_buffer() (args.c),
+ * which frees it on return, on an error and on an interrupt, as the fit's. */
 #include "fastkpca.h"
-#include <stdint.h>
-#include <stdlib.h>
 #include <string.h>
 
 typedef struct {
@@ -22,42 +20,41 @@ typedef struct {
     int n, f, d;
     double ridge;
     int threads;
-    double *K;
 } preimage_job;
 
 /* Lower triangle of k(Z, Z) + ridge I into the buffer. */
-static void fill_regularised(preimage_job *job)
+static void fill_regularised(preimage_job *job, double *K)
 {
-    kernel_fill_lower(job->kernel, REAL(job->z), job->n, job->f, job->weights, job->K,
+    kernel_fill_lower(job->kernel, REAL(job->z), job->n, job->f, job->weights, K,
                       job->threads);
-    for (int i = 0; i < job->n; i++) job->K[i + (size_t) i * job->n] += job->ridge;
+    for (int i = 0; i < job->n; i++) K[i + (size_t) i * job->n] += job->ridge;
 }
 
-static SEXP preimage_steps(void *data)
+static SEXP preimage_steps(void *data, double *K)
 {
     preimage_job *job = (preimage_job *) data;
     int n = job->n, d = job->d, info = 0;
     const char uplo = 'L';
-    fill_regularised(job);
+    fill_regularised(job, K);
 
     SEXP B = PROTECT(allocMatrix(REALSXP, n, d));
     memcpy(REAL(B), REAL(job->x), (size_t) n * d * sizeof(double));
-    F77_CALL(dposv)(&uplo, &n, &d, job->K, &n, REAL(B), &n, &info FCONE);
+    F77_CALL(dposv)(&uplo, &n, &d, K, &n, REAL(B), &n, &info FCONE);
     if (info < 0) error("error code %d from LAPACK routine 'dposv'", info);
     if (info > 0) {
         /* not positive definite: dposv stopped at column info with B
          * untouched, and the buffer holds part of a Cholesky factor */
         R_CheckUserInterrupt();
-        fill_regularised(job);
+        fill_regularised(job, K);
         int lwork = -1;
         double work_query;
         int *ipiv = (int *) R_alloc((size_t) n, sizeof(int));
-        F77_CALL(dsysv)(&uplo, &n, &d, job->K, &n, ipiv, REAL(B), &n, &work_query,
+        F77_CALL(dsysv)(&uplo, &n, &d, K, &n, ipiv, REAL(B), &n, &work_query,
                         &lwork, &info FCONE);
         if (info != 0) error("error code %d from LAPACK routine 'dsysv'", info);
         lwork = (int) work_query;
         double *work = (double *) R_alloc((size_t) (lwork > 1 ? lwork : 1), sizeof(double));
-        F77_CALL(dsysv)(&uplo, &n, &d, job->K, &n, ipiv, REAL(B), &n, work, &lwork,
+        F77_CALL(dsysv)(&uplo, &n, &d, K, &n, ipiv, REAL(B), &n, work, &lwork,
                         &info FCONE);
         if (info > 0)
             error("k(Z, Z) + ridge I is singular: increase 'ridge'");
@@ -65,14 +62,6 @@ static SEXP preimage_steps(void *data)
     }
     UNPROTECT(1);
     return B;
-}
-
-static void release_preimage_buffer(void *data, Rboolean jump)
-{
-    preimage_job *job = (preimage_job *) data;
-    (void) jump;
-    free(job->K);
-    job->K = NULL;
 }
 
 /* .Call: the coefficients B = (k(Z, Z) + ridge I)^-1 X of the pre-image map.
@@ -98,15 +87,6 @@ SEXP preimage_solve(SEXP z, SEXP kernel, SEXP weights, SEXP x, SEXP ridge,
     if (!(r > 0)) error("'ridge' must be positive");
     int nthreads = as_threads(threads);
 
-    preimage_job job = {&k, z, weights, x, n, f, d, r, nthreads, NULL};
-    if ((double) n * (double) n * sizeof(double) > (double) SIZE_MAX / 2)
-        error("cannot allocate the %d x %d kernel matrix", n, n);
-    job.K = (double *) malloc((size_t) n * (size_t) n * sizeof(double));
-    if (job.K == NULL)
-        error("cannot allocate the %d x %d kernel matrix (%.1f GB)", n, n,
-              8.0 * n * (double) n / 1073741824.0);
-    SEXP cont = PROTECT(R_MakeUnwindCont());
-    SEXP ans = R_UnwindProtect(preimage_steps, &job, release_preimage_buffer, &job, cont);
-    UNPROTECT(1);
-    return ans;
+    preimage_job job = {&k, z, weights, x, n, f, d, r, nthreads};
+    return with_square_buffer(n, preimage_steps, &job);
 }
