@@ -18,9 +18,21 @@
 #' * [rings] is a small data set on which linear PCA fails and kernel PCA
 #'   succeeds.
 #' * [kpca_threads()] gives the default number of threads.
+#' * [kern()] makes kernel objects, which combine with `+`, `*`, `^`,
+#'   `exp()` and [kern_conformal()]; [kernel_matrix()] evaluates them.
+#' * `kpca(x, landmarks = ...)` fits centered Nyström kernel PCA, for data
+#'   far beyond one n x n buffer.
+#' * `kpar = "automatic"` ([median_sigma()]), [preimage()], [kpca_cv()] and
+#'   `kpca(x, variance = p)` help choose the kernel's parameters and the
+#'   number of components.
+#' * [kica()] is kernel independent component analysis;
+#'   [amari_distance()] compares unmixing matrices.
+#' * [step_fastkpca()] and its variants are recipes steps; [tidy.fastkpca()]
+#'   and [autoplot.fastkpca()] serve tidyverse users.
 #' * The vignette, `vignette("fastkpca", package = "fastkpca")`, derives
 #'   kernel PCA from PCA, works through examples and has migration tables
-#'   from kernlab and scikit-learn.
+#'   from kernlab and scikit-learn; `vignette("kica", package = "fastkpca")`
+#'   covers kernel ICA.
 #'
 #' @section Scale:
 #' fastkpca follows kernlab. With \eqn{K_c = HKH} the kernel matrix centered
