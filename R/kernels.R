@@ -79,9 +79,8 @@ resolve_kpar <- function(kernel, kpar, arg = "kpar") {
   unknown <- setdiff(names(kpar), names(defaults))
   if (length(unknown) > 0L) {
     known <- if (length(defaults)) paste(names(defaults), collapse = ", ") else "none"
-    stop(what, " unknown ", if (nzchar(arg)) "entr" else "parameter",
-         if (!nzchar(arg)) { if (length(unknown) > 1L) "s " else " " }
-         else if (length(unknown) > 1L) "ies " else "y ",
+    noun <- if (nzchar(arg)) c("entry ", "entries ") else c("parameter ", "parameters ")
+    stop(what, " unknown ", noun[1L + (length(unknown) > 1L)],
          paste(dQuote(unknown, FALSE), collapse = ", "), " for kernel ",
          dQuote(kernel, FALSE), " (its parameters: ", known, ")", call. = FALSE)
   }

@@ -241,20 +241,6 @@ check_choice <- function(value, choices, arg) {
   value
 }
 
-check_positive <- function(value, arg) {
-  if (!is.numeric(value) || length(value) != 1L || !is.finite(value) || value <= 0)
-    stop(sprintf("'%s' must be a single positive number", arg), call. = FALSE)
-  as.double(value)
-}
-
-check_whole <- function(value, arg, lo, hi) {
-  if (!is.numeric(value) || length(value) != 1L || !is.finite(value) ||
-      value != round(value) || value < lo || value > hi)
-    stop(sprintf("'%s' must be a whole number between %g and %g", arg, lo, hi),
-         call. = FALSE)
-  as.integer(value)
-}
-
 # Centre and whiten x with its covariance (divided by n - 1): z = (x - mu) K'.
 # Kinv is a right inverse of K (the inverse when m = ncol(x)).
 kica_whiten <- function(x, m) {

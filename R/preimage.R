@@ -104,7 +104,7 @@ preimage.fastkpca <- function(object, scores, ridge = 1,
   check_no_dots(...)
   check_fit(object)
   check_preimage_kernel(object$kernel)
-  ridge <- check_ridge(ridge)
+  ridge <- check_positive(ridge, "ridge")
   method <- check_preimage_method(method, object$kernel)
   settings <- fixed_point_control(control)
   k <- length(object$eig)
@@ -250,12 +250,6 @@ check_preimage_kernel <- function(kernel) {
          "applies the kernel to projections, where 'g' (a function of input rows) ",
          "is not defined", call. = FALSE)
   invisible(kernel)
-}
-
-check_ridge <- function(ridge) {
-  if (!is.numeric(ridge) || length(ridge) != 1L || !is.finite(ridge) || ridge <= 0)
-    stop("'ridge' must be a single positive number", call. = FALSE)
-  as.double(ridge)
 }
 
 # B = (k(Z, Z) + ridge I)^-1 X, solved in C in one n x n buffer.

@@ -184,7 +184,7 @@ kpca_cv <- function(x, kernel = "rbfdot", grid, features, folds = 5,
   if (n < 3L || ncol(x) == 0L)
     stop("'x' must have at least 3 rows and 1 column", call. = FALSE)
   criterion <- check_criterion(criterion)
-  ridge <- check_ridge(ridge)
+  ridge <- check_positive(ridge, "ridge")
   if (missing(features)) stop("'features' must be given: one or more numbers of components",
                               call. = FALSE)
   features <- check_cv_features(features)

@@ -111,3 +111,19 @@ check_no_infinite <- function(x, arg) {
     stop(sprintf("'%s' must not contain infinite values", arg), call. = FALSE)
   invisible(x)
 }
+
+# A single finite number > 0, or a whole number in [lo, hi], named arg in
+# errors (kica(), preimage(), kpca_cv()).
+check_positive <- function(value, arg) {
+  if (!is.numeric(value) || length(value) != 1L || !is.finite(value) || value <= 0)
+    stop(sprintf("'%s' must be a single positive number", arg), call. = FALSE)
+  as.double(value)
+}
+
+check_whole <- function(value, arg, lo, hi) {
+  if (!is.numeric(value) || length(value) != 1L || !is.finite(value) ||
+      value != round(value) || value < lo || value > hi)
+    stop(sprintf("'%s' must be a whole number between %g and %g", arg, lo, hi),
+         call. = FALSE)
+  as.integer(value)
+}
