@@ -26,6 +26,12 @@ double as_number(SEXP s, const char *what)
     return REAL(s)[0];
 }
 
+/* The error for a LAPACK routine that reports a non-zero info. */
+void check_lapack_info(int info, const char *routine)
+{
+    if (info != 0) error("error code %d from LAPACK routine '%s'", info, routine);
+}
+
 typedef struct {
     SEXP (*body)(void *data, double *buffer);
     void *data;

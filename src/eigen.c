@@ -10,11 +10,6 @@
 #include <math.h>
 #include <string.h>
 
-static void check_info(int info, const char *routine)
-{
-    if (info != 0) error("error code %d from LAPACK routine '%s'", info, routine);
-}
-
 /* Reverse the order of k eigenpairs (LAPACK returns ascending order). */
 static void reverse_pairs(int n, int k, double *values, double *vectors)
 {
@@ -55,7 +50,7 @@ int top_eigen_exact(double *A, int n, int f, double *values, double *vectors)
     F77_CALL(dsyevr)(&jobz, &range, &uplo, &n, A, &n, &vl, &vu, &il, &iu, &abstol,
                      &found, w, vectors, &n, isuppz, &work_query, &lwork,
                      &iwork_query, &liwork, &info FCONE FCONE FCONE);
-    check_info(info, "dsyevr");
+    check_lapack_info(info, "dsyevr");
     lwork = (int) work_query;
     liwork = iwork_query;
     double *work = (double *) R_alloc((size_t) lwork, sizeof(double));
@@ -63,7 +58,7 @@ int top_eigen_exact(double *A, int n, int f, double *values, double *vectors)
     F77_CALL(dsyevr)(&jobz, &range, &uplo, &n, A, &n, &vl, &vu, &il, &iu, &abstol,
                      &found, w, vectors, &n, isuppz, work, &lwork, iwork,
                      &liwork, &info FCONE FCONE FCONE);
-    check_info(info, "dsyevr");
+    check_lapack_info(info, "dsyevr");
     memcpy(values, w, (size_t) found * sizeof(double));
     reverse_pairs(n, found, values, vectors);
     return found;
@@ -111,11 +106,11 @@ static void reduce_tridiagonal(double *A, int n, double *diag, double *offdiag,
     double work_query;
     F77_CALL(dsytrd)(&uplo, &n, A, &n, diag, offdiag, tau, &work_query, &lwork,
                      &info FCONE);
-    check_info(info, "dsytrd");
+    check_lapack_info(info, "dsytrd");
     lwork = (int) work_query;
     double *work = (double *) R_alloc((size_t) (lwork > 1 ? lwork : 1), sizeof(double));
     F77_CALL(dsytrd)(&uplo, &n, A, &n, diag, offdiag, tau, work, &lwork, &info FCONE);
-    check_info(info, "dsytrd");
+    check_lapack_info(info, "dsytrd");
 }
 
 /* Z (n x k) <- Q Z, Q the orthogonal factor of dsytrd held in A and tau:
@@ -128,12 +123,12 @@ static void back_transform(const double *A, int n, const double *tau, double *Z,
     if (k == 0) return;
     F77_CALL(dormtr)(&side, &uplo, &trans, &n, &k, A, &n, tau, Z, &n, &work_query,
                      &lwork, &info FCONE FCONE FCONE);
-    check_info(info, "dormtr");
+    check_lapack_info(info, "dormtr");
     lwork = (int) work_query;
     double *work = (double *) R_alloc((size_t) (lwork > 1 ? lwork : 1), sizeof(double));
     F77_CALL(dormtr)(&side, &uplo, &trans, &n, &k, A, &n, tau, Z, &n, work, &lwork,
                      &info FCONE FCONE FCONE);
-    check_info(info, "dormtr");
+    check_lapack_info(info, "dormtr");
 }
 
 /* An upper bound of the tridiagonal's spectrum (Gershgorin), so that an
@@ -167,14 +162,14 @@ static int tridiagonal_bisection(const double *diag, const double *offdiag, int 
     F77_CALL(dstebz)(&range, &order, &n, &lower, &upper, &il, &iu, &abstol, diag,
                      offdiag, &found, &nsplit, w, iblock, isplit, work, iwork,
                      &info FCONE FCONE);
-    check_info(info, "dstebz");
+    check_lapack_info(info, "dstebz");
     *Z = NULL;
     if (found == 0) return 0;
     double *z = (double *) R_alloc((size_t) n * found, sizeof(double));
     int *ifail = (int *) R_alloc((size_t) found, sizeof(int));
     F77_CALL(dstein)(&n, diag, offdiag, &found, w, iblock, isplit, z, &n, work,
                      iwork, ifail, &info);
-    check_info(info, "dstein");
+    check_lapack_info(info, "dstein");
     /* dstebz orders by split block: sort the pairs by increasing eigenvalue */
     int *idx = (int *) R_alloc((size_t) found, sizeof(int));
     double *key = (double *) R_alloc((size_t) found, sizeof(double));
@@ -232,7 +227,7 @@ static int tridiagonal_mrrr(const double *diag, const double *offdiag, int n,
         F77_CALL(dstemr)(&jobz, &range, &n, d, e, &lower, &upper, &il, &iu, &found, w,
                          &z_query, &n, &nzc, isuppz_query, &tryrac, &work_query, &lwork,
                          &iwork_query, &liwork, &info FCONE FCONE);
-        check_info(info, "dstemr");
+        check_lapack_info(info, "dstemr");
         int count = (int) z_query;
         if (count <= 0) return 0;
         if (count > n) error("LAPACK routine 'dstemr' counted %d eigenvalues of %d",
@@ -246,7 +241,7 @@ static int tridiagonal_mrrr(const double *diag, const double *offdiag, int n,
     F77_CALL(dstemr)(&jobz, &by_index, &n, d, e, &lower, &upper, &il, &iu, &found, w,
                      &z_query, &n, &nzc, isuppz_query, &tryrac, &work_query, &lwork,
                      &iwork_query, &liwork, &info FCONE FCONE);
-    check_info(info, "dstemr");
+    check_lapack_info(info, "dstemr");
     lwork = (int) work_query;
     liwork = iwork_query;
     double *work = (double *) R_alloc((size_t) lwork, sizeof(double));
@@ -258,7 +253,7 @@ static int tridiagonal_mrrr(const double *diag, const double *offdiag, int n,
                      &n, &nzc, isuppz, &tryrac, work, &lwork, iwork, &liwork,
                      &info FCONE FCONE);
     if (info > 0) return -1;
-    check_info(info, "dstemr");
+    check_lapack_info(info, "dstemr");
     if (found != nzc) error("LAPACK routine 'dstemr' found %d eigenvalues, not the %d "
                             "asked for", found, nzc);
     *Z = z;
@@ -373,7 +368,7 @@ int variance_eigen(double *A, int n, double proportion, double total, int method
     memcpy(all, diag, (size_t) n * sizeof(double));
     if (n > 1) memcpy(off_copy, offdiag, (size_t) (n - 1) * sizeof(double));
     F77_CALL(dsterf)(&n, all, off_copy, &info);
-    check_info(info, "dsterf");
+    check_lapack_info(info, "dsterf");
 
     /* the count: the sums are compared with a tolerance of rounding in n
      * terms, so that variance = 1 stops at the rank instead of running into

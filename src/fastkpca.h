@@ -132,6 +132,7 @@ int top_eigen_lanczos(const double *A, int n, int k, int ncv, double tol, int ma
 int as_count(SEXP s, const char *what, int lo, int hi);
 int as_threads(SEXP s);
 double as_number(SEXP s, const char *what);
+void check_lapack_info(int info, const char *routine);
 SEXP with_square_buffer(int n, SEXP (*body)(void *data, double *buffer), void *data);
 
 /* .Call entry points */

@@ -19,11 +19,6 @@ typedef struct {
     int contrast; /* KICA_KGV or KICA_KCCA */
 } kica_setup;
 
-static void check_lapack(int info, const char *routine)
-{
-    if (info != 0) error("error code %d from LAPACK routine '%s'", info, routine);
-}
-
 /* Eigen-decomposition of the symmetric M x M matrix A (lower triangle, destroyed)
  * with dsyevr: all pairs (vectors != NULL) or the il-th smallest value only. */
 static int sym_eigen(double *A, int M, int il, int iu, double *values, double *vectors)
@@ -37,7 +32,7 @@ static int sym_eigen(double *A, int M, int il, int iu, double *values, double *v
     F77_CALL(dsyevr)(&jobz, &range, &uplo, &M, A, &M, &vl, &vu, &il, &iu, &abstol,
                      &found, values, z, &ldz, isuppz, &work_query, &lwork,
                      &iwork_query, &liwork, &info FCONE FCONE FCONE);
-    check_lapack(info, "dsyevr");
+    check_lapack_info(info, "dsyevr");
     lwork = (int) work_query;
     liwork = iwork_query;
     double *work = (double *) R_alloc((size_t) lwork, sizeof(double));
@@ -45,7 +40,7 @@ static int sym_eigen(double *A, int M, int il, int iu, double *values, double *v
     F77_CALL(dsyevr)(&jobz, &range, &uplo, &M, A, &M, &vl, &vu, &il, &iu, &abstol,
                      &found, values, z, &ldz, isuppz, work, &lwork, iwork, &liwork,
                      &info FCONE FCONE FCONE);
-    check_lapack(info, "dsyevr");
+    check_lapack_info(info, "dsyevr");
     return found;
 }
 
@@ -144,7 +139,7 @@ static double contrast_from_factors(double **Z, const int *M, int fixed,
     const char uplo = 'L';
     int info = 0;
     F77_CALL(dpotrf)(&uplo, &T, R, &T, &info FCONE);
-    if (info < 0) check_lapack(info, "dpotrf");
+    if (info < 0) check_lapack_info(info, "dpotrf");
     double logdet = 0.0;
     if (info == 0) {
         for (int k = 0; k < T; k++) logdet += log(R[k + (size_t) k * T]);

@@ -51,7 +51,7 @@ static SEXP preimage_steps(void *data, double *K)
         int *ipiv = (int *) R_alloc((size_t) n, sizeof(int));
         F77_CALL(dsysv)(&uplo, &n, &d, K, &n, ipiv, REAL(B), &n, &work_query,
                         &lwork, &info FCONE);
-        if (info != 0) error("error code %d from LAPACK routine 'dsysv'", info);
+        check_lapack_info(info, "dsysv");
         lwork = (int) work_query;
         double *work = (double *) R_alloc((size_t) (lwork > 1 ? lwork : 1), sizeof(double));
         F77_CALL(dsysv)(&uplo, &n, &d, K, &n, ipiv, REAL(B), &n, work, &lwork,
