@@ -376,20 +376,15 @@ held_out_kc_diag <- function(fit, z) {
   for (rows in row_blocks(nrow(z), nrow(fit$xmatrix))) {
     zb <- z[rows, , drop = FALSE]
     kz <- kernel_cross(zb, fit$xmatrix, fit$kernel, fit$threads, fit$kernel_weights)
-    out[rows] <- kernel_self(zb, fit$kernel, fit$threads) - 2 * rowMeans(kz) +
+    out[rows] <- kernel_self(zb, fit$kernel) - 2 * rowMeans(kz) +
       fit$kernel_mean
   }
   out
 }
 
-# k(z_i, z_i) for each row of z, from small diagonal blocks.
-kernel_self <- function(z, kernel, threads) {
-  out <- numeric(nrow(z))
-  for (rows in split(seq_len(nrow(z)), ceiling(seq_len(nrow(z)) / 256))) {
-    zb <- z[rows, , drop = FALSE]
-    out[rows] <- diag(kernel_cross(zb, zb, kernel, threads), names = FALSE)
-  }
-  out
+# k(z_i, z_i) for each row of z, one kernel value per row (in C).
+kernel_self <- function(z, kernel) {
+  .Call(C_kernel_diag, z, kernel_program(kernel), kernel_weights(kernel, z))
 }
 
 # Standard error of a pooled ratio from its per-fold values e (weights w).

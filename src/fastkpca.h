@@ -111,6 +111,9 @@ void kernel_block(const kernel_eval *k, const kernel_points *a, const kernel_poi
                   int lower_only, double *out, int threads, const char *what);
 void kernel_fill_lower(const kernel_eval *k, const double *x, int n, int d,
                        SEXP weights, double *K, int threads);
+kernel_points kernel_points_view(const kernel_eval *k, const kernel_points *p, int i0,
+                                 int len, const double **wbuf);
+void kernel_diagonal(const kernel_eval *k, const kernel_points *p, double *out);
 
 /* center.c */
 void center_in_place(double *K, int n, double *colmeans, double *grand_mean,
@@ -141,6 +144,7 @@ SEXP kpca_fit(SEXP x, SEXP kernel, SEXP weights, SEXP features, SEXP th,
 SEXP kernel_cross(SEXP z, SEXP x, SEXP kernel, SEXP zweights, SEXP xweights,
                   SEXP threads);
 SEXP kernel_gram(SEXP x, SEXP kernel, SEXP weights, SEXP threads);
+SEXP kernel_diag(SEXP x, SEXP kernel, SEXP weights);
 SEXP preimage_solve(SEXP z, SEXP kernel, SEXP weights, SEXP x, SEXP ridge,
                     SEXP threads);
 

@@ -8,6 +8,7 @@ static const R_CallMethodDef call_methods[] = {
     CALLDEF(kpca_fit, 9),
     CALLDEF(kernel_cross, 6),
     CALLDEF(kernel_gram, 4),
+    CALLDEF(kernel_diag, 3),
     CALLDEF(nystrom_pass1, 8),
     CALLDEF(nystrom_pass2, 9),
     CALLDEF(nystrom_kmeanspp, 5),

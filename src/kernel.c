@@ -472,6 +472,40 @@ void kernel_block(const kernel_eval *k, const kernel_points *a, const kernel_poi
     }
 }
 
+/* A view of points i0..i0+len-1 of prepared points p (no copy); wbuf holds
+ * the view's nweights weight pointers. */
+kernel_points kernel_points_view(const kernel_eval *k, const kernel_points *p, int i0,
+                                 int len, const double **wbuf)
+{
+    kernel_points v = *p;
+    size_t off = (size_t) i0 * p->d;
+    v.n = len;
+    if (p->inner) { v.inner = p->inner + off; v.inner_norms = p->inner_norms + i0; }
+    if (p->shifted) { v.shifted = p->shifted + off; v.shifted_norms = p->shifted_norms + i0; }
+    for (int w = 0; w < k->nweights; w++) wbuf[w] = p->weights[w] + i0;
+    v.weights = wbuf;
+    return v;
+}
+
+/* out[i] = k(p_i, p_i) for the n points of p: one kernel value per point
+ * (not a tile per block of points), on one thread, with an interrupt check
+ * every few thousand points. Errors if a value is not finite. */
+void kernel_diagonal(const kernel_eval *k, const kernel_points *p, double *out)
+{
+    size_t work_len = (size_t) floor(k->bessel_order) + 1;
+    double *work = (double *) R_alloc(work_len, sizeof(double));
+    double *stack = (double *) R_alloc((size_t) (k->depth > 1 ? k->depth - 1 : 0) + 1,
+                                       sizeof(double));
+    const double **wbuf = (const double **) R_alloc((size_t) k->nweights + 1,
+                                                    sizeof(double *));
+    for (int i = 0; i < p->n; i++) {
+        kernel_points v = kernel_points_view(k, p, i, 1, wbuf);
+        program_segment(k, &v, &v, 0, 0, out + i, stack, work);
+        if (!(fabs(out[i]) <= DBL_MAX)) nonfinite_error(k, "");
+        if (i % 4096 == 4095) R_CheckUserInterrupt();
+    }
+}
+
 /* Fill the lower triangle (with diagonal) of the n x n buffer K with
  * k(x_i, x_j); x is n x d, column-major; weights: the conformal weights of
  * the rows of x. */
@@ -536,6 +570,24 @@ SEXP kernel_gram(SEXP x, SEXP kernel, SEXP weights, SEXP threads)
         for (int i = j + 1; i < n; i++) K[j + (size_t) i * n] = K[i + (size_t) j * n];
         if (j % 256 == 255) R_CheckUserInterrupt();
     }
+    UNPROTECT(1);
+    return ans;
+}
+
+/* .Call: the diagonal k(x_i, x_i) of the kernel matrix of the rows of x,
+ * without the matrix. x: n x d double matrix; kernel: a program; weights:
+ * the conformal weights of the rows of x. Returns a double vector of n. */
+SEXP kernel_diag(SEXP x, SEXP kernel, SEXP weights)
+{
+    kernel_eval k;
+    kernel_eval_from_R(kernel, &k);
+    check_points_matrix(x, "x");
+    int n = nrows(x), d = ncols(x);
+    kernel_points p;
+    kernel_points_prepare(&k, REAL(x), n, 0, n, d, kernel_shift(&k, REAL(x), n, n, d),
+                          weights, &p);
+    SEXP ans = PROTECT(allocVector(REALSXP, n));
+    kernel_diagonal(&k, &p, REAL(ans));
     UNPROTECT(1);
     return ans;
 }

@@ -319,25 +319,6 @@ SEXP nystrom_pass2(SEXP x, SEXP rows, SEXP landmarks, SEXP kernel, SEXP xweights
     return ans;
 }
 
-/* A view of points i0..i0+len-1 of prepared points p (no copy); wbuf holds
- * the view's nweights weight pointers. */
-static kernel_points points_view(const kernel_eval *k, const kernel_points *p, int i0,
-                                 int len, const double **wbuf)
-{
-    kernel_points v = *p;
-    size_t off = (size_t) i0 * p->d;
-    v.n = len;
-    if (p->inner) { v.inner = p->inner + off; v.inner_norms = p->inner_norms + i0; }
-    if (p->shifted) { v.shifted = p->shifted + off; v.shifted_norms = p->shifted_norms + i0; }
-    for (int w = 0; w < k->nweights; w++) wbuf[w] = p->weights[w] + i0;
-    v.weights = wbuf;
-    return v;
-}
-
-/* Rows per call when computing the diagonal k(x_i, x_i): each call computes
- * a DIAG_CHUNK x DIAG_CHUNK tile and keeps its diagonal. */
-#define DIAG_CHUNK 32
-
 /* .Call: m landmark rows by kernel k-means++ seeding (D^2 sampling in
  * feature space; Arthur and Vassilvitskii 2007, Oglic and Gaertner 2017):
  * the first uniformly, each next one with probability proportional to its
@@ -361,19 +342,10 @@ SEXP nystrom_kmeanspp(SEXP x, SEXP m_, SEXP kernel, SEXP weights, SEXP threads)
     kernel_points p;
     const double *shift = kernel_shift(&k, REAL(x), n, n, d);
     kernel_points_prepare(&k, REAL(x), n, 0, n, d, shift, weights, &p);
-    const double **wa = (const double **) R_alloc((size_t) k.nweights + 1, sizeof(double *));
     const double **wb = (const double **) R_alloc((size_t) k.nweights + 1, sizeof(double *));
 
     double *diag = (double *) R_alloc((size_t) n, sizeof(double));
-    double *tile = (double *) R_alloc(DIAG_CHUNK * DIAG_CHUNK, sizeof(double));
-    for (int i0 = 0; i0 < n; i0 += DIAG_CHUNK) {
-        int len = n - i0 < DIAG_CHUNK ? n - i0 : DIAG_CHUNK;
-        kernel_points v = points_view(&k, &p, i0, len, wa);
-        const void *vmax = vmaxget();
-        kernel_block(&k, &v, &v, 0, tile, 1, "");
-        vmaxset(vmax);
-        for (int i = 0; i < len; i++) diag[i0 + i] = tile[i + (size_t) i * len];
-    }
+    kernel_diagonal(&k, &p, diag);
 
     double *d2 = (double *) R_alloc((size_t) n, sizeof(double));
     double *kc = (double *) R_alloc((size_t) n, sizeof(double));
@@ -390,7 +362,7 @@ SEXP nystrom_kmeanspp(SEXP x, SEXP m_, SEXP kernel, SEXP weights, SEXP threads)
          * thread (as n columns of one row, the per-column overhead costs
          * more than the kernel values; and a parallel region per landmark
          * waits, on a busy machine, for a second thread to be scheduled) */
-        kernel_points v = points_view(&k, &p, c, 1, wb);
+        kernel_points v = kernel_points_view(&k, &p, c, 1, wb);
         const void *vmax = vmaxget();
         kernel_block(&k, &p, &v, 0, kc, 1, "");
         vmaxset(vmax);

@@ -278,3 +278,19 @@ test_that("a damaged kernel object in a fit gives a clear error in predict()", {
   damaged <- fit; damaged$kernel <- "rbfdot"
   expect_error(predict(damaged, x), "not a valid fastkpca fit")
 })
+
+test_that("the kernel diagonal in C equals the diagonal of the kernel matrix", {
+  x <- x_kern()
+  g <- function(m) 1 + 0.5 * sin(rowSums(m))
+  kernels <- c(lapply(names(kernel_cases), function(kn) kern_case(kn, kernel_cases[[kn]])),
+               list(kern_conformal(2 * kern("rbfdot", sigma = 0.3) + kern("polydot")^2, g),
+                    exp(0.1 * kern("vanilladot")) * kern("besseldot", order = 2)))
+  for (k in kernels) {
+    d <- .Call(fastkpca:::C_kernel_diag, x, fastkpca:::kernel_program(k),
+               fastkpca:::kernel_weights(k, x))
+    expect_equal(d, diag(kernel_matrix(k, x), names = FALSE), tolerance = 1e-13,
+                 label = format(k))
+  }
+  expect_error(.Call(fastkpca:::C_kernel_diag, x * 1e3, fastkpca:::kernel_program(
+    kern("polydot", degree = 400, scale = 10)), list()), "kernel values are not finite")
+})
