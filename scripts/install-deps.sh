@@ -13,6 +13,9 @@ r_packages=(kernlab testthat knitr rmarkdown)
 # Suggests (from CRAN they pull in newer versions of much of the tidyverse):
 # the tests that need them skip when they are absent.
 r_packages+=(generics recipes ggplot2 tibble rlang)
+# chunked Nystrom on future's backends, with progress, and a real database
+# for the chunked-source tests (Suggests; all in Debian as r-cran-*)
+r_packages+=(future future.apply progressr DBI RSQLite)
 missing_r=()
 for p in "${r_packages[@]}"; do
   Rscript -e "quit(status = if (requireNamespace('$p', quietly = TRUE)) 0 else 1)" \
