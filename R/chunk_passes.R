@@ -137,7 +137,7 @@ run_chunk <- function(task, op, args) {
             call. = FALSE)
   if (is.null(data)) {
     if (task$kind == "function") return(chunk_end)
-    chunk_stop(task, args$arg, "is NULL, not a matrix or data frame")
+    chunk_stop(task, args$arg, "", "is NULL, not a matrix or data frame")
   }
   tryCatch({
     x <- prepare_chunk(data, args)
