@@ -35,12 +35,18 @@ run_batches <- function(tasks, op, args, fold, progress) {
   batch <- if (is.null(fold)) seq_along(tasks)
            else ceiling(seq_along(tasks) * workers / length(tasks))
   batches <- unname(split(tasks, batch))
-  # each chunk sets its own random-number stream (task$seed); future.seed
-  # makes future's streams parallel-safe around it
+  # each chunk sets its own random-number stream (task$seed, the same under
+  # every plan); future.seed = TRUE keeps anything else random in a reader
+  # parallel-safe. It advances the caller's stream by an amount that depends
+  # on the batches, so that stream is put back: after a fit, it has moved
+  # by chunk_seeds()'s one draw under every plan.
+  had <- exists(".Random.seed", globalenv(), inherits = FALSE)
+  old <- if (had) get(".Random.seed", globalenv())
   out <- future.apply::future_lapply(batches, run_batch, op = op, args = args,
                                      fold = fold, progress = progress,
                                      future.seed = TRUE, future.packages = "fastkpca",
                                      future.scheduling = Inf)
+  if (had) assign(".Random.seed", old, globalenv())
   if (is.null(fold)) unlist(out, recursive = FALSE) else out
 }
 

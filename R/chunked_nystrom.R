@@ -396,8 +396,9 @@ summary.fastkpca_nystrom_chunked <- function(object, ...) {
 #'   the chunk's file. Its results are returned.
 #' @param ... Unused (an error if given).
 #' @return For a matrix or data frame, as [predict.fastkpca()]. For a
-#'   source: a list with one element per chunk, named by the chunks'
-#'   labels: the chunk's score matrix, or what `writer` returned
+#'   source: a list with one element per chunk (named by the file names for
+#'   files, by labels such as `"list element 2"` or `"query rows 1 to
+#'   1000"` otherwise): the chunk's score matrix, or what `writer` returned
 #'   (invisibly).
 #' @seealso [update.fastkpca_nystrom()] to add rows to a fit.
 #' @examples
@@ -440,7 +441,8 @@ predict_chunks <- function(object, source, writer, ...) {
   args <- list(arg = "newdata", prepare = "raw", fit = light, writer = writer)
   passed <- chunk_map(source, "predict", args)
   out <- passed$value
-  names(out) <- vapply(seq_along(out), function(i) chunk_label(source, i), "")
+  names(out) <- if (source$kind == "files") source$files[seq_along(out)]
+                else vapply(seq_along(out), function(i) chunk_label(source, i), "")
   if (is.null(writer)) out else invisible(out)
 }
 

@@ -109,6 +109,7 @@ test_that("files: .rds, .csv and any reader; a file that cannot be read is named
     saveRDS(scores, out)
     out
   })
+  expect_equal(names(written), files)
   expect_equal(unname(unlist(written)), paste0(files, ".scores.rds"))
   expect_cols_equal_up_to_sign(do.call(rbind, lapply(unlist(written), readRDS)),
                                ref$rotated, 1e-8)
@@ -307,6 +308,13 @@ test_that("a 2-worker multisession plan gives the same numbers and landmarks", {
   set.seed(21)
   par_drawn <- kpca(row_chunks(files), kpar = chunk_kpar, features = 4, landmarks = 50)
   expect_identical(par_drawn$landmark_rows, seq_drawn$landmark_rows)
+  # and the caller's stream has moved on as under the sequential plan
+  par_next <- runif(1)
+  future::plan(future::sequential)
+  set.seed(21)
+  invisible(kpca(row_chunks(files), kpar = chunk_kpar, features = 4, landmarks = 50))
+  expect_identical(runif(1), par_next)
+  future::plan(future::multisession, workers = 2)
   expect_lt(rel_diff(unname(par_drawn$eig), unname(seq_drawn$eig)), 1e-10)
   read <- function(i) if (i <= 5) readRDS(files[i])
   expect_chunked_equal(kpca(row_chunks(read), kpar = chunk_kpar, features = 4,
