@@ -90,30 +90,31 @@ chunk_map_stream <- function(source, op, args, fold, seeds) {
 }
 
 # A function source whose number of chunks is not known: waves of as many
-# chunks as there are workers, until a chunk is NULL.
+# chunks as there are workers, until a chunk is NULL. Results are folded
+# wave by wave, so memory does not grow with the number of chunks.
 chunk_map_unknown <- function(source, op, args, fold, seeds) {
   wave <- if (chunks_in_parallel()) max(1L, future::nbrOfWorkers()) else 1L
   values <- list()
+  acc <- NULL
+  count <- 0L
   repeat {
-    first <- length(values)
-    tasks <- lapply(first + seq_len(wave), function(i) {
+    tasks <- lapply(count + seq_len(wave), function(i) {
       task <- chunk_task(source, i)
       task$seed <- if (!is.null(seeds)) seeds(i)
       task
     })
     got <- run_batches(tasks, op, args, NULL, function(...) invisible(NULL))
     ended <- vapply(got, inherits, logical(1), what = "fastkpca_chunk_end")
-    if (any(ended)) {
-      values <- c(values, got[seq_len(which(ended)[1L] - 1L)])
-      break
-    }
-    values <- c(values, got)
+    if (any(ended)) got <- got[seq_len(which(ended)[1L] - 1L)]
+    count <- count + length(got)
+    if (is.null(fold)) values <- c(values, got)
+    else for (value in got) acc <- if (is.null(acc)) value else fold(acc, value)
+    if (any(ended)) break
   }
-  if (length(values) == 0L)
+  if (count == 0L)
     stop(sprintf("'%s' has no chunks: its function returned NULL for chunk 1", args$arg),
          call. = FALSE)
-  list(value = if (is.null(fold)) values else Reduce(fold, values),
-       chunks = length(values))
+  list(value = if (is.null(fold)) values else acc, chunks = count)
 }
 
 # A progressr progressor with one step per chunk, or a function that does

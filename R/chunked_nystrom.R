@@ -86,7 +86,7 @@ kpca.fastkpca_row_chunks <- function(x, kernel = "rbfdot", kpar = list(sigma = 0
          "in one matrix", call. = FALSE)
   threads <- if (is.null(threads)) chunk_threads() else check_threads(threads)
   th <- check_th(th)
-  features <- check_features(features, .Machine$integer.max)
+  features <- check_whole(features, "features", 0, .Machine$integer.max)
   source <- x
   given <- is.matrix(landmarks) || is.data.frame(landmarks)
   scan <- NULL

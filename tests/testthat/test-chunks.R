@@ -328,3 +328,17 @@ test_that("a 2-worker multisession plan gives the same numbers and landmarks", {
                     features = 4, landmarks = L),
                "chunk 6 \\(file .*gone.rds\\) of 'x' cannot be read")
 })
+
+test_that("progress is signalled through progressr, one step per chunk", {
+  skip_if_not_installed("progressr")
+  x <- chunk_fixture()
+  parts <- split_rows(x, rep(100, 7))
+  # progressr reports only in interactive sessions unless enabled
+  old <- options(progressr.enable = TRUE)
+  on.exit(options(old))
+  steps <- 0
+  withCallingHandlers(
+    kpca(row_chunks(parts), kpar = chunk_kpar, features = 2, landmarks = x[1:20, ]),
+    progression = function(p) if (identical(p$type, "update")) steps <<- steps + p$amount)
+  expect_equal(steps, 7)
+})
