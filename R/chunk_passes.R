@@ -195,7 +195,7 @@ chunk_ops <- list(
   },
   # pass 1 of Nystrom: the sufficient statistics of the chunk's rows
   sums = function(x, args, task) {
-    nystrom_block_sums(x, args$landmarks, args$kernel, args$shift, args$threads)
+    chunk_statistics(x, args$basis, args$kernel, args$threads)
   },
   # scores through predict(), returned or handed to the writer
   predict = function(x, args, task) {

@@ -36,9 +36,10 @@
 #' The fit has class `c("fastkpca_nystrom_chunked", "fastkpca_nystrom",
 #' "fastkpca")`. It keeps no per-row scores (`rotated` is `NULL`; n may be
 #' far beyond memory): `predict(fit, row_chunks(...))` computes them chunk
-#' by chunk. It keeps the sufficient statistics of the fit in `stats` (see
-#' [update.fastkpca_nystrom()]), `chunks`, the number of chunks read, and
-#' `n`, the number of rows; `na.action` is `NULL`.
+#' by chunk. Like every Nyström fit it keeps the sufficient statistics in
+#' `statistics` (with the number of rows, `statistics$n`; see
+#' [update.fastkpca_nystrom()]), and adds `chunks`, the number of chunks
+#' read; `na.action` is `NULL`.
 #'
 #' @section Parallel passes:
 #' Under a [future::plan()] other than `sequential` (with the packages
@@ -72,7 +73,7 @@ kpca.fastkpca_row_chunks <- function(x, kernel = "rbfdot", kpar = list(sigma = 0
   check_no_dots(...)
   call <- match.call()
   call[[1L]] <- as.name("kpca")
-  kernel <- resolve_kernel(kernel, kpar, missing(kpar))
+  kernel <- kpca_kernel(kernel, kpar, missing(kpar))
   if (is_precomputed(kernel))
     stop("'kernel' = \"precomputed\" cannot be used with chunks of rows", call. = FALSE)
   if (identical(kpar, "automatic"))
@@ -99,17 +100,16 @@ kpca.fastkpca_row_chunks <- function(x, kernel = "rbfdot", kpar = list(sigma = 0
   scaling <- chunk_scaling(center, scale., scan, d)
   chosen <- if (given) given_landmarks(landmarks, features)
             else sampled_landmarks(scan, landmarks, features, scaling)
-  setup <- nystrom_landmark_setup(chosen$rows, kernel, features)
+  basis <- nystrom_landmark_basis(chosen$rows, kernel, features, threads)
   args <- list(arg = "x", prepare = "columns", columns = columns, d = d,
                na_action = na.action, center = scaling$center, scale = scaling$scale,
-               landmarks = setup$landmarks, kernel = kernel, shift = setup$shift,
-               threads = threads)
-  passed <- chunk_map(source, "sums", args, add_nystrom_stats)
-  stats <- passed$value
-  if (stats$n < nrow(chosen$rows))
+               basis = worker_basis(basis), kernel = kernel, threads = threads)
+  passed <- chunk_map(source, "sums", args, add_chunk_statistics)
+  n <- if (is.null(passed$value)) 0 else passed$value$n
+  if (n < nrow(chosen$rows))
     stop(sprintf("'x' has %.0f rows (after 'na.action'), fewer than the %d landmarks",
-                 stats$n, nrow(chosen$rows)), call. = FALSE)
-  nystrom_chunked_fit(stats, setup, kernel, features, th, threads, scaling,
+                 n, nrow(chosen$rows)), call. = FALSE)
+  nystrom_chunked_fit(passed$value, basis, kernel, features, th, threads, scaling,
                       chosen, passed$chunks, call)
 }
 
@@ -247,133 +247,81 @@ sampled_landmarks <- function(scan, landmarks, features, scaling) {
   list(rows = rows, rule = "uniform", index = scan$candidates$index[o])
 }
 
-# ---- the Nystrom steps on sufficient statistics ---------------------------
-# (temporary copies of R/nystrom.R's steps, until issue 18 splits them out)
+# ---- the Nystrom steps (R/nystrom.R) on chunks -------------------------------
 
-# K_mm of the landmarks, its kept eigenvectors scaled (Tm, so that
-# z(x) = t(Tm) k_m(x)), and the shift the sums are taken around.
-nystrom_landmark_setup <- function(L, kernel, features, threads = 1L) {
-  lweights <- kernel_weights(kernel, L)
-  Kmm <- .Call(C_kernel_gram, L, kernel_program(kernel), lweights, threads)
-  e <- eigen(Kmm, symmetric = TRUE)
-  keep <- e$values > nystrom_rtol * max(e$values, 0)
-  rank <- sum(keep)
-  if (rank < max(features, 1L))
-    stop(sprintf(paste0("'landmarks' leave the kernel matrix among them with %d ",
-                        "positive eigenvalue%s, fewer than 'features' (%d): use ",
-                        "more landmarks, or rows that differ in feature space"),
-                 rank, if (rank == 1L) "" else "s", max(features, 1L)), call. = FALSE)
-  list(landmarks = L, lweights = lweights, rank = rank, shift = rowMeans(Kmm),
-       Tm = sweep(e$vectors[, keep, drop = FALSE], 2L, sqrt(e$values[keep]), "/"))
+# What a worker needs of a landmark basis for the sums (nystrom_statistics()):
+# the landmark rows, their conformal weights and the shift; not the m x r
+# basis, which only the caller's solve uses.
+worker_basis <- function(basis) basis[c("rows", "weights", "shift")]
+
+# The sufficient statistics of one chunk's rows (pass 1 of R/nystrom.R), or
+# NULL for a chunk left without rows (after na.action).
+chunk_statistics <- function(x, basis, kernel, threads) {
+  if (nrow(x) == 0L) return(NULL)
+  nystrom_statistics(x, basis, kernel, threads)
 }
 
-# Pass 1 over the rows of x: list(n, shift, sums = sum_i (k_i - shift),
-# cross = lower triangle of sum_i (k_i - shift)(k_i - shift)').
-nystrom_block_sums <- function(x, L, kernel, shift, threads) {
-  m <- nrow(L)
-  out <- list(n = nrow(x), shift = shift, sums = numeric(m), cross = matrix(0, m, m))
-  if (nrow(x) == 0L) return(out)
-  program <- kernel_program(kernel)
-  xweights <- kernel_weights(kernel, x)
-  lweights <- kernel_weights(kernel, L)
-  for (rows in nystrom_blocks(nrow(x), m)) {
-    part <- .Call(C_nystrom_pass1, x, rows, L, program, xweights, lweights, shift, threads)
-    out$sums <- out$sums + part$sums
-    out$cross <- out$cross + part$cross
-  }
-  out
-}
-
-# The statistics of two sets of rows, with the same landmarks and shift.
-add_nystrom_stats <- function(a, b) {
-  if (!identical(a$shift, b$shift))
-    stop("sums taken around different shifts cannot be added", call. = FALSE)
-  list(n = a$n + b$n, shift = a$shift, sums = a$sums + b$sums, cross = a$cross + b$cross)
-}
-
-# The small problem from the statistics: eig, alpha (m x k), mu, the total
-# variance.
-nystrom_solve_stats <- function(stats, setup, features, th) {
-  n <- stats$n
-  cross <- stats$cross
-  cross[upper.tri(cross)] <- t(cross)[upper.tri(cross)]
-  dev <- stats$sums / n
-  Tm <- setup$Tm
-  C <- crossprod(Tm, (cross / n - tcrossprod(dev)) %*% Tm)
-  C <- (C + t(C)) / 2
-  ec <- eigen(C, symmetric = TRUE)
-  k <- if (features > 0L) features else sum(ec$values > th)
-  if (k == 0L)
-    stop(sprintf("no eigenvalue of the centered kernel matrix exceeds 'th' (%g); ", th),
-         "lower 'th', set 'features', or check the kernel parameters", call. = FALSE)
-  comp <- positive_components(ec$values[seq_len(k)], ec$vectors[, seq_len(k), drop = FALSE])
-  list(eig = comp$values, alpha = orient_signs(sqrt(n) * (Tm %*% comp$vectors)),
-       mu = stats$shift + dev, variance_total = sum(diag(C)))
+# The fold of the sums pass: nystrom_statistics_add(), with empty chunks.
+add_chunk_statistics <- function(a, b) {
+  if (is.null(a)) return(b)
+  if (is.null(b)) return(a)
+  nystrom_statistics_add(a, b)
 }
 
 # ---- the fit class ---------------------------------------------------------
 
-# Solve the small problem from the statistics and build the fit.
-nystrom_chunked_fit <- function(stats, setup, kernel, features, th, threads, scaling,
+# The small problem solved from the statistics (R/nystrom.R), and the fit.
+nystrom_chunked_fit <- function(stats, basis, kernel, features, th, threads, scaling,
                                 chosen, chunks, call) {
-  res <- nystrom_solve_stats(stats, setup, features, th)
+  res <- nystrom_solve(stats, basis, features, th)
   labels <- paste0("Comp.", seq_along(res$eig))
   names(res$eig) <- labels
   dimnames(res$alpha) <- list(NULL, labels)
-  validate_fastkpca_nystrom_chunked(new_fastkpca_nystrom_chunked(list(
-    alpha = res$alpha, eig = res$eig, rotated = NULL,
-    kernel = kernel, kpar = kernel_kpar(kernel), xmatrix = chosen$rows,
-    kernel_weights = setup$lweights, center = scaling$center, scale = scaling$scale,
-    kernel_colmeans = res$mu, kernel_mean = mean(res$mu),
-    variance_total = res$variance_total,
-    features = features, th = th, solver = "exact", threads = threads,
-    landmarks = chosen$rows, landmark_rule = chosen$rule,
-    landmark_rows = chosen$index, landmark_rank = setup$rank,
-    stats = stats, n = stats$n, chunks = chunks,
-    call = call, na.action = NULL)))
+  validate_fastkpca_nystrom_chunked(new_fastkpca_nystrom_chunked(
+    res$alpha, res$eig, kernel, kernel_kpar(kernel), features, th, threads,
+    res$variance_total, scaling$center, scaling$scale, call,
+    landmarks = chosen$rows, landmark_rule = chosen$rule, landmark_rows = chosen$index,
+    landmark_rank = basis$rank, kernel_weights = basis$weights, statistics = stats,
+    chunks = chunks))
 }
 
-# Assemble a Nystrom fit from chunks (no checks: see the validator).
-new_fastkpca_nystrom_chunked <- function(fields) {
-  structure(fields, class = c("fastkpca_nystrom_chunked", "fastkpca_nystrom", "fastkpca"))
-}
-
-validate_fastkpca_nystrom_chunked <- function(fit) {
-  m <- nrow(fit$landmarks)
-  st <- fit$stats
-  ok <- is.matrix(fit$alpha) && nrow(fit$alpha) == m && is.null(fit$rotated) &&
-    is.list(st) && length(st$sums) == m && identical(dim(st$cross), c(m, m)) &&
-    length(st$shift) == m && st$n >= m && identical(fit$n, st$n) &&
-    length(fit$kernel_colmeans) == m && length(fit$eig) == ncol(fit$alpha)
-  if (!ok) stop("internal error: inconsistent Nystr\u00f6m fit from chunks", call. = FALSE)
+# A Nystrom fit from chunks: the fields of a Nystrom fit (R/fit_classes.R),
+# without per-row scores (rotated and na.action NULL), and the number of
+# chunks read.
+new_fastkpca_nystrom_chunked <- function(alpha, eig, kernel, kpar, features, th, threads,
+                                         variance_total, center, scale, call, landmarks,
+                                         landmark_rule, landmark_rows, landmark_rank,
+                                         kernel_weights, statistics, chunks) {
+  fit <- new_fastkpca_nystrom(alpha, eig, NULL, kernel, kpar, features, th, threads,
+                              variance_total, center, scale, call, NULL, landmarks,
+                              landmark_rule, landmark_rows, landmark_rank, kernel_weights,
+                              statistics)
+  fit$chunks <- chunks
+  class(fit) <- c("fastkpca_nystrom_chunked", class(fit))
   fit
 }
 
-#' @export
-print.fastkpca_nystrom_chunked <- function(x, digits = max(3L, getOption("digits") - 3L),
-                                           ...) {
-  d <- ncol(x$landmarks)
-  cat(sprintf(paste0("Kernel PCA (fastkpca, centered Nystr\u00f6m from %d chunk%s) on %.0f ",
-                     "observations of %d variable%s\n"),
-              x$chunks, if (x$chunks == 1L) "" else "s", x$n, d, if (d == 1L) "" else "s"))
-  cat("Kernel:     ", format(x$kernel), "\n", sep = "")
-  cat(sprintf("Landmarks:  %d (%s; rank %d)\n", nrow(x$landmarks), x$landmark_rule,
-              x$landmark_rank))
-  k <- length(x$eig)
-  rule <- if (x$features == 0L) sprintf("eigenvalues above th = %g", x$th)
-          else sprintf("features = %d", x$features)
-  cat("Components: ", k, " (", rule, ")\n", sep = "")
-  cat("Eigenvalues", if (k > 10L) " (first 10)", ":\n", sep = "")
-  print(utils::head(x$eig, 10L), digits = digits)
-  cat("No per-row scores are kept: predict(fit, row_chunks(...)) computes them.\n")
+validate_fastkpca_nystrom_chunked <- function(x) {
+  validate_fastkpca_nystrom(x)
+  if (!is.null(x$rotated)) invalid_fit("'rotated' must be NULL for a fit from chunks")
+  if (!is.numeric(x$chunks) || length(x$chunks) != 1L || !(x$chunks >= 1))
+    invalid_fit("'chunks' must be the number of chunks read")
   invisible(x)
 }
 
-#' @export
-summary.fastkpca_nystrom_chunked <- function(object, ...) {
-  out <- NextMethod()
-  out$n <- object$n
-  out
+check_fit.fastkpca_nystrom_chunked <- function(object)
+  validate_fastkpca_nystrom_chunked(object)
+
+fit_description.fastkpca_nystrom_chunked <- function(x) {
+  d <- ncol(x$landmarks)
+  sprintf(paste0("Kernel PCA (fastkpca, centered Nystr\u00f6m from %d chunk%s) on %.0f ",
+                 "observations of %d variable%s"), x$chunks, if (x$chunks == 1L) "" else "s",
+          fit_nobs(x), d, if (d == 1L) "" else "s")
+}
+
+print_fit_details.fastkpca_nystrom_chunked <- function(x) {
+  NextMethod()
+  cat("Scores:     not kept; predict(fit, row_chunks(...)) computes them\n")
 }
 
 # ---- predict() and update() ------------------------------------------------
@@ -427,16 +375,14 @@ predict.fastkpca_nystrom_chunked <- function(object, newdata, writer = NULL, ...
 }
 
 # predict() chunk by chunk: each worker gets the fit without its training
-# scores and statistics (landmarks and coefficients only), reads its chunk
-# and projects it with predict().
+# scores and its m x m cross-product (see light_fit()), reads its chunk and
+# projects it with predict().
 predict_chunks <- function(object, source, writer, ...) {
   check_no_dots(...)
   check_fit(object)
   if (!is.null(writer) && !is.function(writer))
     stop("'writer' must be a function of the scores and the chunk, or NULL", call. = FALSE)
-  light <- object
-  light$rotated <- NULL
-  light$stats <- NULL
+  light <- light_fit(object)
   if (chunks_in_parallel()) light$threads <- chunk_threads()
   args <- list(arg = "newdata", prepare = "raw", fit = light, writer = writer)
   passed <- chunk_map(source, "predict", args)
@@ -448,7 +394,7 @@ predict_chunks <- function(object, source, writer, ...) {
 
 #' Add rows to a Nyström fit
 #'
-#' A Nyström fit keeps its sufficient statistics (`stats`: the number of
+#' A Nyström fit keeps its sufficient statistics (`statistics`: the number of
 #' rows n, the sum of the kernel rows between the data and the landmarks,
 #' \eqn{\sum_i k_m(x_i)}{sum_i k_m(x_i)}, and their m x m cross-product
 #' \eqn{\sum_i k_m(x_i) k_m(x_i)'}{sum_i k_m(x_i) k_m(x_i)'}, both taken
@@ -492,29 +438,23 @@ predict_chunks <- function(object, source, writer, ...) {
 update.fastkpca_nystrom <- function(object, newdata, threads = object$threads, ...) {
   check_no_dots(...)
   check_fit(object)
-  stats <- object$stats
-  if (is.null(stats))
-    stop("'object' keeps no sufficient statistics: fit it again with this version ",
-         "of fastkpca", call. = FALSE)
+  stats <- object$statistics
   threads <- check_threads(threads)
-  setup <- nystrom_landmark_setup(object$landmarks, object$kernel, object$features, threads)
-  setup$shift <- stats$shift
+  basis <- nystrom_landmark_basis(object$landmarks, object$kernel, object$features, threads)
+  # the sums of the new rows are taken around the fit's own shift
+  basis$shift <- stats$shift
   if (inherits(newdata, "fastkpca_nystrom")) {
     check_same_nystrom(object, newdata)
-    added <- list(value = newdata$stats, chunks = chunk_count(newdata))
+    added <- list(value = newdata$statistics, chunks = chunk_count(newdata))
   } else {
     source <- if (inherits(newdata, "fastkpca_row_chunks")) newdata
               else row_chunks(list(newdata))
-    light <- object
-    light$rotated <- NULL
-    light$stats <- NULL
-    args <- list(arg = "newdata", prepare = "fit", fit = light,
-                 landmarks = object$landmarks, kernel = object$kernel,
-                 shift = stats$shift, threads = threads)
-    added <- chunk_map(source, "sums", args, add_nystrom_stats)
+    args <- list(arg = "newdata", prepare = "fit", fit = light_fit(object),
+                 basis = worker_basis(basis), kernel = object$kernel, threads = threads)
+    added <- chunk_map(source, "sums", args, add_chunk_statistics)
   }
   fit <- nystrom_chunked_fit(
-    add_nystrom_stats(stats, added$value), setup, object$kernel, object$features,
+    add_chunk_statistics(stats, added$value), basis, object$kernel, object$features,
     object$th, threads, list(center = object$center, scale = object$scale),
     list(rows = object$landmarks, rule = object$landmark_rule,
          index = object$landmark_rows),
@@ -524,16 +464,24 @@ update.fastkpca_nystrom <- function(object, newdata, threads = object$threads, .
   fit
 }
 
+# What a worker needs of a fit to prepare and project rows: the fit
+# without its training scores and its m x m cross-product.
+light_fit <- function(object) {
+  object["rotated"] <- list(NULL)
+  object$statistics$cross <- NULL
+  object
+}
+
 # Chunks behind a fit: those it counts, or 1 for a fit on one matrix.
 chunk_count <- function(fit) if (is.null(fit$chunks)) 1L else fit$chunks
 
 # Fits whose statistics can be added: same landmarks, kernel, scaling, shift.
 check_same_nystrom <- function(object, other) {
-  same <- is.list(other$stats) &&
+  same <- is.list(other$statistics) &&
     identical(unname(object$landmarks), unname(other$landmarks)) &&
     identical(object$kernel, other$kernel, ignore.environment = TRUE) &&
     identical(object$center, other$center) && identical(object$scale, other$scale) &&
-    identical(object$stats$shift, other$stats$shift)
+    identical(object$statistics$shift, other$statistics$shift)
   if (!same)
     stop("'newdata' is a fit with other landmarks, kernel, center or scale than ",
          "'object' (or without statistics): only fits that share them combine",

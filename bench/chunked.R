@@ -81,15 +81,15 @@ if (length(args) >= 1L && args[1L] == "child") {
   out <- list(part = part, seconds = t1[["elapsed"]],
               cpu = t1[["user.self"]] + t1[["sys.self"]], peak = vm_hwm(),
               eig = fit$eig, landmark_rows = fit$landmark_rows, landmarks = fit$landmarks,
-              n = if (is.null(fit$n)) nrow(fit$rotated) else fit$n,
+              n = fit$statistics$n,
               load = paste(load0, "->", load_average()))
   if (part == "seq") {
     # what travels per pass: the arguments every worker gets (landmarks,
     # kernel, shift), one chunk's description, one batch's sums
-    out$bytes_args <- length(serialize(list(fit$landmarks, fit$kernel, fit$stats$shift),
+    out$bytes_args <- length(serialize(list(fit$landmarks, fit$kernel, fit$statistics$shift),
                                        NULL))
     out$bytes_task <- length(serialize(list(file = files[1L], index = 1L), NULL))
-    out$bytes_sums <- length(serialize(fit$stats, NULL))
+    out$bytes_sums <- length(serialize(fit$statistics, NULL))
   }
   saveRDS(out, file.path(dir, paste0(part, ".rds")))
   quit(save = "no")

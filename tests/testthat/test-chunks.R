@@ -20,7 +20,7 @@ split_rows <- function(x, sizes) {
 expect_chunked_equal <- function(fit, ref, label = "") {
   expect_s3_class(fit, "fastkpca_nystrom_chunked")
   expect_lt(rel_diff(unname(fit$eig), unname(ref$eig)), 1e-10, label = paste(label, "eig"))
-  expect_equal(fit$n, nrow(ref$rotated), label = paste(label, "n"))
+  expect_equal(fit$statistics$n, nrow(ref$rotated), label = paste(label, "n"))
   expect_null(fit$rotated)
 }
 
@@ -239,6 +239,14 @@ test_that("update() adds rows, sources or fits: the fit on all rows at once", {
   expect_chunked_equal(upd, ref, "source")
   expect_equal(upd$chunks, 3L)
   expect_cols_equal_up_to_sign(predict(upd, x), ref$rotated, 1e-8)
+  # a fit on one matrix keeps its statistics too; its scores are dropped
+  plain <- kpca(x[1:250, ], kpar = chunk_kpar, features = 4, landmarks = L)
+  from_plain <- update(plain, x[251:700, ])
+  expect_chunked_equal(from_plain, ref, "matrix fit")
+  expect_equal(from_plain$chunks, 2L)
+  rest <- kpca(row_chunks(list(x[251:700, ])), kpar = chunk_kpar, features = 4,
+               landmarks = L)
+  expect_chunked_equal(update(plain, rest), ref, "matrix fit + fit")
   # fits on other chunks, with the same landmarks, combine
   second <- kpca(row_chunks(list(x[251:500, ], x[501:700, ])), kpar = chunk_kpar,
                  features = 4, landmarks = L)
