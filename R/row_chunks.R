@@ -31,7 +31,9 @@
 #'       rows.}
 #'     \item{a function of the chunk number}{`x(i)` returns chunk `i` (a
 #'       matrix or data frame) for `i = 1, 2, ...`, and `NULL` past the
-#'       last chunk.}
+#'       last chunk. Under a parallel plan the function travels to the
+#'       workers with its environment: let it read the chunk from where it
+#'       is stored rather than from large objects of the session.}
 #'   }
 #' @param reader For files: a function of a file name that returns its
 #'   chunk as a matrix or data frame. `NULL` (the default) reads `.rds` and
