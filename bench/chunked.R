@@ -58,9 +58,25 @@ if (length(args) >= 1L && args[1L] == "child") {
     seq = fit_chunks(row_chunks(files), 1L),
     multi = {
       future::plan(future::multisession, workers = 2L)
+      # the CPU time of each worker process (two futures at once land on
+      # the two idle workers), before and after the fit
+      worker_cpu <- function() {
+        t <- future.apply::future_lapply(1:2, function(i) {
+          p <- proc.time()
+          c(pid = Sys.getpid(), cpu = p[["user.self"]] + p[["sys.self"]])
+        }, future.scheduling = Inf)
+        t <- do.call(rbind, t)
+        stats::setNames(t[, "cpu"], t[, "pid"])
+      }
+      cpu_before <- worker_cpu()
       # the workers start with the plan; time the fit alone
       t0 <- proc.time()
-      fit_chunks(row_chunks(files), 1L)
+      f <- fit_chunks(row_chunks(files), 1L)
+      t_fit <- proc.time() - t0
+      cpu_after <- worker_cpu()
+      workers_cpu <- cpu_after[names(cpu_before)] - cpu_before
+      t0 <- proc.time() - t_fit
+      f
     },
     sqlite = {
       # the landmarks of the sequential fit, so that the eigenvalues compare
@@ -82,7 +98,8 @@ if (length(args) >= 1L && args[1L] == "child") {
               cpu = t1[["user.self"]] + t1[["sys.self"]], peak = vm_hwm(),
               eig = fit$eig, landmark_rows = fit$landmark_rows, landmarks = fit$landmarks,
               n = fit$statistics$n,
-              load = paste(load0, "->", load_average()))
+              load = paste(load0, "->", load_average()),
+              workers_cpu = if (part == "multi") workers_cpu)
   if (part == "seq") {
     # what travels per pass: the arguments every worker gets (landmarks,
     # kernel, shift), one chunk's description, one batch's sums
@@ -146,13 +163,19 @@ if (!is.null(res$seq) && !is.null(res$multi)) {
               max(abs(s$eig - mu$eig) / abs(s$eig))))
   cat(sprintf("caller peak memory: sequential %.0f MB, multisession %.0f MB (goal <= 512 MB)\n",
               s$peak / 2^20, mu$peak / 2^20))
+  cat(sprintf(paste0("CPU time: sequential %.1f s; multisession workers %s s (caller %.1f s): ",
+                     "with a core for each worker, the speed-up would be about %.2fx\n"),
+              s$cpu, paste(sprintf("%.1f", mu$workers_cpu), collapse = " and "), mu$cpu,
+              s$cpu / max(mu$workers_cpu)))
   # a cluster of k machines: each machine runs the sequential work of n / k
   # rows (time and memory of one worker, which is what the sequential
   # caller does); per pass, the caller sends every worker the arguments and
   # each chunk's description, and gets one m x m sum per worker back
-  per_row <- s$seconds / s$n
+  # CPU time, not wall time: on a machine shared with other work the wall
+  # time is that of a fraction of a core
+  per_row <- s$cpu / s$n
   cat("\nA cluster of k machines, from these measurements (2 passes: the scan for the landmarks, then the sums):\n")
-  cat(sprintf("  time ~ %.2g s per 10^6 rows per core (n m^2 work); at n = 10^9 and 1 core per machine: %.0f / k hours\n",
+  cat(sprintf("  time ~ %.3g s of CPU per 10^6 rows per core (n m^2 work); at n = 10^9 and 1 core per machine: %.1f / k hours\n",
               per_row * 1e6, per_row * 1e9 / 3600))
   cat(sprintf("  memory per machine ~ the sequential caller's peak, %.0f MB per worker process (one chunk of %.0f rows plus the kernel blocks)\n",
               s$peak / 2^20, rows_per_file))
