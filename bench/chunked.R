@@ -107,6 +107,7 @@ if (length(args) >= 1L && args[1L] == "child") {
                                        NULL))
     out$bytes_task <- length(serialize(list(file = files[1L], index = 1L), NULL))
     out$bytes_sums <- length(serialize(fit$statistics, NULL))
+    out$bytes_sample <- length(serialize(matrix(0, m, d), NULL))
   }
   saveRDS(out, file.path(dir, paste0(part, ".rds")))
   quit(save = "no")
@@ -179,9 +180,10 @@ if (!is.null(res$seq) && !is.null(res$multi)) {
               per_row * 1e6, per_row * 1e9 / 3600))
   cat(sprintf("  memory per machine ~ the sequential caller's peak, %.0f MB per worker process (one chunk of %.0f rows plus the kernel blocks)\n",
               s$peak / 2^20, rows_per_file))
-  cat(sprintf("  traffic per worker per pass: %.0f kB out (landmarks, kernel, shift) + %.0f bytes per chunk description; %.1f MB back (its sums); with k workers, about %.1f k MB in all for a fit, independent of n\n",
-              s$bytes_args / 2^10, s$bytes_task, s$bytes_sums / 2^20,
-              2 * (s$bytes_args + s$bytes_sums) / 2^20))
+  cat(sprintf(paste0("  traffic per worker and pass: %.0f kB out (landmarks, kernel, shift) + %.0f bytes ",
+                     "per chunk description; back: %.0f kB per chunk (its sampled rows, first pass) ",
+                     "and %.1f MB per worker (its sums, second pass); whatever n\n"),
+              s$bytes_args / 2^10, s$bytes_task, s$bytes_sample / 2^10, s$bytes_sums / 2^20))
 }
 if (!is.null(res$sqlite))
   cat(sprintf("\nSQLite, chunks of 1e5 rows read in the caller (threads = 2, the landmarks of seq): wall %.1f s, caller peak %.0f MB; largest relative eig difference to seq %.2e\n",
