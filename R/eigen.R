@@ -120,19 +120,3 @@ positive_components <- function(values, vectors) {
   if (all(keep)) return(list(values = values, vectors = vectors))
   list(values = values[keep], vectors = vectors[, keep, drop = FALSE])
 }
-
-# Deterministic signs: the largest-magnitude entry of each column positive
-# (the first such entry where several tie).
-# The exact solver returns its vectors oriented so already (src/eigen.c,
-# orient_columns), and then nothing is copied here: the columns are read one
-# at a time and the matrix is modified only if a sign flips.
-orient_signs <- function(vectors) {
-  if (ncol(vectors) == 0L) return(vectors)
-  flip <- vapply(seq_len(ncol(vectors)), function(j) {
-    v <- vectors[, j]
-    i <- which.max(abs(v))
-    length(i) == 1L && v[i] < 0
-  }, logical(1))
-  if (any(flip)) vectors[, flip] <- -vectors[, flip]
-  vectors
-}

@@ -26,6 +26,22 @@ double as_number(SEXP s, const char *what)
     return REAL(s)[0];
 }
 
+/* Call the R function step() (a progress bar) after a block; NULL: none. */
+void call_step(SEXP step)
+{
+    if (isNull(step)) return;
+    SEXP call = PROTECT(lang1(step));
+    eval(call, R_GlobalEnv);
+    UNPROTECT(1);
+}
+
+/* A step argument: NULL or an R function. */
+void check_step(SEXP step)
+{
+    if (!isNull(step) && !isFunction(step))
+        error("'step' must be NULL or a function");
+}
+
 /* The error for a LAPACK routine that reports a non-zero info. */
 void check_lapack_info(int info, const char *routine)
 {

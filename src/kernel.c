@@ -523,7 +523,8 @@ static void check_points_matrix(SEXP x, const char *what)
     if (ncols(x) < 1) error("'%s' must have at least 1 column", what);
 }
 
-/* .Call: the cross-kernel k(z_i, x_j), an nz x m matrix.
+/* .Call (kernel_cross() in R/kernel_matrix.R): the cross-kernel k(z_i, x_j),
+ * an nz x m matrix.
  * z: nz x d double matrix; x: m x d double matrix, the training data (its
  * column means shift the distance kernels); kernel: a program from
  * fastkpca:::kernel_program(); zweights, xweights: the conformal weights of
@@ -552,11 +553,12 @@ SEXP kernel_cross(SEXP z, SEXP x, SEXP kernel, SEXP zweights, SEXP xweights,
     return ans;
 }
 
-/* .Call: the symmetric kernel matrix k(x_i, x_j), n x n: the lower triangle
- * is computed, the upper one copied from it.
+/* .Call (kernel_matrix() in R/kernel_matrix.R, and the landmarks' kernel of
+ * a Nystrom fit): the symmetric kernel matrix k(x_i, x_j), n x n: the lower
+ * triangle is computed, the upper one copied from it.
  * x: n x d double matrix; kernel: a program; weights: the conformal weights
  * of the rows of x; threads: integer >= 1. */
-SEXP kernel_gram(SEXP x, SEXP kernel, SEXP weights, SEXP threads)
+SEXP kernel_matrix(SEXP x, SEXP kernel, SEXP weights, SEXP threads)
 {
     kernel_eval k;
     kernel_eval_from_R(kernel, &k);
@@ -574,10 +576,11 @@ SEXP kernel_gram(SEXP x, SEXP kernel, SEXP weights, SEXP threads)
     return ans;
 }
 
-/* .Call: the diagonal k(x_i, x_i) of the kernel matrix of the rows of x,
+/* .Call (kernel_self() in R/kernel_matrix.R): the diagonal k(x_i, x_i) of
+ * the kernel matrix of the rows of x,
  * without the matrix. x: n x d double matrix; kernel: a program; weights:
  * the conformal weights of the rows of x. Returns a double vector of n. */
-SEXP kernel_diag(SEXP x, SEXP kernel, SEXP weights)
+SEXP kernel_self(SEXP x, SEXP kernel, SEXP weights)
 {
     kernel_eval k;
     kernel_eval_from_R(kernel, &k);
