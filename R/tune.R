@@ -332,11 +332,14 @@ cv_grid <- function(grid, kernel, x, kernel_missing) {
 cv_fold_scores <- function(train, test, kernel, features, criterion, ridge, ...) {
   fit <- kpca(train, kernel = kernel, features = max(features), ...)
   ntr <- nrow(train)
-  s <- predict(fit, test)
+  z <- predict_data_matrix(fit, test)
+  s <- project_rows(fit, z)
   kept <- ncol(s)
   num <- den <- numeric(length(features))
   if (criterion == "residual") {
-    kcxx <- held_out_kc_diag(fit, test)
+    # kc(x, x) = k(x, x) - 2 mean_j k(x, x_j) + mean(K), with the kernel
+    # centered on the training fold; the row means come with the scores
+    kcxx <- kernel_self(z, fit$kernel) - 2 * attr(s, "row_means") + fit$kernel_mean
     t2 <- s^2 / ntr
     for (j in seq_along(features)) {
       f <- min(features[j], kept)
@@ -356,20 +359,6 @@ cv_fold_scores <- function(train, test, kernel, features, criterion, ridge, ...)
     }
   }
   list(num = num, den = den)
-}
-
-# kc(x, x) = k(x, x) - 2 mean_j k(x, x_j) + mean(K) for the rows of z,
-# with the kernel centered on the fit's training rows; in blocks of rows.
-held_out_kc_diag <- function(fit, z) {
-  z <- apply_scaling(z, fit[["center"]], fit[["scale"]])
-  out <- numeric(nrow(z))
-  for (rows in row_blocks(nrow(z), nrow(fit$xmatrix))) {
-    zb <- z[rows, , drop = FALSE]
-    kz <- kernel_cross(zb, fit$xmatrix, fit$kernel, fit$threads, fit$kernel_weights)
-    out[rows] <- kernel_self(zb, fit$kernel) - 2 * rowMeans(kz) +
-      fit$kernel_mean
-  }
-  out
 }
 
 # Standard error of a pooled ratio from its per-fold values e (weights w).

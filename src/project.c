@@ -20,11 +20,12 @@ static void check_real_matrix(SEXP x, const char *what)
  * block's products P = K_b alpha (nb x k): P - r s' - 1 offset', with r the
  * block's kernel row means and s = alpha_sums (the exact fit's centering),
  * or P - 1 offset' when s is NULL (Nystrom: centering is all in offset).
+ * The row means go to row_means[row0 + i] (length nz) when s is given.
  * The row means are summed in long double, column by column, as R's
  * rowMeans() does, so that the result is R's to the last bit. */
 static void center_block(const double *Kb, int nb, int m, const double *P, int k,
                          const double *offset, const double *alpha_sums, double *out,
-                         int nz, int row0)
+                         int nz, int row0, double *row_means)
 {
     double *rm = NULL;
     if (alpha_sums) {
@@ -34,7 +35,7 @@ static void center_block(const double *Kb, int nb, int m, const double *P, int k
             const double *col = Kb + (size_t) j * nb;
             for (int i = 0; i < nb; i++) acc[i] += col[i];
         }
-        rm = (double *) R_alloc((size_t) nb, sizeof(double));
+        rm = row_means + row0;
         for (int i = 0; i < nb; i++) rm[i] = (double) (acc[i] / m);
     }
     for (int j = 0; j < k; j++) {
@@ -57,7 +58,9 @@ static void center_block(const double *Kb, int nb, int m, const double *P, int k
  * fastkpca:::kernel_program(); zweights, xweights: the conformal weights of
  * the rows of z and x; alpha: m x k double matrix; offset: k doubles;
  * alpha_sums: NULL or k doubles; block_rows: integer, rows per block, 1 to
- * max(nz, 1); threads; step: NULL or a function called after each block. */
+ * max(nz, 1); threads; step: NULL or a function called after each block.
+ * With alpha_sums (k > 0), the result has an attribute "row_means": the nz
+ * row means of K_z. */
 SEXP kernel_project_rows(SEXP z, SEXP x, SEXP kernel, SEXP zweights, SEXP xweights,
                          SEXP alpha, SEXP offset, SEXP alpha_sums, SEXP block_rows,
                          SEXP threads, SEXP step)
@@ -89,6 +92,9 @@ SEXP kernel_project_rows(SEXP z, SEXP x, SEXP kernel, SEXP zweights, SEXP xweigh
 
     SEXP ans = PROTECT(allocMatrix(REALSXP, nz, f));
     const double *as = isNull(alpha_sums) ? NULL : REAL(alpha_sums);
+    /* the row means of K_z, which kpca_cv()'s residual criterion reuses */
+    SEXP row_means = PROTECT(as ? allocVector(REALSXP, nz) : R_NilValue);
+    setAttrib(ans, install("row_means"), row_means);
     for (int row0 = 0; row0 < nz; row0 += block) {
         int nb = nz - row0 < block ? nz - row0 : block;
         const void *vmax = vmaxget();
@@ -100,11 +106,12 @@ SEXP kernel_project_rows(SEXP z, SEXP x, SEXP kernel, SEXP zweights, SEXP xweigh
             double one = 1.0, zero = 0.0;
             F77_CALL(dgemm)("N", "N", &nb, &f, &m, &one, Kb, &nb, REAL(alpha), &m, &zero,
                             P, &nb FCONE FCONE);
-            center_block(Kb, nb, m, P, f, REAL(offset), as, REAL(ans), nz, row0);
+            center_block(Kb, nb, m, P, f, REAL(offset), as, REAL(ans), nz, row0,
+                         as ? REAL(row_means) : NULL);
         }
         vmaxset(vmax);
         call_step(step);
     }
-    UNPROTECT(1);
+    UNPROTECT(2);
     return ans;
 }
