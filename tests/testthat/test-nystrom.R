@@ -25,13 +25,6 @@ plain_nystrom <- function(x, L, kernel, kpar, features, newdata = NULL) {
   out
 }
 
-with_seed <- function(seed, expr) {
-  old <- if (exists(".Random.seed", globalenv())) get(".Random.seed", globalenv())
-  on.exit(if (is.null(old)) rm(".Random.seed", envir = globalenv())
-          else assign(".Random.seed", old, globalenv()))
-  set.seed(seed)
-  expr
-}
 
 test_that("every row as a landmark gives the exact fit (eig and rotated to 1e-8)", {
   x <- fx_random()
