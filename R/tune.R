@@ -202,30 +202,10 @@ kpca_cv <- function(x, kernel = "rbfdot", grid, features, folds = 5,
   if (criterion == "reconstruction")
     for (k in kernels) check_preimage_kernel(k)
 
-  ids <- sort(unique(folds))
-  nf <- length(features)
-  num <- den <- array(0, c(length(kernels), nf, length(ids)))
-  progress <- interactive()
-  if (progress) {
-    bar <- utils::txtProgressBar(0, length(kernels) * length(ids), style = 3)
-    on.exit(close(bar))
-  }
-  for (g in seq_along(kernels)) {
-    for (v in seq_along(ids)) {
-      held <- folds == ids[v]
-      scores <- cv_fold_scores(x[!held, , drop = FALSE], x[held, , drop = FALSE],
-                               kernels[[g]], features, criterion, ridge, ...)
-      num[g, , v] <- scores$num
-      den[g, , v] <- scores$den
-      if (progress) utils::setTxtProgressBar(bar, (g - 1L) * length(ids) + v)
-    }
-  }
-  error <- apply(num, c(1L, 2L), sum) / apply(den, c(1L, 2L), sum)
-  se <- matrix(0, length(kernels), nf)
-  for (g in seq_along(kernels)) for (j in seq_len(nf))
-    se[g, j] <- pooled_se(num[g, j, ] / den[g, j, ], den[g, j, ], error[g, j])
-
-  idx <- expand.grid(features = seq_len(nf), grid = seq_along(kernels))
+  pooled <- cv_errors(x, kernels, features, folds, criterion, ridge, ...)
+  error <- pooled$error
+  se <- pooled$se
+  idx <- expand.grid(features = seq_len(length(features)), grid = seq_along(kernels))
   results <- cbind(spec$params[idx$grid, , drop = FALSE],
                    features = features[idx$features],
                    error = error[cbind(idx$grid, idx$features)],
@@ -325,6 +305,34 @@ cv_grid <- function(grid, kernel, x, kernel_missing) {
     as_kernel(kernel, kpar, kpar_arg = "grid")
   })
   list(kernels = kernels, params = params)
+}
+
+# The pooled cross-validated error and its standard error for each kernel
+# (rows) and number of components (columns): one fit per kernel and fold.
+cv_errors <- function(x, kernels, features, folds, criterion, ridge, ...) {
+  ids <- sort(unique(folds))
+  nf <- length(features)
+  num <- den <- array(0, c(length(kernels), nf, length(ids)))
+  progress <- interactive()
+  if (progress) {
+    bar <- utils::txtProgressBar(0, length(kernels) * length(ids), style = 3)
+    on.exit(close(bar))
+  }
+  for (g in seq_along(kernels)) {
+    for (v in seq_along(ids)) {
+      held <- folds == ids[v]
+      scores <- cv_fold_scores(x[!held, , drop = FALSE], x[held, , drop = FALSE],
+                               kernels[[g]], features, criterion, ridge, ...)
+      num[g, , v] <- scores$num
+      den[g, , v] <- scores$den
+      if (progress) utils::setTxtProgressBar(bar, (g - 1L) * length(ids) + v)
+    }
+  }
+  error <- apply(num, c(1L, 2L), sum) / apply(den, c(1L, 2L), sum)
+  se <- matrix(0, length(kernels), nf)
+  for (g in seq_along(kernels)) for (j in seq_len(nf))
+    se[g, j] <- pooled_se(num[g, j, ] / den[g, j, ], den[g, j, ], error[g, j])
+  list(error = error, se = se)
 }
 
 # One fold: fit on train, score the held-out rows for each number of

@@ -80,41 +80,10 @@ static SEXP program_part(SEXP program, const char *name)
     return R_NilValue; /* not reached */
 }
 
-/* Read and check the program list(ops, args, codes, kpar, nweights) that
- * fastkpca:::kernel_program() makes; everything points into R's vectors,
- * which the caller holds, or comes from R_alloc. */
-void kernel_eval_from_R(SEXP program, kernel_eval *k)
+/* Check that the program's stack never underflows and ends with one value;
+ * returns the stack depth it needs. */
+static int program_depth(const kernel_eval *k)
 {
-    if (!isNewList(program) || isNull(getAttrib(program, R_NamesSymbol)))
-        error("'kernel' must be a kernel program");
-    SEXP ops = program_part(program, "ops"), args = program_part(program, "args");
-    SEXP codes = program_part(program, "codes"), kpar = program_part(program, "kpar");
-    SEXP nweights = program_part(program, "nweights");
-    if (!isInteger(ops) || !isReal(args) || XLENGTH(ops) != XLENGTH(args) ||
-        XLENGTH(ops) < 1 || XLENGTH(ops) > 100000)
-        error("'kernel' program: 'ops' and 'args' must be integer and double vectors of one length");
-    if (!isInteger(codes) || XLENGTH(codes) < 1 || XLENGTH(codes) > XLENGTH(ops))
-        error("'kernel' program: 'codes' must be an integer vector");
-    if (!isReal(kpar) || XLENGTH(kpar) != (R_xlen_t) KPAR_COUNT * XLENGTH(codes))
-        error("'kernel' program: 'kpar' must hold %d doubles per base kernel", KPAR_COUNT);
-    k->nops = (int) XLENGTH(ops);
-    k->ops = INTEGER(ops);
-    k->args = REAL(args);
-    k->nbase = (int) XLENGTH(codes);
-    k->nweights = as_count(nweights, "nweights", 0, k->nops);
-    k->bases = (kernel_spec *) R_alloc((size_t) k->nbase, sizeof(kernel_spec));
-    k->any_distance = k->any_inner = k->any_bessel = 0;
-    k->bessel_order = 0.0;
-    for (int b = 0; b < k->nbase; b++) {
-        kernel_spec *spec = k->bases + b;
-        base_spec(INTEGER(codes)[b], REAL(kpar) + (size_t) b * KPAR_COUNT, spec);
-        if (is_distance_code(spec->code)) k->any_distance = 1; else k->any_inner = 1;
-        if (spec->code == KERNEL_BESSEL) {
-            k->any_bessel = 1;
-            if (spec->order > k->bessel_order) k->bessel_order = spec->order;
-        }
-    }
-    /* the stack must never underflow and must end with one value */
     int top = 0, depth = 0;
     for (int o = 0; o < k->nops; o++) {
         double arg = k->args[o];
@@ -151,7 +120,44 @@ void kernel_eval_from_R(SEXP program, kernel_eval *k)
         if (top > depth) depth = top;
     }
     if (top != 1) error("'kernel' program must leave exactly one kernel value");
-    k->depth = depth;
+    return depth;
+}
+
+/* Read and check the program list(ops, args, codes, kpar, nweights) that
+ * fastkpca:::kernel_program() makes; everything points into R's vectors,
+ * which the caller holds, or comes from R_alloc. */
+void kernel_eval_from_R(SEXP program, kernel_eval *k)
+{
+    if (!isNewList(program) || isNull(getAttrib(program, R_NamesSymbol)))
+        error("'kernel' must be a kernel program");
+    SEXP ops = program_part(program, "ops"), args = program_part(program, "args");
+    SEXP codes = program_part(program, "codes"), kpar = program_part(program, "kpar");
+    SEXP nweights = program_part(program, "nweights");
+    if (!isInteger(ops) || !isReal(args) || XLENGTH(ops) != XLENGTH(args) ||
+        XLENGTH(ops) < 1 || XLENGTH(ops) > 100000)
+        error("'kernel' program: 'ops' and 'args' must be integer and double vectors of one length");
+    if (!isInteger(codes) || XLENGTH(codes) < 1 || XLENGTH(codes) > XLENGTH(ops))
+        error("'kernel' program: 'codes' must be an integer vector");
+    if (!isReal(kpar) || XLENGTH(kpar) != (R_xlen_t) KPAR_COUNT * XLENGTH(codes))
+        error("'kernel' program: 'kpar' must hold %d doubles per base kernel", KPAR_COUNT);
+    k->nops = (int) XLENGTH(ops);
+    k->ops = INTEGER(ops);
+    k->args = REAL(args);
+    k->nbase = (int) XLENGTH(codes);
+    k->nweights = as_count(nweights, "nweights", 0, k->nops);
+    k->bases = (kernel_spec *) R_alloc((size_t) k->nbase, sizeof(kernel_spec));
+    k->any_distance = k->any_inner = k->any_bessel = 0;
+    k->bessel_order = 0.0;
+    for (int b = 0; b < k->nbase; b++) {
+        kernel_spec *spec = k->bases + b;
+        base_spec(INTEGER(codes)[b], REAL(kpar) + (size_t) b * KPAR_COUNT, spec);
+        if (is_distance_code(spec->code)) k->any_distance = 1; else k->any_inner = 1;
+        if (spec->code == KERNEL_BESSEL) {
+            k->any_bessel = 1;
+            if (spec->order > k->bessel_order) k->bessel_order = spec->order;
+        }
+    }
+    k->depth = program_depth(k);
 }
 
 static inline double dot(const double *a, const double *b, int d)

@@ -198,6 +198,31 @@ static void check_double_matrix(SEXP x, const char *what)
     if (!isReal(x) || !isMatrix(x)) error("'%s' must be a double matrix", what);
 }
 
+/* The statistics of one block (its kernel Kb, nb x m) added to the totals
+ * S (m) and G (m x m, lower triangle): the block's own sums bs and bg start
+ * from zero, so that the totals are sums of whole blocks. */
+static void add_block_statistics(const double *Kb, int nb, int m, const double *shift,
+                                 double *bs, double *bg, double *S, double *G, int threads)
+{
+    memset(bs, 0, (size_t) m * sizeof(double));
+    memset(bg, 0, (size_t) m * m * sizeof(double));
+    syrk_lower_add(Kb, nb, m, shift, bg, bs, threads);
+    for (int j = 0; j < m; j++) {
+        S[j] += bs[j];
+        for (int i = j; i < m; i++) G[i + (size_t) j * m] += bg[i + (size_t) j * m];
+    }
+}
+
+/* A names attribute of two strings. */
+static SEXP pair_names(const char *a, const char *b)
+{
+    SEXP names = PROTECT(allocVector(STRSXP, 2));
+    SET_STRING_ELT(names, 0, mkChar(a));
+    SET_STRING_ELT(names, 1, mkChar(b));
+    UNPROTECT(1);
+    return names;
+}
+
 /* .Call, pass 1: the sufficient statistics of the rows of x for the
  * landmarks, over blocks of rows, in one call: the kernel program is parsed
  * and the landmarks prepared (shifted by their column means, as predict()
@@ -250,13 +275,7 @@ SEXP nystrom_statistics(SEXP x, SEXP landmarks, SEXP kernel, SEXP xweights,
         kernel_points bp;
         kernel_points_prepare(&k, REAL(x), n, row0, nb, d, lshift, xweights, &bp);
         kernel_block(&k, &bp, &lp, 0, Kb, nthreads, "");
-        memset(bs, 0, (size_t) m * sizeof(double));
-        memset(bg, 0, (size_t) m * m * sizeof(double));
-        syrk_lower_add(Kb, nb, m, REAL(shift), bg, bs, nthreads);
-        for (int j = 0; j < m; j++) {
-            S[j] += bs[j];
-            for (int i = j; i < m; i++) G[i + (size_t) j * m] += bg[i + (size_t) j * m];
-        }
+        add_block_statistics(Kb, nb, m, REAL(shift), bs, bg, S, G, nthreads);
         vmaxset(vmax);
         call_step(step);
     }
@@ -264,13 +283,10 @@ SEXP nystrom_statistics(SEXP x, SEXP landmarks, SEXP kernel, SEXP xweights,
         for (int i = j + 1; i < m; i++) G[j + (size_t) i * m] = G[i + (size_t) j * m];
 
     SEXP ans = PROTECT(allocVector(VECSXP, 2));
-    SEXP names = PROTECT(allocVector(STRSXP, 2));
     SET_VECTOR_ELT(ans, 0, sums);
     SET_VECTOR_ELT(ans, 1, cross);
-    SET_STRING_ELT(names, 0, mkChar("sums"));
-    SET_STRING_ELT(names, 1, mkChar("cross"));
-    setAttrib(ans, R_NamesSymbol, names);
-    UNPROTECT(4);
+    setAttrib(ans, R_NamesSymbol, pair_names("sums", "cross"));
+    UNPROTECT(3);
     return ans;
 }
 
@@ -300,6 +316,34 @@ SEXP nystrom_alpha(SEXP basis, SEXP vectors, SEXP n)
     }
     UNPROTECT(1);
     return ans;
+}
+
+/* One k-means++ draw: d2 (the squared feature-space distance of each row
+ * to its nearest landmark) updated with the new landmark c, whose kernel
+ * column is kc; then the next landmark drawn with probability proportional
+ * to d2: the first row whose running sum passes u, so that a row with
+ * d2 = 0 is never chosen, whatever the rounding. Returns -1 when every row
+ * is at distance 0 (or the distances overflow). */
+static int kmeanspp_next(double *d2, const double *diag, const double *kc, int n, int c)
+{
+    double total = 0.0;
+    for (int i = 0; i < n; i++) {
+        double dist = diag[i] + diag[c] - 2.0 * kc[i];
+        if (!(dist > 0.0)) dist = 0.0;
+        if (dist < d2[i]) d2[i] = dist;
+        if (i == c) d2[i] = 0.0; /* a landmark is never drawn again */
+        total += d2[i];
+    }
+    if (!(total > 0.0) || !R_FINITE(total)) return -1;
+    double u = unif_rand() * total, run = 0.0;
+    int next = -1;
+    for (int i = 0; i < n; i++) {
+        if (d2[i] <= 0.0) continue;
+        next = i;
+        run += d2[i];
+        if (run > u) break;
+    }
+    return next;
 }
 
 /* .Call: m landmark rows by kernel k-means++ seeding (D^2 sampling in
@@ -348,25 +392,7 @@ SEXP nystrom_kmeanspp(SEXP x, SEXP m_, SEXP kernel, SEXP weights)
         const void *vmax = vmaxget();
         kernel_block(&k, &p, &v, 0, kc, 1, "");
         vmaxset(vmax);
-        double total = 0.0;
-        for (int i = 0; i < n; i++) {
-            double dist = diag[i] + diag[c] - 2.0 * kc[i];
-            if (!(dist > 0.0)) dist = 0.0;
-            if (dist < d2[i]) d2[i] = dist;
-            if (i == c) d2[i] = 0.0; /* a landmark is never drawn again */
-            total += d2[i];
-        }
-        if (!(total > 0.0) || !R_FINITE(total)) break;
-        /* the first row whose running sum passes u: a row with d2 = 0 is
-         * never chosen, whatever the rounding */
-        double u = unif_rand() * total, run = 0.0;
-        int next = -1;
-        for (int i = 0; i < n; i++) {
-            if (d2[i] <= 0.0) continue;
-            next = i;
-            run += d2[i];
-            if (run > u) break;
-        }
+        int next = kmeanspp_next(d2, diag, kc, n, c);
         if (next < 0) break;
         c = next;
     }
