@@ -78,8 +78,10 @@ solver_control <- function(control, n, features) {
   if (tol <= 0 || tol >= 1)
     stop("'control$tol' must be between 0 and 1", call. = FALSE)
   maxit <- single(if (is.null(control$maxit)) 1000 else control$maxit, "maxit")
-  if (maxit < 1 || maxit != round(maxit) || maxit > 1e6)
-    stop("'control$maxit' must be a whole number between 1 and 1e6", call. = FALSE)
+  top <- engine_limits()$solver_iterations
+  if (maxit < 1 || maxit != round(maxit) || maxit > top)
+    stop("'control$maxit' must be a whole number between 1 and ", format_limit(top),
+         call. = FALSE)
   ncv <- if (is.null(control$ncv)) min(n, max(20, 2 * features + 10))
          else single(control$ncv, "ncv")
   if (ncv != round(ncv) || ncv < min(n, features + 1) || ncv > n)

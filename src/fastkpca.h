@@ -49,6 +49,16 @@ typedef enum {
     KERNEL_COUNT
 } kernel_code;
 
+/* The limits of the engine, the one place they are written: R reads them
+ * (fastkpca:::engine_limits(), through engine_limits() in args.c) to check
+ * the user's arguments, and C re-checks them where a value out of range
+ * would crash or overflow. */
+#define MAX_THREADS 1024          /* 'threads' */
+#define BESSEL_MAX_ORDER 50.0     /* besseldot's 'order': beyond about 52,
+                                   * J_order(t) underflows for small t */
+#define KERNEL_MAX_POWER 1e6      /* k^p */
+#define SOLVER_MAX_ITERATIONS 1e6 /* control$maxit of the iterative solver */
+
 /* Kernel parameters, passed from R as one double vector in this order
  * (fastkpca:::kpar_slots). Unused slots are ignored. */
 enum { KPAR_SIGMA = 0, KPAR_DEGREE, KPAR_SCALE, KPAR_OFFSET, KPAR_ORDER, KPAR_COUNT };
@@ -142,6 +152,7 @@ int as_count(SEXP s, const char *what, int lo, int hi);
 int as_threads(SEXP s);
 double as_number(SEXP s, const char *what);
 void check_lapack_info(int info, const char *routine);
+SEXP engine_limits(void);
 void check_step(SEXP step);   /* NULL or an R function ... */
 void call_step(SEXP step);    /* ... called between blocks (a progress bar) */
 SEXP with_square_buffer(int n, SEXP (*body)(void *data, double *buffer), void *data);

@@ -149,8 +149,8 @@ SEXP kpca_exact(SEXP x, SEXP kernel, SEXP weights, SEXP features, SEXP th,
     if (solver_id == SOLVER_ITERATIVE) {
         if (f == 0) error("the iterative solver needs 'features' > 0");
         if (!R_FINITE(tol) || tol <= 0 || tol >= 1) error("'tol' must be between 0 and 1");
-        if (!R_FINITE(maxit) || maxit < 1 || maxit > 1e6)
-            error("'maxit' must be between 1 and 1e6");
+        if (!R_FINITE(maxit) || maxit < 1 || maxit > SOLVER_MAX_ITERATIONS)
+            error("'maxit' must be between 1 and %g", SOLVER_MAX_ITERATIONS);
         if (!R_FINITE(ncv) || ncv < 2 || ncv > n) error("'ncv' must be between 2 and n");
     }
 

@@ -13,6 +13,7 @@ static const R_CallMethodDef call_methods[] = {
     CALLDEF(nystrom_statistics, 9),
     CALLDEF(nystrom_alpha, 3),
     CALLDEF(nystrom_kmeanspp, 4),
+    CALLDEF(engine_limits, 0),
     CALLDEF(preimage_solve, 6),
     CALLDEF(kica_ichol, 3),
     CALLDEF(kica_contrast, 3),

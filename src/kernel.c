@@ -29,9 +29,6 @@
 /* Columns per thread in a block, at least, so that threads share a block. */
 #define KERNEL_BLOCK_MIN_COLUMNS 8
 
-/* Largest 'order' of besseldot: beyond about 52, J_order(t) underflows for
- * small t and R's bessel_j_ex warns once per kernel value. Matches R/kernels.R. */
-#define BESSEL_MAX_ORDER 50.0
 
 /* A base kernel from its code and its parameters in kpar_slots order.
  * R validates ranges; C re-checks what would crash or loop. */
@@ -68,8 +65,6 @@ static int is_distance_code(kernel_code code)
     return code == KERNEL_RBF || code == KERNEL_LAPLACE || code == KERNEL_BESSEL;
 }
 
-/* Largest whole power OP_POWER accepts (R/kern.R checks the same). */
-#define KERNEL_MAX_POWER 1e6
 
 static SEXP program_part(SEXP program, const char *name)
 {
