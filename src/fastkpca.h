@@ -34,7 +34,7 @@
 #endif
 #include <stddef.h>
 
-/* Kernel codes. The order matches fastkpca:::kernel_names in R/kernels.R,
+/* Kernel codes. The order matches fastkpca:::kernel_names in R/kernel_spec.R,
  * where the code of a name is its position; 0 is a precomputed kernel matrix. */
 typedef enum {
     KERNEL_PRECOMPUTED = 0,
@@ -70,7 +70,7 @@ typedef struct {
 } kernel_spec;
 
 /* A kernel expression compiled to a postfix program (fastkpca:::kernel_program
- * in R/kern.R): each op takes its operands from a stack of kernel values.
+ * in R/kernel_spec.R): each op takes its operands from a stack of kernel values.
  * The codes match kernel_ops there. */
 typedef enum {
     OP_BASE = 1,    /* push base kernel number arg */

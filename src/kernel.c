@@ -1,6 +1,6 @@
 /* Step 1: the kernel matrix, for a named kernel or an expression of them.
  *
- * A kernel comes from R as a postfix program (R/kern.R): base kernels and
+ * A kernel comes from R as a postfix program (R/kernel_spec.R): base kernels and
  * the operations that keep a kernel positive semidefinite (sums, products,
  * positive scaling, whole powers, exp, conformal weights g(x) g(y)). It is
  * evaluated one column segment at a time: each base kernel fills a segment

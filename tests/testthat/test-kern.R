@@ -1,4 +1,4 @@
-# Kernel objects and their algebra (R/kern.R, src/kernel.c) against plain-R
+# Kernel objects and their algebra (R/kernel_algebra.R, R/kernel_spec.R, src/kernel.c) against plain-R
 # oracles: the kernel matrix from the formulas (helper-oracles.R) combined
 # with R's matrix arithmetic, and the fit and predict() from eigen() of the
 # centered matrix.
