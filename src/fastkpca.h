@@ -120,6 +120,10 @@ const double *kernel_shift(const kernel_eval *k, const double *x, int ldx, int n
 void kernel_points_prepare(const kernel_eval *k, const double *x, int ldx, int row0,
                            int n, int d, const double *shift, SEXP weights,
                            kernel_points *p);
+const double *kernel_points_fixed(const kernel_eval *k, SEXP rows, SEXP weights,
+                                  kernel_points *p);
+void check_weights(const kernel_eval *k, SEXP weights, const char *what);
+int check_point_sets(SEXP moving, const char *mwhat, SEXP fixed, const char *fwhat);
 void kernel_block(const kernel_eval *k, const kernel_points *a, const kernel_points *b,
                   int lower_only, double *out, int threads, const char *what);
 void kernel_fill_lower(const kernel_eval *k, const double *x, int n, int d,

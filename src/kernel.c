@@ -287,6 +287,14 @@ static const double *transpose_points(const double *x, int ldx, int row0, int n,
     return xt;
 }
 
+/* Conformal weights for kernel k: a list of one vector per conformal part
+ * (their lengths are checked where the points are prepared). */
+void check_weights(const kernel_eval *k, SEXP weights, const char *what)
+{
+    if (!isNewList(weights) || XLENGTH(weights) != k->nweights)
+        error("'%s' must be a list of %d conformal weight vectors", what, k->nweights);
+}
+
 /* Prepare rows row0..row0+n-1 of x (leading dimension ldx) for kernel k:
  * transposed as the base kernels need them (shift: from kernel_shift() on
  * the training data), and the conformal weights of these rows, from the R
@@ -301,8 +309,7 @@ void kernel_points_prepare(const kernel_eval *k, const double *x, int ldx, int r
     if (k->any_inner) p->inner = transpose_points(x, ldx, row0, n, d, NULL, &p->inner_norms);
     if (k->any_distance)
         p->shifted = transpose_points(x, ldx, row0, n, d, shift, &p->shifted_norms);
-    if (!isNewList(weights) || XLENGTH(weights) != k->nweights)
-        error("'weights' must be a list of %d conformal weight vectors", k->nweights);
+    check_weights(k, weights, "weights");
     p->weights = (const double **) R_alloc((size_t) k->nweights + 1, sizeof(double *));
     for (int w = 0; w < k->nweights; w++) {
         SEXP v = VECTOR_ELT(weights, w);
@@ -310,6 +317,20 @@ void kernel_points_prepare(const kernel_eval *k, const double *x, int ldx, int r
             error("'weights' must hold one double per point");
         p->weights[w] = REAL(v) + row0;
     }
+}
+
+/* The fixed side of an evaluation, prepared once per call: all rows of the
+ * double matrix rows (the training rows, the landmarks), shifted by their
+ * own column means and transposed, with their conformal weights. Returns
+ * the shift, which the other side's points take too (distances do not
+ * change). */
+const double *kernel_points_fixed(const kernel_eval *k, SEXP rows, SEXP weights,
+                                  kernel_points *p)
+{
+    int m = nrows(rows), d = ncols(rows);
+    const double *shift = kernel_shift(k, REAL(rows), m, m, d);
+    kernel_points_prepare(k, REAL(rows), m, 0, m, d, shift, weights, p);
+    return shift;
 }
 
 /* Rough cost of one value of a base kernel, in units of one multiply-add. */
@@ -524,6 +545,18 @@ static void check_points_matrix(SEXP x, const char *what)
     if (ncols(x) < 1) error("'%s' must have at least 1 column", what);
 }
 
+/* The two sets of points of a blocked evaluation: double matrices with at
+ * least one column, the moving one (new rows, data rows) with the fixed
+ * one's (training rows, landmarks). Returns the number of columns. */
+int check_point_sets(SEXP moving, const char *mwhat, SEXP fixed, const char *fwhat)
+{
+    check_points_matrix(moving, mwhat);
+    check_points_matrix(fixed, fwhat);
+    int d = ncols(fixed);
+    if (ncols(moving) != d) error("'%s' must have %d columns, not %d", mwhat, d, ncols(moving));
+    return d;
+}
+
 /* .Call (kernel_cross() in R/kernel_matrix.R): the cross-kernel k(z_i, x_j),
  * an nz x m matrix.
  * z: nz x d double matrix; x: m x d double matrix, the training data (its
@@ -535,17 +568,13 @@ SEXP kernel_cross(SEXP z, SEXP x, SEXP kernel, SEXP zweights, SEXP xweights,
 {
     kernel_eval k;
     kernel_eval_from_R(kernel, &k);
-    check_points_matrix(z, "z");
-    check_points_matrix(x, "x");
-    int nz = nrows(z), m = nrows(x), d = ncols(x);
-    if (ncols(z) != d) error("'z' must have %d columns, not %d", d, ncols(z));
+    int d = check_point_sets(z, "z", x, "x");
+    int nz = nrows(z), m = nrows(x);
     int nthreads = as_threads(threads);
 
-    /* z is shifted by the training means too: distances do not change */
-    const double *shift = kernel_shift(&k, REAL(x), m, m, d);
     kernel_points zp, xp;
+    const double *shift = kernel_points_fixed(&k, x, xweights, &xp);
     kernel_points_prepare(&k, REAL(z), nz, 0, nz, d, shift, zweights, &zp);
-    kernel_points_prepare(&k, REAL(x), m, 0, m, d, shift, xweights, &xp);
 
     SEXP ans = PROTECT(allocMatrix(REALSXP, nz, m));
     kernel_block(&k, &zp, &xp, 0, REAL(ans), nthreads,
@@ -586,11 +615,9 @@ SEXP kernel_self(SEXP x, SEXP kernel, SEXP weights)
     kernel_eval k;
     kernel_eval_from_R(kernel, &k);
     check_points_matrix(x, "x");
-    int n = nrows(x), d = ncols(x);
     kernel_points p;
-    kernel_points_prepare(&k, REAL(x), n, 0, n, d, kernel_shift(&k, REAL(x), n, n, d),
-                          weights, &p);
-    SEXP ans = PROTECT(allocVector(REALSXP, n));
+    kernel_points_fixed(&k, x, weights, &p);
+    SEXP ans = PROTECT(allocVector(REALSXP, p.n));
     kernel_diagonal(&k, &p, REAL(ans));
     UNPROTECT(1);
     return ans;

@@ -243,23 +243,17 @@ SEXP nystrom_statistics(SEXP x, SEXP landmarks, SEXP kernel, SEXP xweights,
 {
     kernel_eval k;
     kernel_eval_from_R(kernel, &k);
-    check_double_matrix(x, "x");
-    check_double_matrix(landmarks, "landmarks");
-    int n = nrows(x), d = ncols(x), m = nrows(landmarks);
-    if (n < 1 || d < 1) error("'x' must have at least 1 row and 1 column");
-    if (ncols(landmarks) != d)
-        error("'landmarks' must have %d columns, not %d", d, ncols(landmarks));
+    int d = check_point_sets(x, "x", landmarks, "landmarks");
+    int n = nrows(x), m = nrows(landmarks);
     if (m < 1) error("'landmarks' must have at least one row");
     if (!isReal(shift) || XLENGTH(shift) != m) error("'shift' must hold %d doubles", m);
     int block = as_count(block_rows, "block_rows", 1, n);
     int nthreads = as_threads(threads);
     check_step(step);
 
-    const double *lshift = kernel_shift(&k, REAL(landmarks), m, m, d);
     kernel_points lp;
-    kernel_points_prepare(&k, REAL(landmarks), m, 0, m, d, lshift, lweights, &lp);
-    if (!isNewList(xweights) || XLENGTH(xweights) != k.nweights)
-        error("'xweights' must be a list of %d conformal weight vectors", k.nweights);
+    const double *lshift = kernel_points_fixed(&k, landmarks, lweights, &lp);
+    check_weights(&k, xweights, "xweights");
 
     SEXP sums = PROTECT(allocVector(REALSXP, m));
     SEXP cross = PROTECT(allocMatrix(REALSXP, m, m));
@@ -363,11 +357,10 @@ SEXP nystrom_kmeanspp(SEXP x, SEXP m_, SEXP kernel, SEXP weights)
     check_double_matrix(x, "x");
     int n = nrows(x), d = ncols(x);
     int m = as_count(m_, "m", 1, n > 0 ? n : 1);
-    if (n < 1) error("'x' must have at least one row");
+    if (n < 1 || d < 1) error("'x' must have at least 1 row and 1 column");
 
     kernel_points p;
-    const double *shift = kernel_shift(&k, REAL(x), n, n, d);
-    kernel_points_prepare(&k, REAL(x), n, 0, n, d, shift, weights, &p);
+    kernel_points_fixed(&k, x, weights, &p);
     const double **wb = (const double **) R_alloc((size_t) k.nweights + 1, sizeof(double *));
 
     double *diag = (double *) R_alloc((size_t) n, sizeof(double));

@@ -67,12 +67,10 @@ SEXP kernel_project_rows(SEXP z, SEXP x, SEXP kernel, SEXP zweights, SEXP xweigh
 {
     kernel_eval k;
     kernel_eval_from_R(kernel, &k);
-    check_real_matrix(z, "z");
-    check_real_matrix(x, "x");
+    int d = check_point_sets(z, "z", x, "x");
     check_real_matrix(alpha, "alpha");
-    int nz = nrows(z), m = nrows(x), d = ncols(x), f = ncols(alpha);
-    if (d < 1 || m < 1) error("'x' must have at least 1 row and 1 column");
-    if (ncols(z) != d) error("'z' must have %d columns, not %d", d, ncols(z));
+    int nz = nrows(z), m = nrows(x), f = ncols(alpha);
+    if (m < 1) error("'x' must have at least 1 row");
     if (nrows(alpha) != m) error("'alpha' must have %d rows, not %d", m, nrows(alpha));
     if (!isReal(offset) || XLENGTH(offset) != f) error("'offset' must hold %d doubles", f);
     if (!isNull(alpha_sums) && (!isReal(alpha_sums) || XLENGTH(alpha_sums) != f))
@@ -81,12 +79,10 @@ SEXP kernel_project_rows(SEXP z, SEXP x, SEXP kernel, SEXP zweights, SEXP xweigh
     int nthreads = as_threads(threads);
     check_step(step);
 
-    const double *shift = kernel_shift(&k, REAL(x), m, m, d);
     kernel_points xp;
-    kernel_points_prepare(&k, REAL(x), m, 0, m, d, shift, xweights, &xp);
-    /* the block's points are checked here once, for an early clear error */
-    if (!isNewList(zweights) || XLENGTH(zweights) != k.nweights)
-        error("'zweights' must be a list of %d conformal weight vectors", k.nweights);
+    const double *shift = kernel_points_fixed(&k, x, xweights, &xp);
+    /* the blocks' weights are checked here once, for an early clear error */
+    check_weights(&k, zweights, "zweights");
     double *Kb = (double *) R_alloc((size_t) block * m, sizeof(double));
     double *P = (double *) R_alloc((size_t) block * (f > 0 ? f : 1), sizeof(double));
 
