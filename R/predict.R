@@ -73,12 +73,14 @@ predict.fastkpca <- function(object, newdata, ...) {
 
 # The projections of complete new rows (already scaled), block by block.
 project_rows <- function(object, z) UseMethod("project_rows")
+#' @exportS3Method
 project_rows.fastkpca_nystrom <- function(object, z) nystrom_project_rows(object, z)
 
 # Exact and precomputed fits: the centered cross-kernel times alpha,
 # Kz alpha - r (1'alpha) - 1 (c'alpha - g 1'alpha), with r the row means of
 # Kz, c the training kernel's column means and g its mean, without forming
 # the centered Kz.
+#' @exportS3Method
 project_rows.fastkpca_exact <- function(object, z) {
   terms <- exact_centering_terms(object)
   kernel_project_rows(z, object$xmatrix, object$kernel, object$kernel_weights,
@@ -86,6 +88,7 @@ project_rows.fastkpca_exact <- function(object, z) {
 }
 
 # A precomputed fit: z is the kernel with the training rows already.
+#' @exportS3Method
 project_rows.fastkpca_precomputed <- function(object, z) {
   terms <- exact_centering_terms(object)
   proj <- z %*% object$alpha - outer(rowMeans(z), terms$alpha_sums)
@@ -133,6 +136,7 @@ row_blocks <- function(nz, m) {
 predict_data_matrix <- function(object, newdata) UseMethod("predict_data_matrix")
 
 # A precomputed fit: newdata is the kernel between new and training rows.
+#' @exportS3Method
 predict_data_matrix.fastkpca_precomputed <- function(object, newdata) {
   m <- nrow(object$alpha)
   z <- as_data_matrix(newdata, "newdata")
@@ -143,6 +147,7 @@ predict_data_matrix.fastkpca_precomputed <- function(object, newdata) {
   z
 }
 
+#' @exportS3Method
 predict_data_matrix.fastkpca <- function(object, newdata) {
   train <- fit_columns(object)
   if (!is.null(object$terms)) {
