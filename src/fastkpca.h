@@ -13,7 +13,8 @@
  *             blocked rank-k update, k-means++ landmarks
  *   preimage.c the linear system of the pre-image map (kernel ridge regression)
  *   ichol.c   kernel ICA: incomplete Cholesky of one source's Gaussian Gram matrix
- *   kica.c    kernel ICA: the KGV and KCCA contrasts and the pairwise rotation search
+ *   kica.c    kernel ICA: the KGV and KCCA contrasts and the Jacobi sweeps over
+ *             pairwise rotations (Brent's method), on cached factors
  *   init.c    registration
  */
 #ifndef FASTKPCA_H
@@ -159,13 +160,17 @@ SEXP nystrom_kmeanspp(SEXP x, SEXP m, SEXP kernel, SEXP weights, SEXP threads);
 enum { KICA_KGV = 1, KICA_KCCA = 2 };
 
 /* ichol.c */
-int ichol_gauss(const double *y, int n, double sigma, double tol, double **G,
-                int *pivots, double *residual_trace);
+typedef struct {
+    int n, capacity;
+    double *g, *diag, *prow;
+    char *used;
+} ichol_work;
+void ichol_work_init(ichol_work *w, int n);
+int ichol_gauss(const double *y, double sigma, double tol, ichol_work *w, double **G);
 
-/* kernel ICA .Call entry points (ichol.c, kica.c) */
-SEXP kica_ichol(SEXP y, SEXP sigma, SEXP tol);
+/* kica.c: kernel ICA .Call entry points */
 SEXP kica_contrast(SEXP S, SEXP par, SEXP contrast);
-SEXP kica_pair_search(SEXP S, SEXP pair, SEXP angles, SEXP half, SEXP tol,
-                      SEXP par, SEXP contrast);
+SEXP kica_sweeps(SEXP z, SEXP V, SEXP par, SEXP contrast, SEXP angles, SEXP half,
+                 SEXP tol, SEXP maxit);
 
 #endif

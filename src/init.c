@@ -13,9 +13,8 @@ static const R_CallMethodDef call_methods[] = {
     CALLDEF(nystrom_pass2, 9),
     CALLDEF(nystrom_kmeanspp, 5),
     CALLDEF(preimage_solve, 6),
-    CALLDEF(kica_ichol, 3),
     CALLDEF(kica_contrast, 3),
-    CALLDEF(kica_pair_search, 7),
+    CALLDEF(kica_sweeps, 8),
     {NULL, NULL, 0}
 };
 
