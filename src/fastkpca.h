@@ -12,6 +12,7 @@
  *   nystrom.c centered Nystrom kernel PCA: the passes over row blocks, the
  *             blocked rank-k update, k-means++ landmarks
  *   preimage.c the linear system of the pre-image map (kernel ridge regression)
+ *             and the fixed-point pre-images, in blocks of rows
  *   ichol.c   kernel ICA: incomplete Cholesky of one source's Gaussian Gram matrix
  *   kica.c    kernel ICA: the KGV and KCCA contrasts and the Jacobi sweeps over
  *             pairwise rotations (Brent's method), on cached factors
@@ -146,8 +147,10 @@ SEXP kernel_cross(SEXP z, SEXP x, SEXP kernel, SEXP zweights, SEXP xweights,
                   SEXP threads);
 SEXP kernel_gram(SEXP x, SEXP kernel, SEXP weights, SEXP threads);
 SEXP kernel_diag(SEXP x, SEXP kernel, SEXP weights);
-SEXP preimage_solve(SEXP z, SEXP kernel, SEXP weights, SEXP x, SEXP ridge,
-                    SEXP threads);
+SEXP preimage_coefficients(SEXP z, SEXP kernel, SEXP weights, SEXP x, SEXP ridge,
+                           SEXP threads);
+SEXP preimage_fixed_point(SEXP start, SEXP t, SEXP A, SEXP x, SEXP kernel, SEXP maxit,
+                          SEXP tol, SEXP threads);
 
 /* nystrom.c: centered Nystrom kernel PCA, one block of rows per call */
 SEXP nystrom_pass1(SEXP x, SEXP rows, SEXP landmarks, SEXP kernel, SEXP xweights,

@@ -12,7 +12,8 @@ static const R_CallMethodDef call_methods[] = {
     CALLDEF(nystrom_pass1, 8),
     CALLDEF(nystrom_pass2, 9),
     CALLDEF(nystrom_kmeanspp, 5),
-    CALLDEF(preimage_solve, 6),
+    CALLDEF(preimage_coefficients, 6),
+    CALLDEF(preimage_fixed_point, 8),
     CALLDEF(kica_contrast, 3),
     CALLDEF(kica_sweeps, 8),
     {NULL, NULL, 0}
