@@ -29,6 +29,36 @@ void ichol_work_init(ichol_work *w, int n)
     w->used = R_alloc(len, sizeof(char));
 }
 
+/* The unused row with the largest residual diagonal entry (the first on
+ * ties), its entry in *best (-1 when every row is used). */
+static int largest_residual(const double *diag, const char *used, int n, double *best)
+{
+    int p = 0;
+    *best = -1.0;
+    for (int a = 0; a < n; a++)
+        if (!used[a] && diag[a] > *best) { *best = diag[a]; p = a; }
+    return p;
+}
+
+/* Column k of the factor, for pivot p: K[, p] - G[, 1:k] G[p, 1:k]' into col
+ * (G: n x k, leading dimension n; prow: scratch of k). */
+static void residual_column(const double *y, int n, int p, double inv2s2,
+                            const double *g, int k, double *prow, double *col)
+{
+    const int one = 1;
+    const double minus_one = -1.0, plus_one = 1.0;
+    const char trans = 'N';
+    const double yp = y[p];
+    for (int a = 0; a < n; a++) {
+        double t = y[a] - yp;
+        col[a] = exp(-t * t * inv2s2);
+    }
+    if (k == 0) return;
+    for (int l = 0; l < k; l++) prow[l] = g[p + (size_t) l * n];
+    F77_CALL(dgemv)(&trans, &n, &k, &minus_one, g, &n, prow, &one, &plus_one, col, &one
+                    FCONE);
+}
+
 /* Returns the rank M and sets *G to the n x M column-major factor (leading
  * dimension n), in w->g unless it needed more than w->capacity columns (then
  * R_alloc'ed). */
@@ -36,22 +66,15 @@ int ichol_gauss(const double *y, double sigma, double tol, ichol_work *w, double
 {
     const int n = w->n;
     const double inv2s2 = 1.0 / (2.0 * sigma * sigma);
-    const int one = 1;
-    const double minus_one = -1.0, plus_one = 1.0;
-    const char trans = 'N';
     int capacity = w->capacity;
-    double *g = w->g, *diag = w->diag, *prow = w->prow;
+    double *g = w->g, *diag = w->diag;
     char *used = w->used;
     memset(used, 0, (size_t) n);
     for (int a = 0; a < n; a++) diag[a] = 1.0;
-    double trace = (double) n;
+    double trace = (double) n, best;
     int k = 0;
-
     while (k < n && trace > tol) {
-        int p = 0;
-        double best = -1.0;
-        for (int a = 0; a < n; a++)
-            if (!used[a] && diag[a] > best) { best = diag[a]; p = a; }
+        int p = largest_residual(diag, used, n, &best);
         /* rounding can leave the residual trace above tol with every entry
          * at zero (or negative): nothing left to pivot on */
         if (best <= 0.0) break;
@@ -63,17 +86,7 @@ int ichol_gauss(const double *y, double sigma, double tol, ichol_work *w, double
             capacity = bigger;
         }
         double *col = g + (size_t) k * n;
-        const double yp = y[p];
-        for (int a = 0; a < n; a++) {
-            double t = y[a] - yp;
-            col[a] = exp(-t * t * inv2s2);
-        }
-        /* col -= G[, 1:k] G[p, 1:k]' */
-        if (k > 0) {
-            for (int l = 0; l < k; l++) prow[l] = g[p + (size_t) l * n];
-            F77_CALL(dgemv)(&trans, &n, &k, &minus_one, g, &n, prow, &one, &plus_one,
-                            col, &one FCONE);
-        }
+        residual_column(y, n, p, inv2s2, g, k, w->prow, col);
         const double root = sqrt(best);
         used[p] = 1;
         trace = 0.0;
