@@ -85,3 +85,20 @@ for (n in sizes) {
               (c2 - c1) / floor_s, diff))
 }
 unlink(dir, recursive = TRUE)
+
+# Memory of the fixed-point pre-images (method = "fixed-point", 20
+# iterations at most) of all n training scores, for the largest size: the
+# peak of R's heap above what it held before, from gc() (R_alloc'ed scratch
+# of the C code counts, as R's own matrices do), against one n x n matrix.
+n <- max(sizes)
+set.seed(2)
+x <- matrix(rnorm(n * 5), n, 5)
+fit <- kpca(x, kernel = "rbfdot", kpar = list(sigma = 0.1), features = 8)
+start <- preimage(fit, ridge = 0.5)
+invisible(gc(reset = TRUE))
+before <- sum(gc()[, 2L])
+fp <- suppressWarnings(preimage(fit, ridge = 0.5, method = "fixed-point",
+                                control = list(maxit = 20)))
+peak <- sum(gc()[, 6L]) - before
+cat(sprintf("\nfixed-point pre-images of %d training rows: peak heap growth %.0f MB (one n x n matrix: %.0f MB)\n",
+            n, peak, 8 * n^2 / 2^20))
