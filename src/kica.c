@@ -98,26 +98,31 @@ static void cross_block(const double *X, int p, const double *Y, int q, int n,
                     FCONE FCONE);
 }
 
-/* out (ldo) = X'Y from Xt = X' (p x n) and Y (n x q): BLAS's 'N', 'N' product
- * runs along columns, which the reference BLAS does about twice as fast as
- * the dot products of 'T', 'N'. */
-static void cross_block_t(const double *Xt, int p, const double *Y, int q, int n,
-                          double *out, int ldo)
+/* out (ldo) = X'Y from Xt = X' (p x n, leading dimension ldx) and Y (n x q):
+ * BLAS's 'N', 'N' product runs along columns, which the reference BLAS does
+ * about twice as fast as the dot products of 'T', 'N'. */
+static void cross_block_t(const double *Xt, int p, int ldx, const double *Y, int q,
+                          int n, double *out, int ldo)
 {
     if (p == 0 || q == 0) return;
     const char nt = 'N';
     const double one = 1.0, zero = 0.0;
-    F77_CALL(dgemm)(&nt, &nt, &p, &q, &n, &one, Xt, &p, Y, &n, &zero, out, &ldo
+    F77_CALL(dgemm)(&nt, &nt, &p, &q, &n, &one, Xt, &ldx, Y, &n, &zero, out, &ldo
                     FCONE FCONE);
 }
 
-/* The transpose of the n x p matrix X (R_alloc'ed; NULL when p = 0). */
-static double *transposed(const double *X, int n, int p)
+/* [X1 X2]' for X1 n x p1 and X2 n x p2: a (p1 + p2) x n matrix (R_alloc'ed),
+ * so that both factors of a pair multiply the others' in one product. */
+static double *transposed_pair(const double *X1, int p1, const double *X2, int p2,
+                               int n)
 {
-    if (p == 0) return NULL;
-    double *Xt = (double *) R_alloc((size_t) n * p, sizeof(double));
-    for (int a = 0; a < n; a++)
-        for (int c = 0; c < p; c++) Xt[c + (size_t) a * p] = X[a + (size_t) c * n];
+    const int p = p1 + p2;
+    double *Xt = (double *) R_alloc((size_t) n * (p > 0 ? p : 1), sizeof(double));
+    for (int a = 0; a < n; a++) {
+        double *row = Xt + (size_t) a * p;
+        for (int c = 0; c < p1; c++) row[c] = X1[a + (size_t) c * n];
+        for (int c = 0; c < p2; c++) row[p1 + c] = X2[a + (size_t) c * n];
+    }
     return Xt;
 }
 
@@ -333,10 +338,10 @@ static double pair_contrast(double theta, void *data)
     int Mj = source_factor(st->yj, &st->s, &st->wj, &Zj);
     int T = T0 + Mi + Mj;
     double *R = r_kappa_start(T, st->base, T0);
-    double *Zit = transposed(Zi, n, Mi), *Zjt = transposed(Zj, n, Mj);
-    cross_block_t(Zit, Mi, st->Zf, T0, n, R + T0, T);
-    cross_block_t(Zjt, Mj, st->Zf, T0, n, R + T0 + Mi, T);
-    cross_block_t(Zjt, Mj, Zi, Mi, n, R + T0 + Mi + (size_t) T0 * T, T);
+    /* rows T0.. of R: [Zi Zj]' Zf, then Zj' Zi */
+    double *Zt = transposed_pair(Zi, Mi, Zj, Mj, n);
+    cross_block_t(Zt, Mi + Mj, Mi + Mj, st->Zf, T0, n, R + T0, T);
+    cross_block_t(Zt + Mi, Mj, Mi + Mj, Zi, Mi, n, R + T0 + Mi + (size_t) T0 * T, T);
     double value = contrast_of_r_kappa(R, T, st->s.contrast);
     st->evaluations++;
     if (value < st->best_value) {
