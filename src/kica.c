@@ -310,8 +310,6 @@ static SEXP matrix_copy(const double *z, int n, int cols)
     return out;
 }
 
-static int factor_cols(SEXP z) { return ncols(z); }
-
 /* Sources i and j of S rotated by theta into yi, yj. */
 static void rotate_sources(const sweep_state *st, double theta, double *yi, double *yj)
 {
@@ -364,7 +362,7 @@ static void prepare_pair(sweep_state *st, int i, int j)
     st->j = j;
     int T0 = 0;
     for (int k = 0; k < m; k++)
-        if (k != i && k != j) T0 += factor_cols(VECTOR_ELT(st->factors, k));
+        if (k != i && k != j) T0 += ncols(VECTOR_ELT(st->factors, k));
     st->T0 = T0;
     st->Zf = (double *) R_alloc((size_t) n * (T0 > 0 ? T0 : 1), sizeof(double));
     double **Z = (double **) R_alloc((size_t) m, sizeof(double *));
@@ -373,7 +371,7 @@ static void prepare_pair(sweep_state *st, int i, int j)
     for (int k = 0; k < m; k++) {
         if (k == i || k == j) continue;
         SEXP zk = VECTOR_ELT(st->factors, k);
-        M[others] = factor_cols(zk);
+        M[others] = ncols(zk);
         Z[others] = st->Zf + (size_t) off * n;
         if (M[others] > 0)
             memcpy(Z[others], REAL(zk), (size_t) n * M[others] * sizeof(double));
