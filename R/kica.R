@@ -274,14 +274,6 @@ validate_kica <- function(fit) {
 # Contrast names; the position is the code C uses (KICA_KGV, KICA_KCCA).
 kica_contrasts <- c("kgv", "kcca")
 
-check_choice <- function(value, choices, arg) {
-  if (identical(value, choices)) return(choices[1L])
-  if (!is.character(value) || length(value) != 1L || !(value %in% choices))
-    stop(sprintf("'%s' must be one of %s", arg,
-                 paste0("\"", choices, "\"", collapse = ", ")), call. = FALSE)
-  value
-}
-
 # Centre and whiten x with its covariance (divided by n - 1): z = (x - mu) K'.
 # Kinv is a right inverse of K (the inverse when m = ncol(x)).
 kica_whiten <- function(x, m) {

@@ -154,20 +154,19 @@ preimage_basis <- function(object) UseMethod("preimage_basis")
 # Exact fits learn the map on the training rows that were fitted (those kept
 # by na.action).
 preimage_basis.fastkpca <- function(object) {
-  rotated <- fitted_rotated(object)
-  n <- nrow(rotated)
-  list(rows = object$xmatrix, z = unit_projections(rotated, n), n = n, training = TRUE,
-       key = list(object$xmatrix, object$rotated, object$na.action))
+  n <- fit_nobs(object)
+  list(rows = object$xmatrix, z = unit_projections(fitted_rotated(object), n), n = n,
+       training = TRUE, key = list(object$xmatrix, object$rotated, object$na.action))
 }
 
 # A Nystrom fit learns the map on its landmarks and their projections, so
 # that no n x n system is ever formed.
 preimage_basis.fastkpca_nystrom <- function(object) {
-  n <- nrow(fitted_rotated(object))
+  n <- fit_nobs(object)
   rows <- object$landmarks
   list(rows = rows, z = unit_projections(nystrom_project_rows(object, rows), n), n = n,
        training = FALSE,
-       key = list(rows, object$alpha, object$kernel_colmeans, n))
+       key = list(rows, object$alpha, object$kernel_weights, object$statistics, n))
 }
 
 # The scores of the rows that were fitted: without the rows that
