@@ -57,6 +57,7 @@ test_that("the solved map is reused only by the same fit and ridge, and survives
   sub <- fit
   sub$rotated <- fit$rotated[, 1:2]
   sub$alpha <- fit$alpha[, 1:2]
+  sub$eig <- fit$eig[1:2]
   expect_equal(unname(preimage(sub, ridge = 0.5)),
                unname(preimage_oracle(sub, sub$rotated, 0.5, k)), tolerance = 1e-10)
   # saved and loaded again
