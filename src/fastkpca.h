@@ -15,8 +15,10 @@
  *             row blocks, the blocked rank-k update, the landmark
  *             coefficients, k-means++ landmarks
  *   preimage.c the linear system of the pre-image map (kernel ridge regression)
+ *             and the fixed-point pre-images, in blocks of rows
  *   ichol.c   kernel ICA: incomplete Cholesky of one source's Gaussian Gram matrix
- *   kica.c    kernel ICA: the KGV and KCCA contrasts and the pairwise rotation search
+ *   kica.c    kernel ICA: the KGV and KCCA contrasts and the Jacobi sweeps over
+ *             pairwise rotations (Brent's method), on cached factors
  *   init.c    registration
  */
 #ifndef FASTKPCA_H
@@ -168,8 +170,10 @@ SEXP kernel_cross(SEXP z, SEXP x, SEXP kernel, SEXP zweights, SEXP xweights,
                   SEXP threads);
 SEXP kernel_matrix(SEXP x, SEXP kernel, SEXP weights, SEXP threads);
 SEXP kernel_self(SEXP x, SEXP kernel, SEXP weights);
-SEXP preimage_solve(SEXP z, SEXP kernel, SEXP weights, SEXP x, SEXP ridge,
-                    SEXP threads);
+SEXP preimage_coefficients(SEXP z, SEXP kernel, SEXP weights, SEXP x, SEXP ridge,
+                           SEXP threads);
+SEXP preimage_fixed_point(SEXP start, SEXP t, SEXP A, SEXP x, SEXP kernel, SEXP maxit,
+                          SEXP tol, SEXP threads);
 
 /* nystrom.c: centered Nystrom kernel PCA */
 SEXP nystrom_statistics(SEXP x, SEXP landmarks, SEXP kernel, SEXP xweights,
@@ -188,13 +192,17 @@ SEXP kernel_project_rows(SEXP z, SEXP x, SEXP kernel, SEXP zweights, SEXP xweigh
 enum { KICA_KGV = 1, KICA_KCCA = 2 };
 
 /* ichol.c */
-int ichol_gauss(const double *y, int n, double sigma, double tol, double **G,
-                int *pivots, double *residual_trace);
+typedef struct {
+    int n, capacity;
+    double *g, *diag, *prow;
+    char *used;
+} ichol_work;
+void ichol_work_init(ichol_work *w, int n);
+int ichol_gauss(const double *y, double sigma, double tol, ichol_work *w, double **G);
 
-/* kernel ICA .Call entry points (ichol.c, kica.c) */
-SEXP kica_ichol(SEXP y, SEXP sigma, SEXP tol);
+/* kica.c: kernel ICA .Call entry points */
 SEXP kica_contrast(SEXP S, SEXP par, SEXP contrast);
-SEXP kica_pair_search(SEXP S, SEXP pair, SEXP angles, SEXP half, SEXP tol,
-                      SEXP par, SEXP contrast);
+SEXP kica_sweeps(SEXP z, SEXP V, SEXP par, SEXP contrast, SEXP angles, SEXP half,
+                 SEXP tol, SEXP maxit);
 
 #endif

@@ -14,10 +14,10 @@ static const R_CallMethodDef call_methods[] = {
     CALLDEF(nystrom_alpha, 3),
     CALLDEF(nystrom_kmeanspp, 4),
     CALLDEF(engine_limits, 0),
-    CALLDEF(preimage_solve, 6),
-    CALLDEF(kica_ichol, 3),
+    CALLDEF(preimage_coefficients, 6),
+    CALLDEF(preimage_fixed_point, 8),
     CALLDEF(kica_contrast, 3),
-    CALLDEF(kica_pair_search, 7),
+    CALLDEF(kica_sweeps, 8),
     {NULL, NULL, 0}
 };
 
