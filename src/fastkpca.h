@@ -14,6 +14,7 @@
  *   preimage.c the linear system of the pre-image map (kernel ridge regression)
  *   ichol.c   kernel ICA: incomplete Cholesky of one source's Gaussian Gram matrix
  *   kica.c    kernel ICA: the KGV and KCCA contrasts and the pairwise rotation search
+ *   kcca.c    kernel canonical correlation: incomplete Cholesky for any kernel
  *   init.c    registration
  */
 #ifndef FASTKPCA_H
@@ -28,6 +29,10 @@
 #include <R_ext/Utils.h>
 #ifndef FCONE
 # define FCONE
+/* kcca.c: kernel canonical correlation */
+SEXP kcca_ichol(SEXP x, SEXP kernel, SEXP weights, SEXP tol, SEXP max_rank,
+                SEXP threads);
+
 #endif
 #include <stddef.h>
 
@@ -167,5 +172,9 @@ SEXP kica_ichol(SEXP y, SEXP sigma, SEXP tol);
 SEXP kica_contrast(SEXP S, SEXP par, SEXP contrast);
 SEXP kica_pair_search(SEXP S, SEXP pair, SEXP angles, SEXP half, SEXP tol,
                       SEXP par, SEXP contrast);
+
+/* kcca.c: kernel canonical correlation */
+SEXP kcca_ichol(SEXP x, SEXP kernel, SEXP weights, SEXP tol, SEXP max_rank,
+                SEXP threads);
 
 #endif
