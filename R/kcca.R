@@ -69,7 +69,9 @@
 #'   kernel matrix (default `1e-6`).
 #' @param max_rank The most columns of each factor (default 500, at most
 #'   `nrow(x)`): memory is `8 * nrow(x) * max_rank` bytes per view at most.
-#' @param threads Threads for the kernel evaluations (see [kpca_threads()]).
+#' @param threads Threads for the kernel between new rows and the pivot rows
+#'   in `predict()` (see [kpca_threads()]); the factor itself is computed on
+#'   one thread, one kernel column at a time.
 #' @param ... Unused; an error if given.
 #' @return An object of class `"fastkpca_kcca"`, a list with
 #'   \item{kcor}{the canonical correlations, largest first (kernlab's
@@ -137,8 +139,8 @@ kcca <- function(x, y, kernel = "rbfdot", kpar = list(sigma = 0.1), gamma = NULL
   max_rank <- min(max_rank, n)
   threads <- check_threads(threads)
 
-  fx <- kcca_ichol(x, xk, tol, max_rank, threads)
-  fy <- kcca_ichol(y, yk, tol, max_rank, threads)
+  fx <- kcca_ichol(x, xk, tol, max_rank)
+  fy <- kcca_ichol(y, yk, tol, max_rank)
   sol <- kcca_solve(fx, fy, n, gamma, ncomps, formulation)
   new_fastkpca_kcca(
     kcor = sol$kcor, xcoef = sol$xcoef, ycoef = sol$ycoef,
@@ -179,10 +181,10 @@ kcca_kernel <- function(kernel, kpar, kpar_missing, x, arg) {
 }
 
 # The incomplete Cholesky factor of the kernel matrix of x (src/kcca.c).
-kcca_ichol <- function(x, kernel, tol, max_rank, threads) {
+kcca_ichol <- function(x, kernel, tol, max_rank) {
   weights <- kernel_weights(kernel, x)
   res <- .Call(C_kcca_ichol, x, kernel_program(kernel), weights, as.double(tol),
-               as.integer(max_rank), as.integer(threads))
+               as.integer(max_rank))
   res$weights <- weights
   if (ncol(res$G) == 0L)
     stop("the kernel matrix of a view is zero: check the kernel and its parameters",

@@ -280,3 +280,21 @@ put_kernlab_methods <- function() {
   }
   invisible(TRUE)
 }
+
+#' @rdname kpca
+#' @section kernlab's accessors:
+#' The fit is a list, and kernlab's accessor functions read it too, with
+#' fastkpca alone or with kernlab attached in either order (see
+#' [kernlab-accessors]): `pcv()` is `alpha`, `eig()` is `eig`, `rotated()`
+#' is `rotated` (without column names, as kernlab's), `kernelf()` is
+#' `kernel`, `kpar()` is `kpar`, `xmatrix()` is `xmatrix`, `kcall()` is
+#' `call` and `terms()` is `terms` (`NULL` unless the formula method made
+#' the fit). kernlab's kernel generators ([rbfdot()], [polydot()], ...) make
+#' fastkpca kernel objects, and a kernlab `kernelMatrix` as `x` is the
+#' precomputed fit. For a Nyström fit, `pcv()` is the m x k matrix of
+#' coefficients on the m landmarks, with which a row \eqn{x} projects to
+#' \eqn{(k_m(x) - \mu)'\alpha}{(k_m(x) - mu)' alpha}, and `xmatrix()` is the
+#' m landmark rows (the training rows are not kept); `rotated()` and
+#' `eig()` mean what they mean for the exact fit.
+#' @name kpca
+NULL

@@ -30,8 +30,7 @@
 #ifndef FCONE
 # define FCONE
 /* kcca.c: kernel canonical correlation */
-SEXP kcca_ichol(SEXP x, SEXP kernel, SEXP weights, SEXP tol, SEXP max_rank,
-                SEXP threads);
+SEXP kcca_ichol(SEXP x, SEXP kernel, SEXP weights, SEXP tol, SEXP max_rank);
 
 #endif
 #include <stddef.h>
@@ -174,7 +173,6 @@ SEXP kica_pair_search(SEXP S, SEXP pair, SEXP angles, SEXP half, SEXP tol,
                       SEXP par, SEXP contrast);
 
 /* kcca.c: kernel canonical correlation */
-SEXP kcca_ichol(SEXP x, SEXP kernel, SEXP weights, SEXP tol, SEXP max_rank,
-                SEXP threads);
+SEXP kcca_ichol(SEXP x, SEXP kernel, SEXP weights, SEXP tol, SEXP max_rank);
 
 #endif

@@ -16,7 +16,7 @@ static const R_CallMethodDef call_methods[] = {
     CALLDEF(kica_ichol, 3),
     CALLDEF(kica_contrast, 3),
     CALLDEF(kica_pair_search, 7),
-    CALLDEF(kcca_ichol, 6),
+    CALLDEF(kcca_ichol, 5),
     {NULL, NULL, 0}
 };
 

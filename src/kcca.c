@@ -53,8 +53,7 @@ static int ichol_next_pivot(const double *diag, int n, double *best)
 /* The factor of the kernel matrix of the prepared points pts (n of them);
  * pivots (0-based) gets the pivot rows. Returns the residual trace. */
 static double ichol_kernel(const kernel_eval *k, const kernel_points *pts, double tol,
-                           int max_rank, int threads, ichol_factor *f, int *pivots,
-                           double *trace)
+                           int max_rank, ichol_factor *f, int *pivots, double *trace)
 {
     int n = pts->n;
     double *diag = (double *) R_alloc((size_t) n, sizeof(double));
@@ -83,7 +82,8 @@ static double ichol_kernel(const kernel_eval *k, const kernel_points *pts, doubl
         double *col = f->G + (size_t) j * n;
         kernel_points pv = kernel_points_view(k, pts, p, 1, wbuf);
         const void *vmax = vmaxget();       /* kernel_block's scratch, per column */
-        kernel_block(k, pts, &pv, 0, col, threads, "");
+        /* one thread: kernel_block shares out columns, and there is one */
+        kernel_block(k, pts, &pv, 0, col, 1, "");
         vmaxset(vmax);
         /* col -= G[, 0:j] G[p, 0:j]' */
         if (j > 0) {
@@ -115,10 +115,9 @@ static double ichol_kernel(const kernel_eval *k, const kernel_points *pts, doubl
  * of x. x: n x d double matrix; kernel: a program from
  * fastkpca:::kernel_program(); weights: the conformal weights of the rows;
  * tol: stop when the residual trace is at most tol * trace(K); max_rank:
- * the most columns; threads: for the kernel columns. Returns list(G (n x M),
+ * the most columns. Returns list(G (n x M),
  * pivots (1-based rows, in order), residual (trace of K - G G'), trace). */
-SEXP kcca_ichol(SEXP x, SEXP kernel, SEXP weights, SEXP tol, SEXP max_rank,
-                SEXP threads)
+SEXP kcca_ichol(SEXP x, SEXP kernel, SEXP weights, SEXP tol, SEXP max_rank)
 {
     kernel_eval k;
     kernel_eval_from_R(kernel, &k);
@@ -129,7 +128,6 @@ SEXP kcca_ichol(SEXP x, SEXP kernel, SEXP weights, SEXP tol, SEXP max_rank,
     double eps = as_number(tol, "tol");
     if (!(eps >= 0.0 && eps < 1.0)) error("'tol' must be in [0, 1)");
     int mr = as_count(max_rank, "max_rank", 1, n);
-    int nthreads = as_threads(threads);
 
     kernel_points pts;
     kernel_points_prepare(&k, REAL(x), n, 0, n, d, kernel_shift(&k, REAL(x), n, n, d),
@@ -139,7 +137,7 @@ SEXP kcca_ichol(SEXP x, SEXP kernel, SEXP weights, SEXP tol, SEXP max_rank,
     f.G = (double *) R_alloc((size_t) n * f.cap, sizeof(double));
     int *piv = (int *) R_alloc((size_t) mr, sizeof(int));
     double trace;
-    double residual = ichol_kernel(&k, &pts, eps, mr, nthreads, &f, piv, &trace);
+    double residual = ichol_kernel(&k, &pts, eps, mr, &f, piv, &trace);
 
     SEXP G = PROTECT(allocMatrix(REALSXP, n, f.rank));
     if (f.rank > 0) memcpy(REAL(G), f.G, (size_t) n * f.rank * sizeof(double));

@@ -124,7 +124,7 @@ test_that("the incomplete Cholesky factor reproduces the kernel matrix for any k
                   laplacedot(0.5), 2 * rbfdot(0.1) + vanilladot(),
                   kern_conformal(rbfdot(0.2), function(z) exp(-rowSums(z^2) / 10)))
   for (k in kernels) {
-    f <- fastkpca:::kcca_ichol(x, k, tol = 0, max_rank = 40, threads = 1)
+    f <- fastkpca:::kcca_ichol(x, k, tol = 0, max_rank = 40)
     K <- kernel_matrix(k, x)
     expect_lt(max(abs(tcrossprod(f$G) - K)) / max(abs(K)), 1e-9, label = format(k))
     L <- f$G[f$pivots, , drop = FALSE]
@@ -134,7 +134,7 @@ test_that("the incomplete Cholesky factor reproduces the kernel matrix for any k
     expect_lt(max(abs(t(g) - f$G)), 1e-8, label = format(k))
   }
   # a looser tolerance stops early, with the residual trace it promised
-  f <- fastkpca:::kcca_ichol(x, rbfdot(0.05), tol = 1e-3, max_rank = 40, threads = 1)
+  f <- fastkpca:::kcca_ichol(x, rbfdot(0.05), tol = 1e-3, max_rank = 40)
   expect_lt(ncol(f$G), 40L)
   expect_lte(f$residual, 1e-3 * f$trace)
   expect_equal(f$trace, 40)
