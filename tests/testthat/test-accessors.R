@@ -181,14 +181,16 @@ accessor_session <- function(steps) {
   set.seed(1)
   fn <- fastkpca::kpca(x, kernel = "rbfdot", kpar = list(sigma = 0.5), features = 2,
                        landmarks = 6)
+  fp <- fastkpca::kpca(tcrossprod(scale(x, scale = FALSE)), kernel = "precomputed",
+                       features = 2)
   fk <- kernlab::kpca(x, kernel = kernlab::vanilladot())
   # the accessors the search path finds, and kernlab's own by name
   list(found = list(eig(f), pcv(f), rotated(f), class(kernelf(f)), xmatrix(f),
                     dim(pcv(fn)), eig(fk), pcv(fk), class(kernelf(fk)),
-                    kpar(kernelf(fk))),
+                    kpar(kernelf(fk)), eig(fp)),
        kernlab = list(kernlab::eig(f), kernlab::pcv(f), kernlab::rotated(f),
                       class(kernlab::kernelf(f)), kernlab::xmatrix(f),
-                      dim(kernlab::pcv(fn))),
+                      dim(kernlab::pcv(fn)), kernlab::eig(fp)),
        fastkpca = list(fastkpca::eig(fk), fastkpca::pcv(fk),
                        class(fastkpca::kernelf(fk)), fastkpca::kpar(kernlab::rbfdot(2))))
 }
@@ -212,11 +214,13 @@ test_that("accessors work alone and with kernlab loaded or attached in every ord
                tolerance = 1e-8)
   expect_identical(ref$found[[4]], "fastkpca_kernel")
   expect_identical(ref$found[[6]], c(6L, 2L))
+  expect_equal(ref$found[[11]], ref$found[[1]], tolerance = 1e-10)  # precomputed
   for (order in names(results)) {
     res <- results[[order]]
     # the same answers, whichever generic the search path finds
     expect_equal(res$found, ref$found, label = order)
-    expect_equal(res$kernlab, ref$found[1:6], label = paste(order, "kernlab's generics"))
+    expect_equal(res$kernlab, ref$found[c(1:6, 11)],
+                 label = paste(order, "kernlab's generics"))
     expect_equal(res$fastkpca, list(ref$found[[7]], ref$found[[8]], ref$found[[9]],
                                     list(sigma = 2)),
                  label = paste(order, "fastkpca's generics on kernlab's objects"))
