@@ -229,7 +229,8 @@ kcca_solve <- function(fx, fy, n, gamma, ncomps, formulation) {
     warning(sprintf("only %d canonical pairs exist at this rank (asked for 'ncomps' = %d)",
                     k, ncomps), call. = FALSE)
   s <- svd(M, nu = k, nv = k)
-  # the dual coefficients and the maps from factor rows to variates
+  # the dual coefficients and the maps from factor rows to variates;
+  # (G - 1 mu') W is formed as G W - 1 (mu'W): no copy of G
   xsmall <- bx$B %*% (wx * s$u)
   ysmall <- by$B %*% (wy * s$v)
   xprojection <- bx$B %*% (bx$d * wx * s$u)
@@ -245,8 +246,8 @@ kcca_solve <- function(fx, fy, n, gamma, ncomps, formulation) {
   yprojection <- sweep(yprojection, 2L, flip, "*")
   list(kcor = s$d[seq_len(k)],
        xcoef = sweep(xcoef, 2L, flip, "*"), ycoef = sweep(ycoef, 2L, flip, "*"),
-       xvariates = sweep(fx$G, 2L, bx$mean) %*% xprojection,
-       yvariates = sweep(fy$G, 2L, by$mean) %*% yprojection,
+       xvariates = dual(fx$G, xprojection, bx$mean),
+       yvariates = dual(fy$G, yprojection, by$mean),
        xprojection = xprojection, yprojection = yprojection,
        xmean = bx$mean, ymean = by$mean)
 }

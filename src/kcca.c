@@ -17,26 +17,43 @@
 #include <math.h>
 #include <string.h>
 
-/* Columns of the factor allocated at first; the buffer doubles when full. */
-#define ICHOL_FIRST_COLUMNS 32
+/* The factor's columns are kept in blocks of this many (R_alloc, freed when
+ * the .Call returns): growing it never copies, and the memory is the
+ * columns made plus one block at most. */
+#define ICHOL_BLOCK_COLUMNS 32
 
 typedef struct {
-    double *G;     /* n x cap, column-major */
-    int n, cap, rank;
+    double **blocks;  /* blocks of ICHOL_BLOCK_COLUMNS columns, n x block */
+    int n, rank;
 } ichol_factor;
 
-/* Make room for one more column: a buffer twice as large (R_alloc, freed
- * when the .Call returns). */
-static void ichol_grow(ichol_factor *f, int max_rank)
+static double *ichol_column(const ichol_factor *f, int j)
 {
-    if (f->rank < f->cap) return;
-    int cap = f->cap * 2;
-    if (cap > max_rank) cap = max_rank;
-    if (cap < 1) cap = 1;
-    double *G = (double *) R_alloc((size_t) f->n * cap, sizeof(double));
-    if (f->rank > 0) memcpy(G, f->G, (size_t) f->n * f->rank * sizeof(double));
-    f->G = G;
-    f->cap = cap;
+    return f->blocks[j / ICHOL_BLOCK_COLUMNS] + (size_t) (j % ICHOL_BLOCK_COLUMNS) * f->n;
+}
+
+/* A new column j, in a new block when the last one is full. */
+static double *ichol_new_column(ichol_factor *f, int j)
+{
+    if (j % ICHOL_BLOCK_COLUMNS == 0)
+        f->blocks[j / ICHOL_BLOCK_COLUMNS] =
+            (double *) R_alloc((size_t) f->n * ICHOL_BLOCK_COLUMNS, sizeof(double));
+    return ichol_column(f, j);
+}
+
+/* col -= G[, 0:j] G[p, 0:j]', one block at a time (grow: scratch of j). */
+static void ichol_subtract(const ichol_factor *f, int j, int p, double *grow, double *col)
+{
+    const double one = 1.0, minus_one = -1.0;
+    const int inc = 1;
+    int n = f->n;
+    for (int l = 0; l < j; l++) grow[l] = ichol_column(f, l)[p];
+    for (int b = 0; b * ICHOL_BLOCK_COLUMNS < j; b++) {
+        int cols = j - b * ICHOL_BLOCK_COLUMNS;
+        if (cols > ICHOL_BLOCK_COLUMNS) cols = ICHOL_BLOCK_COLUMNS;
+        F77_CALL(dgemv)("N", &n, &cols, &minus_one, f->blocks[b], &n,
+                        grow + b * ICHOL_BLOCK_COLUMNS, &inc, &one, col, &inc FCONE);
+    }
 }
 
 /* The largest residual diagonal (pivots have 0) and its row. */
@@ -68,8 +85,6 @@ static double ichol_kernel(const kernel_eval *k, const kernel_points *pts, doubl
     const double **wbuf = (const double **) R_alloc((size_t) k->nweights + 1,
                                                     sizeof(double *));
     double *grow = (double *) R_alloc((size_t) max_rank + 1, sizeof(double));
-    const double one = 1.0, minus_one = -1.0;
-    const int inc = 1;
 
     while (f->rank < max_rank && residual > tol * total) {
         double dp;
@@ -77,20 +92,14 @@ static double ichol_kernel(const kernel_eval *k, const kernel_points *pts, doubl
         /* nothing positive left: the factor is exact (or the kernel is not
          * positive semidefinite) */
         if (p < 0 || dp <= 1e-14 * total / n) break;
-        ichol_grow(f, max_rank);
         int j = f->rank;
-        double *col = f->G + (size_t) j * n;
+        double *col = ichol_new_column(f, j);
         kernel_points pv = kernel_points_view(k, pts, p, 1, wbuf);
         const void *vmax = vmaxget();       /* kernel_block's scratch, per column */
         /* one thread: kernel_block shares out columns, and there is one */
         kernel_block(k, pts, &pv, 0, col, 1, "");
         vmaxset(vmax);
-        /* col -= G[, 0:j] G[p, 0:j]' */
-        if (j > 0) {
-            for (int l = 0; l < j; l++) grow[l] = f->G[p + (size_t) l * n];
-            F77_CALL(dgemv)("N", &n, &j, &minus_one, f->G, &n, grow, &inc, &one, col,
-                            &inc FCONE);
-        }
+        ichol_subtract(f, j, p, grow, col);
         double s = sqrt(dp);
         for (int i = 0; i < n; i++) col[i] /= s;
         col[p] = s;
@@ -132,15 +141,15 @@ SEXP kcca_ichol(SEXP x, SEXP kernel, SEXP weights, SEXP tol, SEXP max_rank)
     kernel_points pts;
     kernel_points_prepare(&k, REAL(x), n, 0, n, d, kernel_shift(&k, REAL(x), n, n, d),
                           weights, &pts);
-    ichol_factor f = { NULL, n, 0, 0 };
-    f.cap = mr < ICHOL_FIRST_COLUMNS ? mr : ICHOL_FIRST_COLUMNS;
-    f.G = (double *) R_alloc((size_t) n * f.cap, sizeof(double));
+    ichol_factor f = { NULL, n, 0 };
+    f.blocks = (double **) R_alloc((size_t) mr / ICHOL_BLOCK_COLUMNS + 1, sizeof(double *));
     int *piv = (int *) R_alloc((size_t) mr, sizeof(int));
     double trace;
     double residual = ichol_kernel(&k, &pts, eps, mr, &f, piv, &trace);
 
     SEXP G = PROTECT(allocMatrix(REALSXP, n, f.rank));
-    if (f.rank > 0) memcpy(REAL(G), f.G, (size_t) n * f.rank * sizeof(double));
+    for (int j = 0; j < f.rank; j++)
+        memcpy(REAL(G) + (size_t) j * n, ichol_column(&f, j), (size_t) n * sizeof(double));
     SEXP pivots = PROTECT(allocVector(INTSXP, f.rank));
     for (int j = 0; j < f.rank; j++) INTEGER(pivots)[j] = piv[j] + 1;
     SEXP ans = PROTECT(allocVector(VECSXP, 4));
