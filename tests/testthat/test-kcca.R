@@ -172,6 +172,14 @@ test_that("kcca fits print, and kernlab's generics reach kcor(), xcoef(), ycoef(
   expect_identical(kernlab::ycoef(fit), ycoef(fit))
 })
 
+test_that("kpar = \"automatic\" takes each view's median heuristic", {
+  v <- kcca_views(50)
+  y <- v$y * 10
+  fit <- kcca(v$x, y, kpar = "automatic", ncomps = 2)
+  expect_equal(kpar(fit)$sigma, median_sigma(v$x))
+  expect_equal(fit$ykpar$sigma, median_sigma(y))
+})
+
 test_that("kcca: bad input gives errors naming the argument", {
   v <- kcca_views(30)
   expect_error(kcca(v$x, v$y[1:20, ]), "'x' and 'y' must have the same number of rows, not 30 and 20")
