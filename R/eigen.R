@@ -6,12 +6,7 @@ solver_codes <- c(exact = 1L, iterative = 2L)
 
 # The solver that `solver` means for this fit.
 choose_solver <- function(solver, n, features) {
-  if (!is.character(solver) || length(solver) < 1L || is.na(solver[1L]))
-    stop("'solver' must be one of \"auto\", \"exact\", \"iterative\"", call. = FALSE)
-  if (length(solver) > 1L) solver <- solver[1L]
-  if (!solver %in% c("auto", "exact", "iterative"))
-    stop("'solver' must be one of \"auto\", \"exact\", \"iterative\", not ",
-         dQuote(solver, FALSE), call. = FALSE)
+  solver <- check_choice(solver, c("auto", "exact", "iterative"), "solver")
   if (solver == "iterative" && features == 0L)
     stop("'solver = \"iterative\"' needs 'features' > 0; with 'features = 0' ",
          "use \"exact\" or \"auto\"", call. = FALSE)

@@ -168,13 +168,13 @@ kcca_data <- function(x, arg) {
   x
 }
 
-# A view's kernel, as kpca() resolves it (R/kernels.R); arg names it in
+# A view's kernel, as kpca() resolves it (R/kernel_spec.R); arg names it in
 # errors ("kernel" or "ykernel").
 kcca_kernel <- function(kernel, kpar, kpar_missing, x, arg) {
   if (identical(kernel, "precomputed"))
     stop(sprintf("'%s' cannot be \"precomputed\" in kcca(): give the data", arg),
          call. = FALSE)
-  k <- tryCatch(resolve_kernel(kernel, kpar, kpar_missing), error = function(e)
+  k <- tryCatch(kpca_kernel(kernel, kpar, kpar_missing), error = function(e)
     stop(sub("^'kernel'", sprintf("'%s'", arg), conditionMessage(e)), call. = FALSE))
   if (identical(kpar, "automatic")) k <- automatic_sigma_kernel(k, x)
   k

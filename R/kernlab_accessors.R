@@ -43,8 +43,9 @@
 #'     combination).}
 #'   \item{`xmatrix()`}{the data as the kernel saw them (`fit$xmatrix`):
 #'     after `na.action`, centered and scaled if `center` or `scale.` asked
-#'     for it; the kernel matrix for a precomputed fit. For a Nyström fit,
-#'     the m landmark rows: the n training rows are not kept.}
+#'     for it. For a Nyström fit, the m landmark rows (`fit$landmarks`): the
+#'     n training rows are not kept. `NULL` for a precomputed fit, which
+#'     keeps no copy of the kernel matrix (kernlab's returns it).}
 #'   \item{`kcall()`}{the call, `fit$call`.}
 #'   \item{`terms()`}{the terms of a formula fit; `NULL` for the other fits,
 #'     as kernlab's `terms` slot.}
@@ -225,6 +226,20 @@ xmatrix.fastkpca <- function(object, ...) {
   object$xmatrix
 }
 
+# A Nystrom fit keeps its landmarks, not the training rows; a precomputed
+# fit keeps no copy of the kernel matrix.
+#' @export
+xmatrix.fastkpca_nystrom <- function(object, ...) {
+  check_accessor_dots("xmatrix", ...)
+  object$landmarks
+}
+
+#' @export
+xmatrix.fastkpca_precomputed <- function(object, ...) {
+  check_accessor_dots("xmatrix", ...)
+  NULL
+}
+
 #' @export
 kcall.fastkpca <- function(object, ...) {
   check_accessor_dots("kcall", ...)
@@ -291,10 +306,11 @@ put_kernlab_methods <- function() {
 #' `call` and `terms()` is `terms` (`NULL` unless the formula method made
 #' the fit). kernlab's kernel generators ([rbfdot()], [polydot()], ...) make
 #' fastkpca kernel objects, and a kernlab `kernelMatrix` as `x` is the
-#' precomputed fit. For a Nyström fit, `pcv()` is the m x k matrix of
+#' precomputed fit (whose `xmatrix()` is `NULL`: no copy of the kernel
+#' matrix is kept). For a Nyström fit, `pcv()` is the m x k matrix of
 #' coefficients on the m landmarks, with which a row \eqn{x} projects to
 #' \eqn{(k_m(x) - \mu)'\alpha}{(k_m(x) - mu)' alpha}, and `xmatrix()` is the
-#' m landmark rows (the training rows are not kept); `rotated()` and
-#' `eig()` mean what they mean for the exact fit.
+#' m landmark rows, `landmarks` (the training rows are not kept);
+#' `rotated()` and `eig()` mean what they mean for the exact fit.
 #' @name kpca
 NULL

@@ -1,4 +1,4 @@
-# kernlab's kernel constructors, returning fastkpca kernel objects (R/kern.R),
+# kernlab's kernel constructors, returning fastkpca kernel objects (R/kernel_algebra.R),
 # so that kernlab code such as `kpca(x, kernel = rbfdot(0.5))` runs with
 # fastkpca alone. Defaults are kernlab's.
 

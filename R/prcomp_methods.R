@@ -96,11 +96,12 @@ prcomp_view <- function(fit) {
   if (is.null(scores))
     stop("'x' keeps no scores of its training rows: a biplot needs them", call. = FALSE)
   scores <- scores[stats::complete.cases(scores), , drop = FALSE]
-  n <- nrow(scores)
+  n <- fit_nobs(fit)
   out <- list(sdev = sqrt(fit$eig * n / (n - 1)), x = scores / sqrt(n))
   kernel <- fit$kernel
   if (is_kernel(kernel) && kernel$op == "base" && kernel$name == "vanilladot") {
-    out$rotation <- crossprod(fit$xmatrix, fit$alpha) / sqrt(n)
+    # the training rows, or a Nystrom fit's landmarks
+    out$rotation <- crossprod(fit_columns(fit), fit$alpha) / sqrt(n)
     colnames(out$rotation) <- colnames(scores)
     if (is.null(rownames(out$rotation)))
       rownames(out$rotation) <- paste0("V", seq_len(nrow(out$rotation)))
@@ -113,11 +114,7 @@ prcomp_view <- function(fit) {
 #' @export
 nobs.fastkpca <- function(object, ...) {
   check_no_dots(...)
-  scores <- object$rotated
-  if (is.null(scores))
-    stop("'object' keeps no scores of its training rows, which nobs() counts",
-         call. = FALSE)
-  sum(stats::complete.cases(scores))
+  as.integer(fit_nobs(object))
 }
 
 #' @rdname prcomp-methods

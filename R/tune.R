@@ -183,7 +183,7 @@ kpca_cv <- function(x, kernel = "rbfdot", grid, features, folds = 5,
   n <- nrow(x)
   if (n < 3L || ncol(x) == 0L)
     stop("'x' must have at least 3 rows and 1 column", call. = FALSE)
-  criterion <- check_criterion(criterion)
+  criterion <- check_choice(criterion, c("reconstruction", "residual"), "criterion")
   ridge <- check_positive(ridge, "ridge")
   if (missing(features)) stop("'features' must be given: one or more numbers of components",
                               call. = FALSE)
@@ -236,17 +236,8 @@ kpca_cv <- function(x, kernel = "rbfdot", grid, features, folds = 5,
   best <- list(kernel = best_kernel, kpar = kernel_kpar(best_kernel),
                features = results$features[b])
   fit <- kpca(x, kernel = best_kernel, features = best$features, ...)
-  structure(list(results = results, best = best, fit = fit, kernels = kernels,
-                 criterion = criterion, ridge = ridge, folds = folds, call = call),
-            class = "fastkpca_cv")
-}
-
-check_criterion <- function(criterion) {
-  choices <- c("reconstruction", "residual")
-  if (identical(criterion, choices)) return(choices[1L])
-  if (!is.character(criterion) || length(criterion) != 1L || !criterion %in% choices)
-    stop("'criterion' must be \"reconstruction\" or \"residual\"", call. = FALSE)
-  criterion
+  validate_fastkpca_cv(new_fastkpca_cv(results, best, fit, kernels, criterion, ridge,
+                                       folds, call))
 }
 
 check_cv_features <- function(features) {
@@ -299,11 +290,11 @@ cv_grid <- function(grid, kernel, x, kernel_missing) {
   if (!is.list(grid) || length(grid) == 0L)
     stop("'grid' must be a named list of parameter vectors or a list of kernel objects",
          call. = FALSE)
-  objects <- vapply(grid, function(g) is_kernel(g) || inherits(g, "kernel"), logical(1))
+  objects <- vapply(grid, is_kernel_spec_object, logical(1))
   if (all(objects)) {
     if (!kernel_missing)
       stop("'kernel' must not be given with a grid of kernel objects", call. = FALSE)
-    kernels <- lapply(grid, kern)
+    kernels <- lapply(grid, as_kernel)
     labels <- vapply(kernels, format, "")
     if (!is.null(names(grid)) && all(nzchar(names(grid)))) labels <- names(grid)
     return(list(kernels = unname(kernels),
@@ -331,8 +322,7 @@ cv_grid <- function(grid, kernel, x, kernel_missing) {
   params <- expand.grid(grid, KEEP.OUT.ATTRS = FALSE, stringsAsFactors = FALSE)
   kernels <- lapply(seq_len(nrow(params)), function(i) {
     kpar <- as.list(params[i, , drop = FALSE])
-    for (p in names(kpar)) kpar[[p]] <- check_kpar_value(p, kpar[[p]], "grid")
-    base_kernel(kernel, resolve_kpar(kernel, kpar))
+    as_kernel(kernel, kpar, kpar_arg = "grid")
   })
   list(kernels = kernels, params = params)
 }
@@ -380,11 +370,6 @@ held_out_kc_diag <- function(fit, z) {
       fit$kernel_mean
   }
   out
-}
-
-# k(z_i, z_i) for each row of z, one kernel value per row (in C).
-kernel_self <- function(z, kernel) {
-  .Call(C_kernel_diag, z, kernel_program(kernel), kernel_weights(kernel, z))
 }
 
 # Standard error of a pooled ratio from its per-fold values e (weights w).

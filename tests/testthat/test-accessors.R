@@ -75,6 +75,7 @@ test_that("a kernelMatrix from kernlab is the precomputed fit, and predict() tak
   expect_s4_class(K, "kernelMatrix")
   f <- kpca(K, features = 3)
   expect_identical(kernelf(f), "precomputed")
+  expect_null(xmatrix(f))     # no copy of the kernel matrix is kept
   expect_identical(kpar(f), list())
   k <- kernlab::kpca(K, features = 3)
   expect_same_accessors(f, k, "kernelMatrix")
@@ -100,8 +101,9 @@ test_that("Nystrom fits: pcv() holds the landmark coefficients, xmatrix() the la
   expect_equal(dim(pcv(f)), c(25L, 2L))
   expect_equal(dim(xmatrix(f)), c(25L, 3L))
   # a row projects to (k_m(x) - mu)' pcv, as ?kernlab-accessors says
+  expect_identical(xmatrix(f), f$landmarks)
   km <- kernel_matrix(kernelf(f), x, xmatrix(f))
-  proj <- sweep(km, 2L, f$kernel_colmeans) %*% pcv(f)
+  proj <- sweep(km, 2L, colMeans(km)) %*% pcv(f)     # mu: the mean kernel row
   expect_equal(unname(proj), unname(rotated(f)), tolerance = 1e-8)
   expect_equal(unname(proj), unname(predict(f, x)), tolerance = 1e-8)
 })

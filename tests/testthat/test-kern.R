@@ -114,7 +114,7 @@ test_that("kernel_matrix() checks its data and arguments like kpca()", {
   expect_error(kernel_matrix("rbfdot", x, x[, 1:2]), "'y' must have 3 columns")
   expect_error(kernel_matrix("rbfdot", letters), "'x' must be numeric")
   expect_error(kernel_matrix("rbfdot", x, kpar = list(sigma = 0)), "'kpar\\$sigma' must be positive")
-  expect_error(kernel_matrix(kern("rbfdot"), x, kpar = list(sigma = 1)), "'kpar' goes with a kernel name")
+  expect_error(kernel_matrix(kern("rbfdot"), x, kpar = list(sigma = 1)), "'kpar' must not be given with a kernel object")
   expect_error(kernel_matrix("foo", x), "'kernel' must be one of")
   expect_error(kernel_matrix(kern("polydot", degree = 400, scale = 10), x * 100),
                "kernel values are not finite")
