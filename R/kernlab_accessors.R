@@ -263,6 +263,7 @@ fastkpca_old_classes <- list(
   "fastkpca",
   c("fastkpca_exact", "fastkpca"),
   c("fastkpca_nystrom", "fastkpca"),
+  c("fastkpca_nystrom_chunked", "fastkpca_nystrom", "fastkpca"),   # issue 20
   c("fastkpca_precomputed", "fastkpca"),
   "fastkpca_kcca",
   "fastkpca_kernel"
