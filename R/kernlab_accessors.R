@@ -255,21 +255,22 @@ terms.fastkpca <- function(x, ...) {
 
 # --- registration on kernlab's S4 generics --------------------------------
 
-# The S3 classes of fastkpca's objects, with their parents, for S4 dispatch
-# (setOldClass). A new subclass of "fastkpca" must be added here for
-# kernlab's generics to reach it (S4 does not follow an unregistered S3
-# class to its parent).
-fastkpca_old_classes <- list(
-  "fastkpca",
-  c("fastkpca_exact", "fastkpca"),
-  c("fastkpca_nystrom", "fastkpca"),
-  c("fastkpca_nystrom_chunked", "fastkpca_nystrom", "fastkpca"),   # issue 20
-  c("fastkpca_precomputed", "fastkpca"),
-  "fastkpca_kcca",
-  "fastkpca_kernel"
+# The S3 classes of fastkpca's objects, for S4 dispatch (setOldClass). S4
+# does not follow an unregistered S3 class to its parent, so each class a
+# kpca fit can have first is registered as a child of "fastkpca": the S4
+# method for "fastkpca" then calls fastkpca's S3 generic, which dispatches
+# on the whole class vector (a chunked or string Nystrom fit reaches the
+# Nystrom methods). A new first class of a kpca fit must be added here.
+fastkpca_fit_classes <- c(
+  "fastkpca_exact", "fastkpca_nystrom", "fastkpca_precomputed",
+  "fastkpca_nystrom_chunked",   # issue 20
+  "fastkpca_string"             # issue 19, string kernels
 )
 
-for (cls in fastkpca_old_classes) methods::setOldClass(cls)
+methods::setOldClass("fastkpca")
+for (cls in fastkpca_fit_classes) methods::setOldClass(c(cls, "fastkpca"))
+methods::setOldClass("fastkpca_kcca")
+methods::setOldClass("fastkpca_kernel")
 rm(cls)
 
 # Where the methods put on kernlab's generics are recorded: fastkpca's

@@ -108,6 +108,27 @@ test_that("Nystrom fits: pcv() holds the landmark coefficients, xmatrix() the la
   expect_equal(unname(proj), unname(predict(f, x)), tolerance = 1e-8)
 })
 
+test_that("kernlab's generics reach every class a kpca fit can have first", {
+  skip_if_not_installed("kernlab")
+  loadNamespace("kernlab")
+  x <- acc_data()
+  set.seed(4)
+  ny <- kpca(x, kernel = rbfdot(0.2), features = 2, landmarks = 20)
+  ex <- kpca(x, kernel = rbfdot(0.2), features = 2)
+  # the subclasses of issue 20 (chunked Nystrom) and of the string kernels
+  for (first in c("fastkpca_nystrom_chunked", "fastkpca_string")) {
+    f <- ny
+    class(f) <- c(first, class(ny))
+    expect_identical(kernlab::xmatrix(f), ny$landmarks, label = first)
+    expect_identical(kernlab::pcv(f), pcv(ny), label = first)
+  }
+  f <- ex
+  class(f) <- c("fastkpca_string", "fastkpca")
+  expect_identical(kernlab::xmatrix(f), ex$xmatrix)
+  expect_identical(kernlab::eig(ex), eig(ex))
+  expect_identical(kernlab::kpar(rbfdot(0.3)), list(sigma = 0.3))
+})
+
 test_that("the kernel constructors equal kernlab's kernels", {
   skip_if_not_installed("kernlab")
   x <- acc_data()[1:15, ]
