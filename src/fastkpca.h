@@ -19,6 +19,7 @@
  *   ichol.c   kernel ICA: incomplete Cholesky of one source's Gaussian Gram matrix
  *   kica.c    kernel ICA: the KGV and KCCA contrasts and the Jacobi sweeps over
  *             pairwise rotations (Brent's method), on cached factors
+ *   kcca.c    kernel canonical correlation: incomplete Cholesky for any kernel
  *   init.c    registration
  */
 #ifndef FASTKPCA_H
@@ -33,6 +34,7 @@
 #include <R_ext/Utils.h>
 #ifndef FCONE
 # define FCONE
+
 #endif
 #include <stddef.h>
 
@@ -204,5 +206,9 @@ int ichol_gauss(const double *y, double sigma, double tol, ichol_work *w, double
 SEXP kica_contrast(SEXP S, SEXP par, SEXP contrast);
 SEXP kica_sweeps(SEXP z, SEXP V, SEXP par, SEXP contrast, SEXP angles, SEXP half,
                  SEXP tol, SEXP maxit);
+
+
+/* kcca.c: kernel canonical correlation */
+SEXP kcca_ichol(SEXP x, SEXP kernel, SEXP weights, SEXP tol, SEXP max_rank);
 
 #endif

@@ -18,6 +18,7 @@ static const R_CallMethodDef call_methods[] = {
     CALLDEF(preimage_fixed_point, 8),
     CALLDEF(kica_contrast, 3),
     CALLDEF(kica_sweeps, 8),
+    CALLDEF(kcca_ichol, 5),
     {NULL, NULL, 0}
 };
 
