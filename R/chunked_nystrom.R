@@ -309,9 +309,11 @@ validate_fastkpca_nystrom_chunked <- function(x) {
   invisible(x)
 }
 
+#' @exportS3Method
 check_fit.fastkpca_nystrom_chunked <- function(object)
   validate_fastkpca_nystrom_chunked(object)
 
+#' @exportS3Method
 fit_description.fastkpca_nystrom_chunked <- function(x) {
   d <- ncol(x$landmarks)
   sprintf(paste0("Kernel PCA (fastkpca, centered Nystr\u00f6m from %d chunk%s) on %.0f ",
@@ -319,6 +321,7 @@ fit_description.fastkpca_nystrom_chunked <- function(x) {
           fit_nobs(x), d, if (d == 1L) "" else "s")
 }
 
+#' @exportS3Method
 print_fit_details.fastkpca_nystrom_chunked <- function(x) {
   NextMethod()
   cat("Scores:     not kept; predict(fit, row_chunks(...)) computes them\n")

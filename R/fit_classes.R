@@ -151,20 +151,29 @@ check_fit <- function(object) {
   if (!inherits(object, "fastkpca")) invalid_fit("it must be a kpca() fit")
   UseMethod("check_fit")
 }
+#' @exportS3Method
 check_fit.fastkpca_exact <- function(object) validate_fastkpca_exact(object)
+#' @exportS3Method
 check_fit.fastkpca_precomputed <- function(object) validate_fastkpca_precomputed(object)
+#' @exportS3Method
 check_fit.fastkpca_nystrom <- function(object) validate_fastkpca_nystrom(object)
+#' @exportS3Method
 check_fit.default <- function(object)
   invalid_fit("its class must be one of \"fastkpca_exact\", \"fastkpca_nystrom\", \"fastkpca_precomputed\"")
 
 # The number of rows a fit was computed on (after na.action).
 fit_nobs <- function(fit) UseMethod("fit_nobs")
+#' @exportS3Method
 fit_nobs.fastkpca <- function(fit) nrow(fit$alpha)
+#' @exportS3Method
 fit_nobs.fastkpca_nystrom <- function(fit) fit$statistics$n
 
 # The rows whose columns new data must have: the training data, or the
 # landmarks (NULL for a precomputed fit, which has no columns).
 fit_columns <- function(fit) UseMethod("fit_columns")
+#' @exportS3Method
 fit_columns.fastkpca_exact <- function(fit) fit$xmatrix
+#' @exportS3Method
 fit_columns.fastkpca_nystrom <- function(fit) fit$landmarks
+#' @exportS3Method
 fit_columns.fastkpca_precomputed <- function(fit) NULL

@@ -126,14 +126,13 @@ check_kernel_scale <- function(c) {
   as.double(c)
 }
 
-# Largest power (KERNEL_MAX_POWER in src/kernel.c).
-kernel_max_power <- 1e6
-
 check_kernel_power <- function(p) {
+  top <- engine_limits()$kernel_power
   if (!is.numeric(p) || length(p) != 1L || is.na(p) || !is.finite(p) || p < 1 ||
-      p != round(p) || p > kernel_max_power)
-    stop("a kernel can only be raised to a whole power of at least 1 (at most 1e6): ",
-         "other powers would not give a positive semidefinite kernel", call. = FALSE)
+      p != round(p) || p > top)
+    stop("a kernel can only be raised to a whole power of at least 1 (at most ",
+         format_limit(top), "): other powers would not give a positive semidefinite kernel",
+         call. = FALSE)
   as.double(p)
 }
 

@@ -37,7 +37,7 @@ kernel_matrix <- function(kernel, x, y = NULL, kpar = list(), threads = kpca_thr
   check_finite(x, "x")
   if (ncol(x) == 0L) stop("'x' must have at least one column", call. = FALSE)
   if (is.null(y)) {
-    out <- .Call(C_kernel_gram, x, kernel_program(k), kernel_weights(k, x), threads)
+    out <- .Call(C_kernel_matrix, x, kernel_program(k), kernel_weights(k, x), threads)
     dimnames(out) <- list(rownames(x), rownames(x))
     return(out)
   }
@@ -64,5 +64,5 @@ kernel_cross <- function(z, x, kernel, threads = 1L, xweights = kernel_weights(k
 
 # k(z_i, z_i) for each row of z, one kernel value per row (in C).
 kernel_self <- function(z, kernel, program = kernel_program(kernel)) {
-  .Call(C_kernel_diag, z, program, kernel_weights(kernel, z))
+  .Call(C_kernel_self, z, program, kernel_weights(kernel, z))
 }

@@ -118,9 +118,6 @@ resolve_kpar <- function(kernel, kpar, arg = "kpar") {
   full[names(defaults)]
 }
 
-# Largest besseldot 'order' (BESSEL_MAX_ORDER in src/kernel.c).
-bessel_max_order <- 50
-
 check_kpar_value <- function(name, value, arg = "kpar") {
   label <- if (nzchar(arg)) sprintf("'%s$%s'", arg, name) else sprintf("'%s'", name)
   if (!(is.numeric(value) || is.logical(value)) || length(value) != 1L ||
@@ -132,9 +129,9 @@ check_kpar_value <- function(name, value, arg = "kpar") {
     degree = if (value < 1 || value != round(value))
       stop(label, " must be a whole number of at least 1", call. = FALSE),
     # beyond about 52, J_order(t) underflows for small t and the kernel is lost
-    # (with one warning per kernel value); the C engine has the same limit
-    order = if (value < 0 || value > bessel_max_order)
-      stop(label, " must be between 0 and ", bessel_max_order, call. = FALSE),
+    # (with one warning per kernel value): the limit is the C engine's
+    order = if (value < 0 || value > engine_limits()$bessel_order)
+      stop(label, " must be between 0 and ", engine_limits()$bessel_order, call. = FALSE),
     NULL)
   value
 }

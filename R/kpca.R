@@ -335,7 +335,7 @@ kpca_exact <- function(x, kernel, features, th, solver, threads, control, varian
   precomputed <- is_precomputed(kernel)
   # g of a conformal kernel, once on the training rows; predict() reuses them
   weights <- if (!precomputed) kernel_weights(kernel, x)
-  res <- .Call(C_kpca_fit, x, if (!precomputed) kernel_program(kernel), weights,
+  res <- .Call(C_kpca_exact, x, if (!precomputed) kernel_program(kernel), weights,
                features, th, solver_codes[[solver]], threads, settings,
                if (is.null(variance)) 0 else variance)
   if (!res$converged)
@@ -364,8 +364,9 @@ exact_components <- function(res, n, th, features, rownames, removed) {
   if (features == 0L && length(res$values) == 0L)
     stop(sprintf("no eigenvalue of the centered kernel matrix exceeds 'th' (%g); ", th),
          "lower 'th', set 'features', or check the kernel parameters", call. = FALSE)
+  # the vectors come with their signs fixed (orient_columns in src/eigen.c)
   comp <- positive_components(res$values, res$vectors)
-  vectors <- orient_signs(comp$vectors)
+  vectors <- comp$vectors
   eig <- comp$values
   labels <- paste0("Comp.", seq_along(eig))
   names(eig) <- labels

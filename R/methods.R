@@ -34,14 +34,17 @@ print.fastkpca <- function(x, digits = max(3L, getOption("digits") - 3L), ...) {
 
 # The first line of print(): what was fitted, on what.
 fit_description <- function(x) UseMethod("fit_description")
+#' @exportS3Method
 fit_description.fastkpca_exact <- function(x) {
   d <- ncol(x$xmatrix)
   sprintf("Kernel PCA (fastkpca) on %d observations of %d variable%s", fit_nobs(x), d,
           if (d == 1L) "" else "s")
 }
+#' @exportS3Method
 fit_description.fastkpca_precomputed <- function(x) {
   sprintf("Kernel PCA (fastkpca) on %d x %d kernel matrix", fit_nobs(x), fit_nobs(x))
 }
+#' @exportS3Method
 fit_description.fastkpca_nystrom <- function(x) {
   d <- ncol(x$landmarks)
   sprintf("Kernel PCA (fastkpca, centered Nystr\u00f6m) on %d observations of %d variable%s",
@@ -50,7 +53,9 @@ fit_description.fastkpca_nystrom <- function(x) {
 
 # Lines of print() that only some classes have.
 print_fit_details <- function(x) UseMethod("print_fit_details")
+#' @exportS3Method
 print_fit_details.fastkpca <- function(x) invisible(NULL)
+#' @exportS3Method
 print_fit_details.fastkpca_nystrom <- function(x) {
   cat(sprintf("Landmarks:  %d (%s; rank %d)\n", nrow(x$landmarks), x$landmark_rule,
               x$landmark_rank))
@@ -59,14 +64,17 @@ print_fit_details.fastkpca_nystrom <- function(x) {
 # How the number of components was chosen (and, for the exact fits, by
 # which solver).
 component_rule <- function(x) UseMethod("component_rule")
+#' @exportS3Method
 component_rule.fastkpca <- function(x) {
   if (x$features == 0L) sprintf("eigenvalues above th = %g", x$th)
   else sprintf("features = %d", x$features)
 }
+#' @exportS3Method
 component_rule.fastkpca_exact <- function(x) {
   rule <- if (!is.null(x$variance)) sprintf("variance = %g", x$variance) else NextMethod()
   paste0(rule, "; ", x$solver, " solver")
 }
+#' @exportS3Method
 component_rule.fastkpca_precomputed <- component_rule.fastkpca_exact
 
 # How the data were prepared before the kernel, or NULL if they were not.

@@ -109,7 +109,8 @@ kpca_nystrom <- function(x, kernel, features, th, landmarks, landmark_rule, thre
   chosen <- resolve_landmarks(landmarks, landmark_rule, x, kernel, features, threads)
   program <- kernel_program(kernel)
   basis <- nystrom_landmark_basis(chosen$rows, kernel, features, threads, program)
-  progress <- nystrom_progress(2L * length(row_block_starts(nrow(x), nrow(chosen$rows))))
+  blocks <- ceiling(nrow(x) / block_size(nrow(x), nrow(chosen$rows)))
+  progress <- nystrom_progress(2L * blocks)
   on.exit(progress$close())
   stats <- nystrom_statistics(x, basis, kernel, threads, program, progress$step)
   res <- nystrom_solve(stats, basis, features, th)
@@ -186,18 +187,22 @@ given_landmark_rows <- function(landmarks, x, lo) {
 draw_landmarks <- function(x, m, rule, kernel, threads) {
   index <- switch(rule,
     uniform = sample.int(nrow(x), m),
-    "kmeans++" = {
-      idx <- .Call(C_nystrom_kmeanspp, x, as.integer(m), kernel_program(kernel),
-                   kernel_weights(kernel, x), threads)
-      if (length(idx) < m)
-        stop(sprintf(paste0("'landmarks': k-means++ found only %d rows that differ in ",
-                            "feature space, fewer than the %d asked for"),
-                     length(idx), m), call. = FALSE)
-      idx
-    })
+    "kmeans++" = nystrom_kmeanspp(x, m, kernel))
   rows <- x[index, , drop = FALSE]
   dimnames(rows) <- list(NULL, colnames(x))
   list(rows = rows, rule = rule, index = index)
+}
+
+# m row numbers of x by kernel k-means++ seeding (in C, on one thread: each
+# draw needs the one before), with R's random number generator.
+nystrom_kmeanspp <- function(x, m, kernel) {
+  idx <- .Call(C_nystrom_kmeanspp, x, as.integer(m), kernel_program(kernel),
+               kernel_weights(kernel, x))
+  if (length(idx) < m)
+    stop(sprintf(paste0("'landmarks': k-means++ found only %d rows that differ in ",
+                        "feature space, fewer than the %d asked for"),
+                 length(idx), m), call. = FALSE)
+  idx
 }
 
 # A progress bar for the passes, shown in interactive sessions once the
@@ -225,7 +230,7 @@ nystrom_progress <- function(steps) {
 nystrom_landmark_basis <- function(L, kernel, features, threads,
                                    program = kernel_program(kernel)) {
   weights <- kernel_weights(kernel, L)
-  Kmm <- .Call(C_kernel_gram, L, program, weights, threads)
+  Kmm <- .Call(C_kernel_matrix, L, program, weights, threads)
   e <- eigen(Kmm, symmetric = TRUE)
   keep <- e$values > nystrom_rtol * max(e$values, 0)
   rank <- sum(keep)
@@ -242,24 +247,15 @@ nystrom_landmark_basis <- function(L, kernel, features, threads,
 # (b) The sufficient statistics of the rows of x for the landmarks of
 # basis: list(n, shift, sums = sum_i (k_m(x_i) - shift), cross = the m x m
 # sum_i (k_m(x_i) - shift)(k_m(x_i) - shift)'), summed over row blocks in C
-# (pass 1). Their size does not depend on n; those of two sets of rows add
-# (nystrom_statistics_add()), so a chunk of rows at a time will do.
-# step: called after each block (a progress bar).
+# (pass 1, one .Call). Their size does not depend on n; those of two sets
+# of rows add (nystrom_statistics_add()), so a chunk of rows at a time will
+# do. step: NULL, or a function called after each block (a progress bar).
 nystrom_statistics <- function(x, basis, kernel, threads, program = kernel_program(kernel),
-                               step = function() NULL) {
-  m <- nrow(basis$rows)
-  xweights <- kernel_weights(kernel, x)
-  sums <- numeric(m)
-  cross <- matrix(0, m, m)
-  for (rows in row_block_starts(nrow(x), m)) {
-    part <- .Call(C_nystrom_pass1, x, rows, basis$rows, program, xweights, basis$weights,
-                  basis$shift, threads)
-    sums <- sums + part$sums
-    cross <- cross + part$cross
-    step()
-  }
-  cross[upper.tri(cross)] <- t(cross)[upper.tri(cross)]
-  list(n = nrow(x), shift = basis$shift, sums = sums, cross = cross)
+                               step = NULL) {
+  part <- .Call(C_nystrom_statistics, x, basis$rows, program, kernel_weights(kernel, x),
+                basis$weights, basis$shift, block_size(nrow(x), nrow(basis$rows)), threads,
+                step)
+  list(n = nrow(x), shift = basis$shift, sums = part$sums, cross = part$cross)
 }
 
 # The statistics of two sets of rows together (taken around one shift).
@@ -272,7 +268,8 @@ nystrom_statistics_add <- function(a, b) {
 
 # (c) The small problem from the statistics: mu (the mean kernel row), the
 # covariance of the centered features t(Tm) (K_mn K_nm / n - mu mu') Tm and
-# its leading eigenpairs; alpha = sqrt(n) Tm W, oriented.
+# its leading eigenpairs; alpha = sqrt(n) Tm W, with signs fixed by the one
+# sign rule of every fit (in C, nystrom_alpha in src/nystrom.c).
 nystrom_solve <- function(stats, basis, features, th) {
   n <- stats$n
   dev <- stats$sums / n
@@ -285,7 +282,7 @@ nystrom_solve <- function(stats, basis, features, th) {
     stop(sprintf("no eigenvalue of the centered kernel matrix exceeds 'th' (%g); ", th),
          "lower 'th', set 'features', or check the kernel parameters", call. = FALSE)
   comp <- positive_components(ec$values[seq_len(k)], ec$vectors[, seq_len(k), drop = FALSE])
-  list(eig = comp$values, alpha = orient_signs(sqrt(n) * (Tm %*% comp$vectors)),
+  list(eig = comp$values, alpha = .Call(C_nystrom_alpha, Tm, comp$vectors, as.double(n)),
        mu = nystrom_mu(stats), variance_total = sum(diag(C)))
 }
 
@@ -293,20 +290,12 @@ nystrom_solve <- function(stats, basis, features, th) {
 nystrom_mu <- function(stats) stats$shift + stats$sums / stats$n
 
 # (d) The scores (k_m(z) - mu)' alpha of the rows of z, over row blocks in
-# C (pass 2): the fit's rotated and predict()'s projections alike.
+# C: the fit's rotated (pass 2) and predict()'s projections alike.
 # landmarks: list(rows, weights) (a basis from (a) will do).
 nystrom_score_rows <- function(z, landmarks, kernel, alpha, mu, threads,
-                               program = kernel_program(kernel), step = function() NULL) {
-  offset <- drop(crossprod(mu, alpha))
-  zweights <- kernel_weights(kernel, z)
-  out <- matrix(0, nrow(z), ncol(alpha))
-  for (rows in row_block_starts(nrow(z), nrow(landmarks$rows))) {
-    idx <- rows[1L] + seq_len(rows[2L])
-    out[idx, ] <- .Call(C_nystrom_pass2, z, rows, landmarks$rows, program, zweights,
-                        landmarks$weights, alpha, offset, threads)
-    step()
-  }
-  out
+                               program = kernel_program(kernel), step = NULL) {
+  kernel_project_rows(z, landmarks$rows, kernel, landmarks$weights, alpha,
+                      drop(crossprod(mu, alpha)), NULL, threads, program, step)
 }
 
 # predict() (and preimage()) for a Nystrom fit: the scores of the rows of z.

@@ -73,33 +73,45 @@ predict.fastkpca <- function(object, newdata, ...) {
 
 # The projections of complete new rows (already scaled), block by block.
 project_rows <- function(object, z) UseMethod("project_rows")
+#' @exportS3Method
 project_rows.fastkpca_nystrom <- function(object, z) nystrom_project_rows(object, z)
 
 # Exact and precomputed fits: the centered cross-kernel times alpha,
-# Kz alpha - r (1'alpha) - 1 (c'alpha) + g 1 (1'alpha), without forming it.
-project_rows.fastkpca <- function(object, z) {
-  alpha <- object$alpha
-  alpha_sums <- colSums(alpha)
-  offset <- drop(crossprod(object$kernel_colmeans, alpha)) -
-    object$kernel_mean * alpha_sums
-  cross <- cross_kernel_blocks(object)
-  out <- matrix(0, nrow(z), ncol(alpha))
-  for (rows in row_blocks(nrow(z), nrow(alpha))) {
-    kz <- cross(z[rows, , drop = FALSE])
-    proj <- kz %*% alpha - outer(rowMeans(kz), alpha_sums)
-    out[rows, ] <- sweep(proj, 2L, offset, "-")
-  }
-  out
+# Kz alpha - r (1'alpha) - 1 (c'alpha - g 1'alpha), with r the row means of
+# Kz, c the training kernel's column means and g its mean, without forming
+# the centered Kz.
+#' @exportS3Method
+project_rows.fastkpca_exact <- function(object, z) {
+  terms <- exact_centering_terms(object)
+  kernel_project_rows(z, object$xmatrix, object$kernel, object$kernel_weights,
+                      object$alpha, terms$offset, terms$alpha_sums, object$threads)
 }
 
-# A function of a block of new rows that gives their kernel with the
-# training rows; what does not change between blocks is prepared once.
-cross_kernel_blocks <- function(object) UseMethod("cross_kernel_blocks")
-cross_kernel_blocks.fastkpca_precomputed <- function(object) identity
-cross_kernel_blocks.fastkpca_exact <- function(object) {
-  program <- kernel_program(object$kernel)
-  function(zb) kernel_cross(zb, object$xmatrix, object$kernel, object$threads,
-                            object$kernel_weights, program)
+# A precomputed fit: z is the kernel with the training rows already.
+#' @exportS3Method
+project_rows.fastkpca_precomputed <- function(object, z) {
+  terms <- exact_centering_terms(object)
+  proj <- z %*% object$alpha - outer(rowMeans(z), terms$alpha_sums)
+  sweep(proj, 2L, terms$offset, "-")
+}
+
+exact_centering_terms <- function(object) {
+  alpha_sums <- colSums(object$alpha)
+  list(alpha_sums = alpha_sums,
+       offset = drop(crossprod(object$kernel_colmeans, object$alpha)) -
+         object$kernel_mean * alpha_sums)
+}
+
+# The projections of the rows of z onto components alpha on the rows x (a
+# fit's training rows or landmarks), in C, block by block, with the kernel
+# program and x prepared once: K_z alpha - r alpha_sums' - 1 offset', r the
+# row means of K_z (no r term when alpha_sums is NULL). step: NULL, or a
+# function called after each block.
+kernel_project_rows <- function(z, x, kernel, xweights, alpha, offset, alpha_sums,
+                                threads, program = kernel_program(kernel), step = NULL) {
+  if (nrow(z) == 0L) return(matrix(0, 0L, ncol(alpha)))
+  .Call(C_kernel_project_rows, z, x, program, kernel_weights(kernel, z), xweights, alpha,
+        as.double(offset), alpha_sums, block_size(nrow(z), nrow(x)), threads, step)
 }
 
 # The one rule for blocks of rows: a block's kernel with m rows (training
@@ -111,17 +123,12 @@ block_size <- function(n, m) {
   as.integer(max(1, min(n, size)))
 }
 
-# Blocks of rows as vectors of row numbers, for the blocks taken in R.
+# Blocks of rows as vectors of row numbers (C takes the size itself).
 row_blocks <- function(nz, m) {
   size <- block_size(nz, m)
   split(seq_len(nz), ceiling(seq_len(nz) / size))
 }
 
-# Blocks of rows as c(first row from 0, rows), for the blocks C takes.
-row_block_starts <- function(n, m) {
-  size <- block_size(n, m)
-  lapply(seq.int(0L, n - 1L, by = size), function(s) c(s, min(size, n - s)))
-}
 
 # newdata as a double matrix of the training data's columns, in their order,
 # centered and scaled as the training data were. Missing values stay (they
@@ -129,6 +136,7 @@ row_block_starts <- function(n, m) {
 predict_data_matrix <- function(object, newdata) UseMethod("predict_data_matrix")
 
 # A precomputed fit: newdata is the kernel between new and training rows.
+#' @exportS3Method
 predict_data_matrix.fastkpca_precomputed <- function(object, newdata) {
   m <- nrow(object$alpha)
   z <- as_data_matrix(newdata, "newdata")
@@ -139,6 +147,7 @@ predict_data_matrix.fastkpca_precomputed <- function(object, newdata) {
   z
 }
 
+#' @exportS3Method
 predict_data_matrix.fastkpca <- function(object, newdata) {
   train <- fit_columns(object)
   if (!is.null(object$terms)) {

@@ -202,30 +202,10 @@ kpca_cv <- function(x, kernel = "rbfdot", grid, features, folds = 5,
   if (criterion == "reconstruction")
     for (k in kernels) check_preimage_kernel(k)
 
-  ids <- sort(unique(folds))
-  nf <- length(features)
-  num <- den <- array(0, c(length(kernels), nf, length(ids)))
-  progress <- interactive()
-  if (progress) {
-    bar <- utils::txtProgressBar(0, length(kernels) * length(ids), style = 3)
-    on.exit(close(bar))
-  }
-  for (g in seq_along(kernels)) {
-    for (v in seq_along(ids)) {
-      held <- folds == ids[v]
-      scores <- cv_fold_scores(x[!held, , drop = FALSE], x[held, , drop = FALSE],
-                               kernels[[g]], features, criterion, ridge, ...)
-      num[g, , v] <- scores$num
-      den[g, , v] <- scores$den
-      if (progress) utils::setTxtProgressBar(bar, (g - 1L) * length(ids) + v)
-    }
-  }
-  error <- apply(num, c(1L, 2L), sum) / apply(den, c(1L, 2L), sum)
-  se <- matrix(0, length(kernels), nf)
-  for (g in seq_along(kernels)) for (j in seq_len(nf))
-    se[g, j] <- pooled_se(num[g, j, ] / den[g, j, ], den[g, j, ], error[g, j])
-
-  idx <- expand.grid(features = seq_len(nf), grid = seq_along(kernels))
+  pooled <- cv_errors(x, kernels, features, folds, criterion, ridge, ...)
+  error <- pooled$error
+  se <- pooled$se
+  idx <- expand.grid(features = seq_len(length(features)), grid = seq_along(kernels))
   results <- cbind(spec$params[idx$grid, , drop = FALSE],
                    features = features[idx$features],
                    error = error[cbind(idx$grid, idx$features)],
@@ -327,16 +307,47 @@ cv_grid <- function(grid, kernel, x, kernel_missing) {
   list(kernels = kernels, params = params)
 }
 
+# The pooled cross-validated error and its standard error for each kernel
+# (rows) and number of components (columns): one fit per kernel and fold.
+cv_errors <- function(x, kernels, features, folds, criterion, ridge, ...) {
+  ids <- sort(unique(folds))
+  nf <- length(features)
+  num <- den <- array(0, c(length(kernels), nf, length(ids)))
+  progress <- interactive()
+  if (progress) {
+    bar <- utils::txtProgressBar(0, length(kernels) * length(ids), style = 3)
+    on.exit(close(bar))
+  }
+  for (g in seq_along(kernels)) {
+    for (v in seq_along(ids)) {
+      held <- folds == ids[v]
+      scores <- cv_fold_scores(x[!held, , drop = FALSE], x[held, , drop = FALSE],
+                               kernels[[g]], features, criterion, ridge, ...)
+      num[g, , v] <- scores$num
+      den[g, , v] <- scores$den
+      if (progress) utils::setTxtProgressBar(bar, (g - 1L) * length(ids) + v)
+    }
+  }
+  error <- apply(num, c(1L, 2L), sum) / apply(den, c(1L, 2L), sum)
+  se <- matrix(0, length(kernels), nf)
+  for (g in seq_along(kernels)) for (j in seq_len(nf))
+    se[g, j] <- pooled_se(num[g, j, ] / den[g, j, ], den[g, j, ], error[g, j])
+  list(error = error, se = se)
+}
+
 # One fold: fit on train, score the held-out rows for each number of
 # components. Returns the numerators and denominators of the pooled error.
 cv_fold_scores <- function(train, test, kernel, features, criterion, ridge, ...) {
   fit <- kpca(train, kernel = kernel, features = max(features), ...)
   ntr <- nrow(train)
-  s <- predict(fit, test)
+  z <- predict_data_matrix(fit, test)
+  s <- project_rows(fit, z)
   kept <- ncol(s)
   num <- den <- numeric(length(features))
   if (criterion == "residual") {
-    kcxx <- held_out_kc_diag(fit, test)
+    # kc(x, x) = k(x, x) - 2 mean_j k(x, x_j) + mean(K), with the kernel
+    # centered on the training fold; the row means come with the scores
+    kcxx <- kernel_self(z, fit$kernel) - 2 * attr(s, "row_means") + fit$kernel_mean
     t2 <- s^2 / ntr
     for (j in seq_along(features)) {
       f <- min(features[j], kept)
@@ -356,20 +367,6 @@ cv_fold_scores <- function(train, test, kernel, features, criterion, ridge, ...)
     }
   }
   list(num = num, den = den)
-}
-
-# kc(x, x) = k(x, x) - 2 mean_j k(x, x_j) + mean(K) for the rows of z,
-# with the kernel centered on the fit's training rows; in blocks of rows.
-held_out_kc_diag <- function(fit, z) {
-  z <- apply_scaling(z, fit[["center"]], fit[["scale"]])
-  out <- numeric(nrow(z))
-  for (rows in row_blocks(nrow(z), nrow(fit$xmatrix))) {
-    zb <- z[rows, , drop = FALSE]
-    kz <- kernel_cross(zb, fit$xmatrix, fit$kernel, fit$threads, fit$kernel_weights)
-    out[rows] <- kernel_self(zb, fit$kernel) - 2 * rowMeans(kz) +
-      fit$kernel_mean
-  }
-  out
 }
 
 # Standard error of a pooled ratio from its per-fold values e (weights w).

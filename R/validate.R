@@ -86,7 +86,22 @@ kpca_threads <- function() {
   if (is.na(cores)) 1L else as.integer(min(2L, cores))
 }
 
-check_threads <- function(threads, arg = "threads") check_whole(threads, arg, 1, 1024)
+check_threads <- function(threads, arg = "threads") {
+  check_whole(threads, arg, 1, engine_limits()$threads)
+}
+
+# The limits of the C engine (threads, besseldot's order, kernel powers,
+# solver iterations), written once, in src/fastkpca.h; read once per session.
+engine_limits <- local({
+  limits <- NULL
+  function() {
+    if (is.null(limits)) limits <<- .Call(C_engine_limits)
+    limits
+  }
+})
+
+# A limit as the messages show it: 1e6, not 1e+06.
+format_limit <- function(v) sub("e\\+0*", "e", format(v))
 
 check_no_dots <- function(...) {
   if (...length() > 0L) {
