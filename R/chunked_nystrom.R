@@ -92,7 +92,9 @@ kpca.fastkpca_row_chunks <- function(x, kernel = "rbfdot", kpar = list(sigma = 0
   given <- is.matrix(landmarks) || is.data.frame(landmarks)
   scan <- NULL
   if (!given || isTRUE(center) || isTRUE(scale.)) {
-    scan <- scan_chunks(source, landmarks_cap(landmarks, features), na.action)
+    scan <- scan_chunks(source, landmarks_cap(landmarks, features), na.action,
+                        columns = if (given) colnames(landmarks),
+                        d = if (given) ncol(landmarks))
     source$chunks <- scan$chunks
   }
   columns <- if (given) colnames(landmarks) else scan$columns

@@ -75,6 +75,14 @@ test_that("center and scale. = TRUE come from all chunks, as prcomp() means them
     expect_equal(fit$scale, ref$scale, tolerance = 1e-12)
     expect_lt(rel_diff(unname(fit$eig), unname(ref$eig)), 1e-10)
   }
+  # chunks with an extra column, given landmarks: the moments of their columns
+  L <- scale(x)[1:30, ]
+  extra <- lapply(split_rows(x, c(300, 400)), function(p) data.frame(p, id = "a"))
+  fit <- kpca(row_chunks(extra), kpar = chunk_kpar, features = 4, landmarks = L,
+              center = TRUE, scale. = TRUE)
+  ref <- kpca(x, kpar = chunk_kpar, features = 4, landmarks = L, center = TRUE,
+              scale. = TRUE)
+  expect_lt(rel_diff(unname(fit$eig), unname(ref$eig)), 1e-10)
 })
 
 test_that("files: .rds, .csv and any reader; a file that cannot be read is named", {
