@@ -74,6 +74,7 @@ kern <- function(kernel, ...) {
   if (!is.character(kernel) || length(kernel) != 1L || is.na(kernel))
     stop("'kernel' must be a kernel name, a kernel object or a kernlab kernel",
          call. = FALSE)
+  if (kernel == "stringdot") return(string_kernel(list(...), arg = ""))  # R/string_kernels.R
   if (!kernel %in% kernel_names)
     stop("'kernel' must be one of ", paste(dQuote(kernel_names, FALSE), collapse = ", "),
          ", not ", dQuote(kernel, FALSE), call. = FALSE)
@@ -90,6 +91,7 @@ base_kernel <- function(name, kpar) {
 }
 
 kern_from_kernlab <- function(kernel) {
+  if (inherits(kernel, "stringkernel")) return(kern_from_kernlab_string(kernel))
   name <- kernlab_classes[intersect(class(kernel), names(kernlab_classes))]
   if (length(name) != 1L)
     stop("'kernel' is a kernlab kernel of class \"", class(kernel)[1L],
@@ -215,7 +217,11 @@ format_kernel <- function(k, parent) {
   if (prec < parent) paste0("(", text, ")") else text
 }
 
-format_number <- function(v) format(signif(v, 7L))
+format_number <- function(v) {
+  if (is.character(v)) return(dQuote(v, FALSE))  # a string kernel's type
+  if (is.logical(v)) return(format(v))
+  format(signif(v, 7L))
+}
 
 # The base nodes of a kernel, in the order of a depth-first walk.
 kernel_bases <- function(k) {
@@ -312,6 +318,8 @@ describe_value <- function(w) {
 #'               as.matrix(iris[5:6, 1:4]))
 #' @export
 kernel_matrix <- function(kernel, x, y = NULL, kpar = list(), threads = kpca_threads()) {
+  if (is_string_call(kernel, x))  # R/string_kernels.R
+    return(string_kernel_matrix(kernel, x, y, kpar, missing(kpar), threads))
   if (is.character(kernel) && length(kernel) == 1L && !is.na(kernel) &&
       kernel %in% kernel_names) {
     k <- base_kernel(kernel, resolve_kpar(kernel, kpar))
@@ -352,6 +360,7 @@ check_kernel_tree <- function(k) {
   if (length(k$args) != arity) stop("'kernel' is not a valid kernel object", call. = FALSE)
   switch(k$op,
     base = {
+      if (identical(k$name, "stringdot")) return(invisible(resolve_string_kpar(k$kpar)))
       if (!is.character(k$name) || length(k$name) != 1L || !k$name %in% kernel_names)
         stop("'kernel' has an unknown base kernel", call. = FALSE)
       resolve_kpar(k$name, k$kpar)

@@ -35,8 +35,11 @@ resolve_kernel <- function(kernel, kpar, kpar_missing) {
     if (!kpar_missing)
       stop("'kpar' must not be given with a kernel object: its parameters are ",
            "part of the object", call. = FALSE)
-    return(kern(kernel))
+    k <- kern(kernel)
+    if (uses_strings(k)) string_input_error()  # R/string_kernels.R
+    return(k)
   }
+  if (identical(kernel, "stringdot")) string_input_error()
   if (!is.character(kernel) || length(kernel) != 1L || is.na(kernel))
     stop("'kernel' must be a kernel name, a kernel object from kern() or a kernlab kernel",
          call. = FALSE)

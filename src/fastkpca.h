@@ -14,6 +14,8 @@
  *   preimage.c the linear system of the pre-image map (kernel ridge regression)
  *   ichol.c   kernel ICA: incomplete Cholesky of one source's Gaussian Gram matrix
  *   kica.c    kernel ICA: the KGV and KCCA contrasts and the pairwise rotation search
+ *   string_kernel.c string kernels (kernlab's stringdot types) on character
+ *             vectors, and their algebra: Gram and cross matrices, the fit's fill
  *   init.c    registration
  */
 #ifndef FASTKPCA_H
@@ -154,6 +156,17 @@ SEXP nystrom_pass1(SEXP x, SEXP rows, SEXP landmarks, SEXP kernel, SEXP xweights
 SEXP nystrom_pass2(SEXP x, SEXP rows, SEXP landmarks, SEXP kernel, SEXP xweights,
                    SEXP lweights, SEXP coef, SEXP offset, SEXP threads);
 SEXP nystrom_kmeanspp(SEXP x, SEXP m, SEXP kernel, SEXP weights, SEXP threads);
+
+/* string_kernel.c: string kernels. string_eval_from_R() returns NULL when
+ * the program is not a string kernel's; string_fill_lower() fills the
+ * lower triangle of a fit's n x n buffer. */
+typedef struct string_eval string_eval;
+int is_string_program(SEXP program);
+string_eval *string_eval_from_R(SEXP program, SEXP x, SEXP weights);
+void string_fill_lower(string_eval *e, double *K, int threads);
+SEXP string_kernel_gram(SEXP x, SEXP program, SEXP weights, SEXP threads);
+SEXP string_kernel_cross(SEXP z, SEXP x, SEXP program, SEXP zweights, SEXP xweights,
+                         SEXP threads);
 
 /* Kernel ICA contrasts: the order matches fastkpca:::kica_contrasts in R/kica.R. */
 enum { KICA_KGV = 1, KICA_KCCA = 2 };

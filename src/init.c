@@ -16,6 +16,8 @@ static const R_CallMethodDef call_methods[] = {
     CALLDEF(kica_ichol, 3),
     CALLDEF(kica_contrast, 3),
     CALLDEF(kica_pair_search, 7),
+    CALLDEF(string_kernel_gram, 4),
+    CALLDEF(string_kernel_cross, 6),
     {NULL, NULL, 0}
 };
 
