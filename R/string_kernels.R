@@ -513,7 +513,7 @@ print.fastkpca_string <- function(x, digits = max(3L, getOption("digits") - 3L),
     cat(sprintf("Landmarks:  %d (%s; rank %d)\n", length(x$landmarks), x$landmark_rule,
                 x$landmark_rank))
   k <- length(x$eig)
-  rule <- if (!is.null(x$variance)) sprintf("variance = %g", x$variance)
+  rule <- if (!is.null(x[["variance"]])) sprintf("variance = %g", x[["variance"]])
           else if (x$features == 0L) sprintf("eigenvalues above th = %g", x$th)
           else sprintf("features = %d", x$features)
   cat("Components: ", k, " (", rule, ")\n", sep = "")

@@ -62,9 +62,12 @@ typedef struct {
     int type, length, normalized;
     double lambda;
     int nstr;
-    const int *start, *count_of; /* profile of string s: cls/cnt[start[s]..start[s]+count_of[s]) */
-    const int *cls, *cnt;
+    /* profile of string s at level l: cls[l], cnt[l] from start[s], count_of[l][s] entries */
+    const int *start, **count_of, **cls, **cnt;
+    int nlev;                    /* > 0: a sum of nlev dot products, weights lweight */
+    const double *lweight;
     const int *class_lcp, *class_len; /* lcp with the previous class; common length of a class */
+    const int *class_pos, *walk_text; /* a suffix of each class, in walk_text */
     int nclass;
     const int *block_min, *sparse, *lg; /* range minima of class_lcp */
     int nblock, nlevel;
@@ -278,24 +281,77 @@ static int build_text(SEXP strings, int newline, int **T_out, int **start_out,
     return pos;
 }
 
+/* Profiles at common-prefix cap `cap`: walking the suffixes in sorted
+ * order, a new class starts where the lcp with the previous suffix is below
+ * cap; each string's classes are appended to its profile (sorted, with
+ * counts). only_full: skip suffixes shorter than cap. class_lcp and
+ * class_len (the lcp with the previous class, the common length of a class)
+ * are filled when not NULL. Returns the number of classes. */
+static int profiles_at_cap(const int *p, const int *lcp, int N, const int *owner,
+                           const int *tstart, const int *tlen, int n, int cap,
+                           int only_full, int *cls, int *cnt, int *count_of,
+                           int *class_lcp, int *class_len, int *class_pos, int *wmax)
+{
+    int C = 0;
+    *wmax = 0;
+    for (int s = 0; s < n; s++) count_of[s] = 0;
+    for (int r = 0; r < N; r++) {
+        int pos = p[r], s = owner[pos];
+        int slen = tstart[s] + tlen[s] - pos;     /* 0 for a terminator */
+        if (r == 0 || lcp[r] < cap) {
+            int len = slen < cap ? slen : cap;
+            if (class_lcp) {
+                class_lcp[C] = r == 0 ? 0 : lcp[r];
+                class_len[C] = len;
+                class_pos[C] = pos;
+            }
+            if (len > *wmax) *wmax = len;
+            C++;
+        }
+        if (slen == 0 || (only_full && slen < cap)) continue;
+        int *list = cls + tstart[s], *counts = cnt + tstart[s], k = count_of[s];
+        if (k > 0 && list[k - 1] == C - 1) counts[k - 1]++;
+        else { list[k] = C - 1; counts[k] = 1; count_of[s] = k + 1; }
+    }
+    return C;
+}
+
+/* Bounded types up to this length are sums of dot products of profiles at
+ * each length (about `length` merges of two profiles per value); longer
+ * ones, and the unbounded types, take the walk (one merge, with stacks and
+ * range minima). */
+#define STRING_MAX_LEVELS 16
+
 /* The profiles of all strings for base b (type, length, lambda set). */
 static void build_profiles(string_base *b, SEXP strings)
 {
-    int n = b->nstr, bounded = b->type != STRING_CONSTANT && b->type != STRING_EXPONENTIAL;
-    int cap = bounded ? b->length : INT_MAX;
-    int only_full = b->type == STRING_SPECTRUM || b->type == STRING_STRING;
+    int n = b->nstr, len = b->length, type = b->type;
     int *T, *tstart, *tlen, K;
-    int N = build_text(strings, type_adds_newline(b->type), &T, &tstart, &tlen, &K);
+    int N = build_text(strings, type_adds_newline(type), &T, &tstart, &tlen, &K);
+    int single = type == STRING_SPECTRUM || type == STRING_STRING;
+    int bounded = type != STRING_CONSTANT && type != STRING_EXPONENTIAL;
+    b->nlev = single ? 1 : bounded && len <= STRING_MAX_LEVELS ? len : 0;
 
     /* what the kernel keeps */
-    int *cls = (int *) R_alloc((size_t) N + 1, sizeof(int));
-    int *cnt = (int *) R_alloc((size_t) N + 1, sizeof(int));
-    int *class_lcp = (int *) R_alloc((size_t) N + 1, sizeof(int));
-    int *class_len = (int *) R_alloc((size_t) N + 1, sizeof(int));
-    int *count_of = (int *) R_alloc((size_t) n + 1, sizeof(int));
     int *owner = (int *) R_alloc((size_t) N + 1, sizeof(int));
     for (int s = 0; s < n; s++)
         for (int i = tstart[s]; i <= tstart[s] + tlen[s]; i++) owner[i] = s;
+    int levels = b->nlev > 0 ? b->nlev : 1;
+    int **cls = (int **) R_alloc((size_t) levels, sizeof(int *));
+    int **cnt = (int **) R_alloc((size_t) levels, sizeof(int *));
+    int **count_of = (int **) R_alloc((size_t) levels, sizeof(int *));
+    double *lweight = (double *) R_alloc((size_t) levels, sizeof(double));
+    for (int l = 0; l < levels; l++) {
+        cls[l] = (int *) R_alloc((size_t) N + 1, sizeof(int));
+        cnt[l] = (int *) R_alloc((size_t) N + 1, sizeof(int));
+        count_of[l] = (int *) R_alloc((size_t) n + 1, sizeof(int));
+    }
+    int *class_lcp = NULL, *class_len = NULL, *class_pos = NULL;
+    if (b->nlev == 0) {
+        class_lcp = (int *) R_alloc((size_t) N + 1, sizeof(int));
+        class_len = (int *) R_alloc((size_t) N + 1, sizeof(int));
+        class_pos = (int *) R_alloc((size_t) N + 1, sizeof(int));
+    }
 
     const void *vmax = vmaxget();   /* the scratch below is released at the end */
     int size = K > N ? K : N;
@@ -308,32 +364,33 @@ static void build_profiles(string_base *b, SEXP strings)
     int *lcp = pn; /* pn and cn are free now */
     lcp_array(T, N, p, cn, lcp);
 
-    /* classes in suffix order, appended to their strings' profiles */
-    int C = 0, wmax = 0;
-    for (int s = 0; s < n; s++) count_of[s] = 0;
-    for (int r = 0; r < N; r++) {
-        int pos = p[r], s = owner[pos];
-        int slen = tstart[s] + tlen[s] - pos;     /* 0 for a terminator */
-        if (r == 0 || lcp[r] < cap) {
-            class_lcp[C] = r == 0 ? 0 : lcp[r];
-            class_len[C] = slen < cap ? slen : cap;
-            if (class_len[C] > wmax) wmax = class_len[C];
-            C++;
+    int wmax = 0;
+    if (b->nlev == 0) {
+        int cap = bounded ? len : INT_MAX;
+        b->nclass = profiles_at_cap(p, lcp, N, owner, tstart, tlen, n, cap, 0, cls[0],
+                                    cnt[0], count_of[0], class_lcp, class_len, class_pos,
+                                    &wmax);
+    } else {
+        for (int l = 0; l < levels; l++) {
+            int cap = single ? len : l + 1, ignored;
+            profiles_at_cap(p, lcp, N, owner, tstart, tlen, n, cap, 1, cls[l], cnt[l],
+                            count_of[l], NULL, NULL, NULL, &ignored);
         }
-        if (slen == 0 || (only_full && slen < cap)) continue;
-        int *list = cls + tstart[s], *counts = cnt + tstart[s], k = count_of[s];
-        if (k > 0 && list[k - 1] == C - 1) counts[k - 1]++;
-        else { list[k] = C - 1; counts[k] = 1; count_of[s] = k + 1; }
+        wmax = len;
     }
     vmaxset(vmax);
 
+    b->W = weight_table(type, len, b->lambda, wmax);
+    for (int l = 0; l < levels; l++)
+        lweight[l] = single ? b->W[len] : b->W[l + 1] - b->W[l];
     int max_profile = 0;
-    for (int s = 0; s < n; s++) if (count_of[s] > max_profile) max_profile = count_of[s];
-    b->start = tstart; b->count_of = count_of; b->cls = cls; b->cnt = cnt;
-    b->class_lcp = class_lcp; b->class_len = class_len; b->nclass = C;
+    for (int s = 0; s < n; s++) if (count_of[0][s] > max_profile) max_profile = count_of[0][s];
+    b->start = tstart; b->count_of = (const int **) count_of;
+    b->cls = (const int **) cls; b->cnt = (const int **) cnt; b->lweight = lweight;
+    b->class_lcp = class_lcp; b->class_len = class_len;
+    b->class_pos = class_pos; b->walk_text = T;
     b->wmax = wmax; b->max_profile = max_profile;
-    b->W = weight_table(b->type, b->length, b->lambda, wmax);
-    if (!only_full) rmq_build(b, class_lcp);
+    if (b->nlev == 0) rmq_build(b, class_lcp);
 }
 
 /* ---- one kernel value ---------------------------------------------------- */
@@ -346,18 +403,24 @@ typedef struct {
     double *dp;
 } pair_scratch;
 
-static double profile_dot(const string_base *b, int x, int y)
+/* sum over levels of the level's weight times the dot product of the two
+ * profiles at that level */
+static double profile_dots(const string_base *b, int x, int y)
 {
-    const int *cx = b->cls + b->start[x], *nx = b->cnt + b->start[x];
-    const int *cy = b->cls + b->start[y], *ny = b->cnt + b->start[y];
-    int lx = b->count_of[x], ly = b->count_of[y], i = 0, j = 0;
-    double sum = 0.0;
-    while (i < lx && j < ly) {
-        if (cx[i] < cy[j]) i++;
-        else if (cx[i] > cy[j]) j++;
-        else { sum += (double) nx[i] * ny[j]; i++; j++; }
+    double total = 0.0;
+    for (int l = 0; l < b->nlev; l++) {
+        const int *cx = b->cls[l] + b->start[x], *nx = b->cnt[l] + b->start[x];
+        const int *cy = b->cls[l] + b->start[y], *ny = b->cnt[l] + b->start[y];
+        int lx = b->count_of[l][x], ly = b->count_of[l][y], i = 0, j = 0;
+        double sum = 0.0;
+        while (i < lx && j < ly) {
+            if (cx[i] < cy[j]) i++;
+            else if (cx[i] > cy[j]) j++;
+            else { sum += (double) nx[i] * ny[j]; i++; j++; }
+        }
+        total += sum * b->lweight[l];
     }
-    return sum * b->W[b->length];
+    return total;
 }
 
 /* Clamp a stack to common prefix h: entries at or above h merge into one. */
@@ -378,13 +441,30 @@ static inline void clamp_stack(int *hs, double *cs, int *top, double *sum, int h
     }
 }
 
+/* Characters compared directly before a range-minimum query: common
+ * prefixes of neighbouring suffixes are short in most text, and a few
+ * comparisons cost less than the query. */
+#define STRING_DIRECT_LCP 24
+
+/* The common prefix (capped at the classes' common length) of classes
+ * c1 < c2. Terminators are unique, so comparing stops at a string's end. */
+static inline int class_lcp_of(const string_base *b, int c1, int c2)
+{
+    const int *u = b->walk_text + b->class_pos[c1], *v = b->walk_text + b->class_pos[c2];
+    int cap = b->class_len[c1] < b->class_len[c2] ? b->class_len[c1] : b->class_len[c2];
+    int lim = cap < STRING_DIRECT_LCP ? cap : STRING_DIRECT_LCP;
+    for (int k = 0; k < lim; k++) if (u[k] != v[k]) return k;
+    if (lim == cap) return cap;
+    return rmq(b, c1 + 1, c2);
+}
+
 /* sum over suffixes i of x and j of y of W(lcp(i, j)), by one walk through
  * the two sorted profiles. */
 static double profile_walk(const string_base *b, int x, int y, pair_scratch *ws)
 {
-    const int *cl[2] = {b->cls + b->start[x], b->cls + b->start[y]};
-    const int *nm[2] = {b->cnt + b->start[x], b->cnt + b->start[y]};
-    int len[2] = {b->count_of[x], b->count_of[y]}, at[2] = {0, 0}, top[2] = {0, 0};
+    const int *cl[2] = {b->cls[0] + b->start[x], b->cls[0] + b->start[y]};
+    const int *nm[2] = {b->cnt[0] + b->start[x], b->cnt[0] + b->start[y]};
+    int len[2] = {b->count_of[0][x], b->count_of[0][y]}, at[2] = {0, 0}, top[2] = {0, 0};
     double sum[2] = {0.0, 0.0}, total = 0.0;
     int prev = -1;
     const double *W = b->W;
@@ -393,7 +473,7 @@ static double profile_walk(const string_base *b, int x, int y, pair_scratch *ws)
         int c = cl[side][at[side]];
         double count = nm[side][at[side]];
         if (prev >= 0) {
-            int h = c == prev ? b->class_len[c] : rmq(b, prev + 1, c);
+            int h = c == prev ? b->class_len[c] : class_lcp_of(b, prev, c);
             clamp_stack(ws->h[0], ws->c[0], top, sum, h, W);
             clamp_stack(ws->h[1], ws->c[1], top + 1, sum + 1, h, W);
         }
@@ -447,7 +527,7 @@ static double subsequence_value(const string_base *b, int x, int y, double *dp)
 static double base_raw(const string_base *b, int x, int y, pair_scratch *ws)
 {
     if (b->type == STRING_SEQUENCE) return subsequence_value(b, x, y, ws->dp);
-    if (b->type == STRING_SPECTRUM || b->type == STRING_STRING) return profile_dot(b, x, y);
+    if (b->nlev > 0) return profile_dots(b, x, y);
     return profile_walk(b, x, y, ws);
 }
 
