@@ -38,10 +38,15 @@ cases <- list(
   list(type = "sequence", n = if (quick) 10L else 20L, length = 3, lambda = 0.5)
 )
 
+# elapsed seconds, and the process's CPU seconds (user + system) as the
+# attribute "cpu": on a loaded machine the CPU time of a one-thread run is
+# the steadier measure
 elapsed <- function(expr) {
   gc(FALSE)
-  system.time(expr)[["elapsed"]]
+  t <- system.time(expr)
+  structure(t[["elapsed"]], cpu = t[["user.self"]] + t[["sys.self"]])
 }
+cpu <- function(t) attr(t, "cpu")
 
 threads <- kpca_threads()
 rows <- lapply(cases, function(cs) {
@@ -51,16 +56,18 @@ rows <- lapply(cases, function(cs) {
   t_kl <- elapsed(K_kl <- kernlab::kernelMatrix(kl, as.list(x)))
   t_1 <- elapsed(K_1 <- kernel_matrix(fk, x, threads = 1L))
   t_t <- if (threads > 1L) elapsed(kernel_matrix(fk, x, threads = threads)) else t_1
-  row <- data.frame(type = cs$type, n = cs$n, kernlab_s = t_kl, fastkpca_1thread_s = t_1,
-                    fastkpca_threads_s = t_t, ratio_1thread = t_kl / t_1,
-                    ratio_threads = t_kl / t_t,
+  row <- data.frame(type = cs$type, n = cs$n, kernlab_s = c(t_kl), fastkpca_1thread_s = c(t_1),
+                    fastkpca_threads_s = c(t_t), ratio_1thread = c(t_kl / t_1),
+                    ratio_threads = c(t_kl / t_t),
+                    kernlab_cpu_s = cpu(t_kl), fastkpca_1thread_cpu_s = cpu(t_1),
+                    ratio_cpu_1thread = cpu(t_kl) / cpu(t_1),
                     max_abs_diff = max(abs(unclass(K_kl) - K_1)))
   print(row, digits = 3, row.names = FALSE)
   row
 })
 table <- do.call(rbind, rows)
-cat(sprintf("\nkernel_matrix() on DNA strings of 200 to 1000 characters (stringdot, length 4; sequence: length 3); threads = %d\n",
-            threads))
+cat(sprintf(paste0("\nkernel_matrix() on DNA strings of 200 to 1000 characters ",
+                   "(stringdot, length 4; sequence: length 3); threads = %d\n"), threads))
 print(table, digits = 3, row.names = FALSE)
 
 # kernel PCA on the same strings: the exact fit (one n x n buffer) and a
@@ -69,6 +76,6 @@ n <- length(strings)
 t_exact <- elapsed(fit <- fastkpca::kpca(strings, kpar = list(length = 4), features = 5))
 t_nys <- elapsed(fitn <- fastkpca::kpca(strings, kpar = list(length = 4), features = 5, landmarks = 200))
 cat(sprintf("\nkpca() on %d strings, spectrum length 4, 5 components: exact %.2f s, Nystrom (200 landmarks) %.2f s\n",
-            n, t_exact, t_nys))
+            n, c(t_exact), c(t_nys)))
 cat("leading eigenvalues, exact:   ", format(fit$eig, digits = 4), "\n")
 cat("leading eigenvalues, Nystrom: ", format(fitn$eig, digits = 4), "\n")

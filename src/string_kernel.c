@@ -700,6 +700,7 @@ static pair_scratch *scratch_alloc(const string_eval *e, int threads)
 /* Profiles and self values of every base kernel. */
 static void string_eval_prepare(string_eval *e, int threads)
 {
+    if (e->n == 0) return;  /* nothing to index */
     for (int k = 0; k < e->nbase; k++) {
         string_base *b = e->bases + k;
         b->nstr = e->n;
