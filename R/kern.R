@@ -318,7 +318,7 @@ describe_value <- function(w) {
 #'               as.matrix(iris[5:6, 1:4]))
 #' @export
 kernel_matrix <- function(kernel, x, y = NULL, kpar = list(), threads = kpca_threads()) {
-  if (is_string_call(kernel, x))  # R/string_kernels.R
+  if (is_string_kernel_spec(kernel))  # R/string_kernels.R
     return(string_kernel_matrix(kernel, x, y, kpar, missing(kpar), threads))
   if (is.character(kernel) && length(kernel) == 1L && !is.na(kernel) &&
       kernel %in% kernel_names) {

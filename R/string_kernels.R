@@ -257,10 +257,12 @@ string_kernel_cross <- function(z, x, kernel, threads, xweights = string_weights
         xweights, as.integer(threads))
 }
 
-# Whether a kernel_matrix() call is about strings (kernel or data).
-is_string_call <- function(kernel, x) {
-  is.character(x) || (is.list(x) && !is.data.frame(x)) ||
-    identical(kernel, "stringdot") || inherits(kernel, "stringkernel") ||
+# Whether a kernel specification is a string kernel ("stringdot", kernlab's
+# stringdot() or a kernel object of string kernels): kernel_matrix() and
+# kpca() on character input take the string path for those, and the
+# numeric path (with its errors for non-numeric data) for the others.
+is_string_kernel_spec <- function(kernel) {
+  identical(kernel, "stringdot") || inherits(kernel, "stringkernel") ||
     (is_kernel(kernel) && uses_strings(kernel))
 }
 
@@ -287,7 +289,9 @@ string_kernel_matrix <- function(kernel, x, y, kpar, kpar_missing, threads) {
 
 #' @rdname stringdot
 #' @param x For `kpca()`, a character vector, or a list of character
-#'   vectors; for `print()`, a fit.
+#'   vectors; for `print()`, a fit. A character matrix, a list without
+#'   strings, or a `kernel` that is not a string kernel go to the default
+#'   method (which takes numbers).
 #' @param kernel A string kernel: `"stringdot"` (with `kpar`), a kernel
 #'   object from `stringdot()` or combinations of them, or kernlab's
 #'   `stringdot()` object.
@@ -304,12 +308,15 @@ kpca.character <- function(x, kernel = "stringdot", kpar = list(length = 4, lamb
                            solver = c("auto", "exact", "iterative"),
                            threads = kpca_threads(), control = list(), variance = NULL,
                            landmarks = NULL, ...) {
-  check_no_dots(...)
   call <- match.call()
+  if (!is.null(dim(x)) || (!missing(kernel) && !is_string_kernel_spec(kernel))) {
+    # a character matrix, or a kernel on numbers: the default method (and
+    # its errors for data that are not numeric)
+    call[[1L]] <- kpca.default
+    return(eval(call, parent.frame()))
+  }
+  check_no_dots(...)
   call[[1L]] <- as.name("kpca")
-  if (!is.null(dim(x)))
-    stop("'x' is a character matrix: give a character vector or a list of strings",
-         call. = FALSE)
   kernel <- resolve_string_kernel(kernel, kpar, missing(kpar))
   x <- apply_string_na_action(as_strings(x, "x"), na.action)
   removed <- attr(x, "na.action")
@@ -339,6 +346,8 @@ kpca.character <- function(x, kernel = "stringdot", kpar = list(length = 4, lamb
 #' @rdname stringdot
 #' @export
 kpca.list <- function(x, ...) {
+  # a list without strings is numeric data for the default method
+  if (!any(vapply(x, is.character, NA))) return(kpca.default(x, ...))
   fit <- kpca.character(as_strings(x, "x"), ...)
   call <- match.call()
   call[[1L]] <- as.name("kpca")
