@@ -64,10 +64,12 @@ typedef struct {
     int nstr;
     /* profile of string s at level l: cls[l], cnt[l] from start[s], count_of[l][s] entries */
     const int *start, **count_of, **cls, **cnt;
+    const int *text_len_walk;    /* string lengths in walk_text, without terminators */
     int nlev;                    /* > 0: a sum of nlev dot products, weights lweight */
     const double *lweight;
     const int *class_lcp, *class_len; /* lcp with the previous class; common length of a class */
-    const int *class_pos, *walk_text; /* a suffix of each class, in walk_text */
+    const int *walk_pos, *walk_text;  /* the walk: a suffix of each profile entry, in walk_text */
+    int cap;                          /* the walk's cap on common prefixes */
     int nclass;
     const int *block_min, *sparse, *lg; /* range minima of class_lcp */
     int nblock, nlevel;
@@ -290,7 +292,7 @@ static int build_text(SEXP strings, int newline, int **T_out, int **start_out,
 static int profiles_at_cap(const int *p, const int *lcp, int N, const int *owner,
                            const int *tstart, const int *tlen, int n, int cap,
                            int only_full, int *cls, int *cnt, int *count_of,
-                           int *class_lcp, int *class_len, int *class_pos, int *wmax)
+                           int *class_lcp, int *class_len, int *entry_pos, int *wmax)
 {
     int C = 0;
     *wmax = 0;
@@ -300,18 +302,17 @@ static int profiles_at_cap(const int *p, const int *lcp, int N, const int *owner
         int slen = tstart[s] + tlen[s] - pos;     /* 0 for a terminator */
         if (r == 0 || lcp[r] < cap) {
             int len = slen < cap ? slen : cap;
-            if (class_lcp) {
-                class_lcp[C] = r == 0 ? 0 : lcp[r];
-                class_len[C] = len;
-                class_pos[C] = pos;
-            }
+            if (class_lcp) { class_lcp[C] = r == 0 ? 0 : lcp[r]; class_len[C] = len; }
             if (len > *wmax) *wmax = len;
             C++;
         }
         if (slen == 0 || (only_full && slen < cap)) continue;
         int *list = cls + tstart[s], *counts = cnt + tstart[s], k = count_of[s];
         if (k > 0 && list[k - 1] == C - 1) counts[k - 1]++;
-        else { list[k] = C - 1; counts[k] = 1; count_of[s] = k + 1; }
+        else {
+            list[k] = C - 1; counts[k] = 1; count_of[s] = k + 1;
+            if (entry_pos) entry_pos[tstart[s] + k] = pos;
+        }
     }
     return C;
 }
@@ -346,11 +347,11 @@ static void build_profiles(string_base *b, SEXP strings)
         cnt[l] = (int *) R_alloc((size_t) N + 1, sizeof(int));
         count_of[l] = (int *) R_alloc((size_t) n + 1, sizeof(int));
     }
-    int *class_lcp = NULL, *class_len = NULL, *class_pos = NULL;
+    int *class_lcp = NULL, *class_len = NULL, *entry_pos = NULL;
     if (b->nlev == 0) {
         class_lcp = (int *) R_alloc((size_t) N + 1, sizeof(int));
         class_len = (int *) R_alloc((size_t) N + 1, sizeof(int));
-        class_pos = (int *) R_alloc((size_t) N + 1, sizeof(int));
+        entry_pos = (int *) R_alloc((size_t) N + 1, sizeof(int));
     }
 
     const void *vmax = vmaxget();   /* the scratch below is released at the end */
@@ -368,7 +369,7 @@ static void build_profiles(string_base *b, SEXP strings)
     if (b->nlev == 0) {
         int cap = bounded ? len : INT_MAX;
         b->nclass = profiles_at_cap(p, lcp, N, owner, tstart, tlen, n, cap, 0, cls[0],
-                                    cnt[0], count_of[0], class_lcp, class_len, class_pos,
+                                    cnt[0], count_of[0], class_lcp, class_len, entry_pos,
                                     &wmax);
     } else {
         for (int l = 0; l < levels; l++) {
@@ -388,7 +389,8 @@ static void build_profiles(string_base *b, SEXP strings)
     b->start = tstart; b->count_of = (const int **) count_of;
     b->cls = (const int **) cls; b->cnt = (const int **) cnt; b->lweight = lweight;
     b->class_lcp = class_lcp; b->class_len = class_len;
-    b->class_pos = class_pos; b->walk_text = T;
+    b->walk_pos = entry_pos; b->walk_text = T; b->text_len_walk = tlen;
+    b->cap = bounded ? len : INT_MAX;
     b->wmax = wmax; b->max_profile = max_profile;
     if (b->nlev == 0) rmq_build(b, class_lcp);
 }
@@ -446,14 +448,17 @@ static inline void clamp_stack(int *hs, double *cs, int *top, double *sum, int h
  * comparisons cost less than the query. */
 #define STRING_DIRECT_LCP 24
 
-/* The common prefix (capped at the classes' common length) of classes
- * c1 < c2. Terminators are unique, so comparing stops at a string's end. */
-static inline int class_lcp_of(const string_base *b, int c1, int c2)
+/* The common prefix of two suffixes at text positions u and v, of lengths
+ * lu and lv (each capped already), classes c1 < c2: compared directly (the
+ * suffixes lie in the two strings' own text, close in memory), and by a
+ * range-minimum query past STRING_DIRECT_LCP characters. */
+static inline int suffix_lcp(const string_base *b, int u, int lu, int v, int lv, int c1,
+                             int c2)
 {
-    const int *u = b->walk_text + b->class_pos[c1], *v = b->walk_text + b->class_pos[c2];
-    int cap = b->class_len[c1] < b->class_len[c2] ? b->class_len[c1] : b->class_len[c2];
+    const int *tu = b->walk_text + u, *tv = b->walk_text + v;
+    int cap = lu < lv ? lu : lv;
     int lim = cap < STRING_DIRECT_LCP ? cap : STRING_DIRECT_LCP;
-    for (int k = 0; k < lim; k++) if (u[k] != v[k]) return k;
+    for (int k = 0; k < lim; k++) if (tu[k] != tv[k]) return k;
     if (lim == cap) return cap;
     return rmq(b, c1 + 1, c2);
 }
@@ -463,6 +468,10 @@ static inline int class_lcp_of(const string_base *b, int c1, int c2)
 static double profile_walk(const string_base *b, int x, int y, pair_scratch *ws)
 {
     const int *cl[2] = {b->cls[0] + b->start[x], b->cls[0] + b->start[y]};
+    const int *ps[2] = {b->walk_pos + b->start[x], b->walk_pos + b->start[y]};
+    /* a suffix's length (before its terminator) is its string's end minus its position */
+    int end[2] = {b->start[x] + b->text_len_walk[x], b->start[y] + b->text_len_walk[y]};
+    int prev_pos = 0, prev_len = 0;
     const int *nm[2] = {b->cnt[0] + b->start[x], b->cnt[0] + b->start[y]};
     int len[2] = {b->count_of[0][x], b->count_of[0][y]}, at[2] = {0, 0}, top[2] = {0, 0};
     double sum[2] = {0.0, 0.0}, total = 0.0;
@@ -470,10 +479,12 @@ static double profile_walk(const string_base *b, int x, int y, pair_scratch *ws)
     const double *W = b->W;
     while (at[0] < len[0] || at[1] < len[1]) {
         int side = at[1] >= len[1] || (at[0] < len[0] && cl[0][at[0]] <= cl[1][at[1]]) ? 0 : 1;
-        int c = cl[side][at[side]];
+        int c = cl[side][at[side]], pos = ps[side][at[side]];
+        int slen = end[side] - pos;
+        if (slen > b->cap) slen = b->cap;
         double count = nm[side][at[side]];
         if (prev >= 0) {
-            int h = c == prev ? b->class_len[c] : class_lcp_of(b, prev, c);
+            int h = c == prev ? slen : suffix_lcp(b, prev_pos, prev_len, pos, slen, prev, c);
             clamp_stack(ws->h[0], ws->c[0], top, sum, h, W);
             clamp_stack(ws->h[1], ws->c[1], top + 1, sum + 1, h, W);
         }
@@ -483,6 +494,8 @@ static double profile_walk(const string_base *b, int x, int y, pair_scratch *ws)
         top[side]++;
         at[side]++;
         prev = c;
+        prev_pos = pos;
+        prev_len = slen;
     }
     return total;
 }
