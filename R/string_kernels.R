@@ -530,3 +530,10 @@ print.fastkpca_string <- function(x, digits = max(3L, getOption("digits") - 3L),
   print(utils::head(x$eig, 10L), digits = digits)
   invisible(x)
 }
+
+#' @rdname stringdot
+#' @export
+preimage.fastkpca_string <- function(object, ...) {
+  stop("'object' is a fit on strings: pre-images are defined for numeric data only",
+       call. = FALSE)
+}

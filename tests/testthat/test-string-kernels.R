@@ -250,6 +250,7 @@ test_that("bad input to string kernels gives errors that name the argument", {
   expect_error(kpca(list(1, 2, 3), kernel = stringdot()), "'x' must be a character vector or a list of strings")
   expect_error(kpca(x, kernel = stringdot(), kpar = list(length = 3)), "'kpar' must not be given")
   fit <- kpca(x, features = 1)
+  expect_error(preimage(fit, fit$rotated), "'object' is a fit on strings")
   expect_error(predict(fit, list(1, "acgt")), "'newdata' must be a list of character strings")
   expect_error(predict(fit, matrix(1, 2, 2)), "'newdata' must be a character vector")
 })
