@@ -336,7 +336,7 @@ kpca.character <- function(x, kernel = "stringdot", kpar = list(length = 4, lamb
   settings <- solver_control(control, n, features)
   check_memory(n, features)
   weights <- string_weights(kernel, x)
-  res <- .Call(C_kpca_fit, x, string_program(kernel), weights, features, th,
+  res <- .Call(C_kpca_exact, x, string_program(kernel), weights, features, th,
                solver_codes[[solver]], threads, settings,
                if (is.null(variance)) 0 else variance)
   string_exact_fit(res, x, kernel, weights, features, th, solver, threads, variance,
@@ -355,40 +355,45 @@ kpca.list <- function(x, ...) {
   fit
 }
 
-# The exact fit on strings from C_kpca_fit's result, as kpca.default builds
-# its fits (the components, their signs, the scores).
+# The exact fit on strings from C_kpca_exact's result: the components as
+# kpca_exact() (R/kpca.R) makes them, the fit by the exact fit's
+# constructor, marked as a fit on strings.
 string_exact_fit <- function(res, x, kernel, weights, features, th, solver, threads,
                              variance, call, removed) {
-  n <- length(x)
   if (!res$converged)
     warning(sprintf(paste0("the iterative solver did not converge in %d restarts ",
                            "(largest relative residual %.2g); increase control$maxit ",
                            "or use solver = \"exact\""), res$restarts, res$residual),
             call. = FALSE)
-  if (features == 0L && length(res$values) == 0L)
-    stop(sprintf("no eigenvalue of the centered kernel matrix exceeds 'th' (%g); ", th),
-         "lower 'th', set 'features', or check the kernel parameters", call. = FALSE)
-  comp <- positive_components(res$values, res$vectors)
-  vectors <- orient_signs(comp$vectors)
-  eig <- comp$values
-  labels <- paste0("Comp.", seq_along(eig))
-  names(eig) <- labels
-  alpha <- sweep(vectors, 2L, sqrt(eig), "/")
-  rotated <- sweep(vectors, 2L, n * sqrt(eig), "*")
-  dimnames(alpha) <- list(NULL, labels)
-  dimnames(rotated) <- list(names(x), labels)
-  structure(list(
-    alpha = alpha, eig = eig, rotated = stats::napredict(removed, rotated),
-    kernel = kernel, kpar = kernel_kpar(kernel), xmatrix = x,
-    kernel_weights = weights, center = FALSE, scale = FALSE,
-    kernel_colmeans = res$colmeans, kernel_mean = res$grand_mean,
-    variance_total = res$variance_total,
-    features = if (is.null(variance)) features else length(eig), variance = variance,
-    th = th, solver = solver, threads = threads,
-    iterations = if (solver == "iterative") res$restarts,
-    call = call, na.action = removed
-  ), class = c("fastkpca_string", "fastkpca"))
+  comp <- exact_components(res, length(x), th, features, names(x), removed)
+  fit <- new_fastkpca_exact(
+    comp$alpha, comp$eig, comp$rotated, kernel, kernel_kpar(kernel),
+    if (is.null(variance)) features else length(comp$eig), th, threads,
+    res$variance_total, FALSE, FALSE, call, removed, unname(x), weights, res$colmeans,
+    res$grand_mean, solver, if (solver == "iterative") res$restarts, variance)
+  validate_fastkpca_string(new_fastkpca_string(fit))
 }
+
+# A fit on strings: an exact or Nystrom fit whose training rows (xmatrix,
+# landmarks) are strings, with the class "fastkpca_string" first, so that
+# predict() and print() take strings.
+new_fastkpca_string <- function(fit) {
+  structure(fit, class = c("fastkpca_string", class(fit)))
+}
+
+validate_fastkpca_string <- function(x) {
+  validate_fastkpca_common(x)
+  m <- nrow(x$alpha)
+  rows <- if (inherits(x, "fastkpca_nystrom")) x$landmarks else x$xmatrix
+  if (!is.character(rows) || length(rows) != m || anyNA(rows))
+    invalid_fit(sprintf("its strings must be a character vector of %d strings", m))
+  if (!is_kernel(x$kernel) || !uses_strings(x$kernel))
+    invalid_fit("'kernel' must be a string kernel")
+  invisible(x)
+}
+
+#' @exportS3Method
+check_fit.fastkpca_string <- function(object) validate_fastkpca_string(object)
 
 # The landmark strings a `landmarks` argument means: list(rows, rule, index).
 resolve_string_landmarks <- function(landmarks, x, features) {
@@ -413,17 +418,46 @@ resolve_string_landmarks <- function(landmarks, x, features) {
   list(rows = unname(rows), rule = "given", index = NULL)
 }
 
-# Centered Nystrom kernel PCA on strings: the steps of nystrom_fit()
-# (R/nystrom.R), with the kernel between a block of strings and the
-# landmarks from src/string_kernel.c.
+# Centered Nystrom kernel PCA on strings: the steps of kpca_nystrom()
+# (R/nystrom.R), with the kernels between strings from src/string_kernel.c:
+# (a) the landmark basis, (b) the sufficient statistics over blocks of
+# strings, (c) nystrom_solve() itself, (d) the scores block by block.
 kpca_string_nystrom <- function(x, kernel, features, th, landmarks, threads, call,
                                 removed) {
   chosen <- resolve_string_landmarks(landmarks, x, features)
-  L <- chosen$rows
-  n <- length(x)
-  m <- length(L)
-  lweights <- string_weights(kernel, L)
-  Kmm <- string_kernel_gram(L, kernel, threads, lweights)
+  basis <- string_landmark_basis(chosen$rows, kernel, features, threads)
+  blocks <- string_blocks(length(x), length(chosen$rows))
+  stats <- list(n = length(x), shift = basis$shift, sums = numeric(length(basis$shift)),
+                cross = matrix(0, length(basis$shift), length(basis$shift)))
+  for (idx in blocks) {
+    D <- sweep(string_kernel_cross(x[idx], basis$rows, kernel, threads, basis$weights),
+               2L, basis$shift, "-")
+    stats$sums <- stats$sums + colSums(D)
+    stats$cross <- stats$cross + crossprod(D)
+  }
+  res <- nystrom_solve(stats, basis, features, th)
+  labels <- paste0("Comp.", seq_along(res$eig))
+  names(res$eig) <- labels
+  dimnames(res$alpha) <- list(NULL, labels)
+  offset <- drop(crossprod(res$mu, res$alpha))
+  rotated <- matrix(0, length(x), ncol(res$alpha), dimnames = list(names(x), labels))
+  for (idx in blocks)
+    rotated[idx, ] <- sweep(string_kernel_cross(x[idx], basis$rows, kernel, threads,
+                                                basis$weights) %*% res$alpha,
+                            2L, offset, "-")
+  fit <- new_fastkpca_nystrom(
+    res$alpha, res$eig, stats::napredict(removed, rotated), kernel, kernel_kpar(kernel),
+    features, th, threads, res$variance_total, FALSE, FALSE, call, removed,
+    landmarks = basis$rows, landmark_rule = chosen$rule, landmark_rows = chosen$index,
+    landmark_rank = basis$rank, kernel_weights = basis$weights, statistics = stats)
+  validate_fastkpca_string(new_fastkpca_string(fit))
+}
+
+# (a) of kpca_string_nystrom(): as nystrom_landmark_basis() (R/nystrom.R),
+# with the string kernel matrix of the landmark strings.
+string_landmark_basis <- function(L, kernel, features, threads) {
+  weights <- string_weights(kernel, L)
+  Kmm <- string_kernel_gram(L, kernel, threads, weights)
   e <- eigen(Kmm, symmetric = TRUE)
   keep <- e$values > nystrom_rtol * max(e$values, 0)
   rank <- sum(keep)
@@ -431,48 +465,18 @@ kpca_string_nystrom <- function(x, kernel, features, th, landmarks, threads, cal
     stop(sprintf(paste0("'landmarks' leave the kernel matrix among them with %d positive ",
                         "eigenvalue%s, fewer than 'features' (%d): use more landmarks"),
                  rank, if (rank == 1L) "" else "s", max(features, 1L)), call. = FALSE)
-  Tm <- sweep(e$vectors[, keep, drop = FALSE], 2L, sqrt(e$values[keep]), "/")
-  shift <- rowMeans(Kmm)
-  blocks <- nystrom_blocks(n, m)
-  block_kernel <- function(b) {
-    idx <- b[1L] + seq_len(b[2L])
-    string_kernel_cross(x[idx], L, kernel, threads, lweights)
-  }
-  sums <- numeric(m)
-  cross <- matrix(0, m, m)
-  for (b in blocks) {
-    D <- sweep(block_kernel(b), 2L, shift, "-")
-    sums <- sums + colSums(D)
-    cross <- cross + crossprod(D)
-  }
-  dev <- sums / n
-  mu <- shift + dev
-  C <- crossprod(Tm, (cross / n - tcrossprod(dev)) %*% Tm)
-  C <- (C + t(C)) / 2
-  ec <- eigen(C, symmetric = TRUE)
-  k <- if (features > 0L) features else sum(ec$values > th)
-  if (k == 0L)
-    stop(sprintf("no eigenvalue of the centered kernel matrix exceeds 'th' (%g); ", th),
-         "lower 'th', set 'features', or check the kernel parameters", call. = FALSE)
-  comp <- positive_components(ec$values[seq_len(k)], ec$vectors[, seq_len(k), drop = FALSE])
-  alpha <- orient_signs(sqrt(n) * (Tm %*% comp$vectors))
-  offset <- drop(crossprod(mu, alpha))
-  rotated <- matrix(0, n, ncol(alpha))
-  for (b in blocks)
-    rotated[b[1L] + seq_len(b[2L]), ] <- sweep(block_kernel(b) %*% alpha, 2L, offset, "-")
-  labels <- paste0("Comp.", seq_len(ncol(alpha)))
-  eig <- stats::setNames(comp$values, labels)
-  dimnames(alpha) <- list(NULL, labels)
-  dimnames(rotated) <- list(names(x), labels)
-  structure(list(
-    alpha = alpha, eig = eig, rotated = stats::napredict(removed, rotated),
-    kernel = kernel, kpar = kernel_kpar(kernel), xmatrix = L,
-    kernel_weights = lweights, center = FALSE, scale = FALSE,
-    kernel_colmeans = mu, kernel_mean = mean(mu), variance_total = sum(diag(C)),
-    features = features, th = th, solver = "exact", threads = threads,
-    landmarks = L, landmark_rule = chosen$rule, landmark_rows = chosen$index,
-    landmark_rank = rank, call = call, na.action = removed
-  ), class = c("fastkpca_string", "fastkpca_nystrom", "fastkpca"))
+  list(rows = L, weights = weights,
+       basis = sweep(e$vectors[, keep, drop = FALSE], 2L, sqrt(e$values[keep]), "/"),
+       shift = rowMeans(Kmm), rank = rank)
+}
+
+# Blocks of strings (indices) whose kernel with m landmarks holds about
+# 2^22 doubles; the internal option fastkpca.nystrom_block_rows sets another
+# size (the tests use it to check that the sums over blocks add up).
+string_blocks <- function(n, m) {
+  size <- getOption("fastkpca.nystrom_block_rows", max(256, floor(2^22 / m)))
+  size <- as.integer(max(1, min(n, size)))
+  split(seq_len(n), ceiling(seq_len(n) / size))
 }
 
 #' @rdname stringdot
@@ -482,6 +486,7 @@ kpca_string_nystrom <- function(x, kernel, features, th, landmarks, threads, cal
 #' @export
 predict.fastkpca_string <- function(object, newdata, ...) {
   check_no_dots(...)
+  check_fit(object)
   if (missing(newdata) || is.null(newdata)) return(object$rotated)
   z <- as_strings(newdata, "newdata")
   alpha <- object$alpha
@@ -489,18 +494,25 @@ predict.fastkpca_string <- function(object, newdata, ...) {
   ok <- !is.na(z)
   for (rows in row_blocks(sum(ok), nrow(alpha))) {
     idx <- which(ok)[rows]
-    kz <- string_kernel_cross(unname(z[idx]), object$xmatrix, object$kernel, object$threads,
-                              object$kernel_weights)
+    kz <- string_kernel_cross(unname(z[idx]), string_fit_rows(object), object$kernel,
+                              object$threads, object$kernel_weights)
     out[idx, ] <- string_project(object, kz)
   }
   out
 }
 
+# The strings a fit's kernel is taken with: the training strings, or the
+# landmarks of a Nystrom fit.
+string_fit_rows <- function(object) UseMethod("string_fit_rows")
+string_fit_rows.fastkpca_nystrom <- function(object) object$landmarks
+string_fit_rows.default <- function(object) object$xmatrix
+
 # Scores from the kernel between new strings and the fit's strings.
 string_project <- function(object, kz) UseMethod("string_project")
 
 string_project.fastkpca_nystrom <- function(object, kz) {
-  sweep(kz %*% object$alpha, 2L, drop(crossprod(object$kernel_colmeans, object$alpha)), "-")
+  sweep(kz %*% object$alpha, 2L, drop(crossprod(nystrom_mu(object$statistics), object$alpha)),
+        "-")
 }
 
 string_project.default <- function(object, kz) {

@@ -661,7 +661,7 @@ string_eval *string_eval_from_R(SEXP program, SEXP x, SEXP weights)
             if (top < 1) error("'kernel' program: an operation lacks its operand");
             if (op == OP_SCALE && !(R_FINITE(arg) && arg > 0))
                 error("'kernel' program: a scale must be positive");
-            if (op == OP_POWER && !(arg >= 1 && arg <= 1e6 && arg == floor(arg)))
+            if (op == OP_POWER && !(arg >= 1 && arg <= KERNEL_MAX_POWER && arg == floor(arg)))
                 error("'kernel' program: a power must be a whole number of at least 1");
             if (op == OP_CONFORMAL && !(arg >= 0 && arg < e->nweights && arg == floor(arg)))
                 error("'kernel' program: conformal weights %g do not exist", arg);
