@@ -323,7 +323,10 @@ static int profiles_at_cap(const int *p, const int *lcp, int N, const int *owner
  * range minima). */
 #define STRING_MAX_LEVELS 16
 
-/* The profiles of all strings for base b (type, length, lambda set). */
+/* The profiles of all strings for base b (type, length, lambda set): the
+ * text, the suffix array and lcps (scratch, released at the end), then the
+ * profiles at each level. One function, as every step shares the arrays of
+ * the one before. */
 static void build_profiles(string_base *b, SEXP strings)
 {
     int n = b->nstr, len = b->length, type = b->type;
@@ -604,6 +607,39 @@ static void check_strings(SEXP x, const char *what)
             error("'%s' must not contain missing strings", what);
 }
 
+/* The stack depth the program needs, checking that the stack never
+ * underflows and ends with one value, and each operation's argument. */
+static int program_depth(const string_eval *e)
+{
+    /* the stack never underflows and ends with one value */
+    int top = 0, depth = 0;
+    for (int o = 0; o < e->nops; o++) {
+        int op = e->ops[o];
+        double arg = e->args[o];
+        if (op == OP_BASE) {
+            if (!(arg >= 0 && arg < e->nbase && arg == floor(arg)))
+                error("'kernel' program: base kernel %g does not exist", arg);
+            top++;
+        } else if (op == OP_ADD || op == OP_MUL) {
+            if (top < 2) error("'kernel' program: an operation lacks its operands");
+            top--;
+        } else if (op >= OP_SCALE && op <= OP_CONFORMAL) {
+            if (top < 1) error("'kernel' program: an operation lacks its operand");
+            if (op == OP_SCALE && !(R_FINITE(arg) && arg > 0))
+                error("'kernel' program: a scale must be positive");
+            if (op == OP_POWER && !(arg >= 1 && arg <= KERNEL_MAX_POWER && arg == floor(arg)))
+                error("'kernel' program: a power must be a whole number of at least 1");
+            if (op == OP_CONFORMAL && !(arg >= 0 && arg < e->nweights && arg == floor(arg)))
+                error("'kernel' program: conformal weights %g do not exist", arg);
+        } else {
+            error("'kernel' program: unknown operation %d", op);
+        }
+        if (top > depth) depth = top;
+    }
+    if (top != 1) error("'kernel' program must leave exactly one kernel value");
+    return depth;
+}
+
 /* The evaluator of program (from fastkpca:::string_program()) on the
  * strings x (a character vector without NA); weights: the conformal
  * weights of x (a list of double vectors). Profiles are built by
@@ -645,33 +681,7 @@ string_eval *string_eval_from_R(SEXP program, SEXP x, SEXP weights)
         if (b->length < 1) error("'length' must be at least 1");
         if (!R_FINITE(b->lambda) || b->lambda <= 0) error("'lambda' must be positive");
     }
-    /* the stack never underflows and ends with one value */
-    int top = 0, depth = 0;
-    for (int o = 0; o < e->nops; o++) {
-        int op = e->ops[o];
-        double arg = e->args[o];
-        if (op == OP_BASE) {
-            if (!(arg >= 0 && arg < e->nbase && arg == floor(arg)))
-                error("'kernel' program: base kernel %g does not exist", arg);
-            top++;
-        } else if (op == OP_ADD || op == OP_MUL) {
-            if (top < 2) error("'kernel' program: an operation lacks its operands");
-            top--;
-        } else if (op >= OP_SCALE && op <= OP_CONFORMAL) {
-            if (top < 1) error("'kernel' program: an operation lacks its operand");
-            if (op == OP_SCALE && !(R_FINITE(arg) && arg > 0))
-                error("'kernel' program: a scale must be positive");
-            if (op == OP_POWER && !(arg >= 1 && arg <= KERNEL_MAX_POWER && arg == floor(arg)))
-                error("'kernel' program: a power must be a whole number of at least 1");
-            if (op == OP_CONFORMAL && !(arg >= 0 && arg < e->nweights && arg == floor(arg)))
-                error("'kernel' program: conformal weights %g do not exist", arg);
-        } else {
-            error("'kernel' program: unknown operation %d", op);
-        }
-        if (top > depth) depth = top;
-    }
-    if (top != 1) error("'kernel' program must leave exactly one kernel value");
-    e->depth = depth;
+    e->depth = program_depth(e);
     if (!isNewList(weights) || XLENGTH(weights) != e->nweights)
         error("'weights' must be a list of %d conformal weight vectors", e->nweights);
     e->weights = (const double **) R_alloc((size_t) e->nweights + 1, sizeof(double *));
