@@ -211,11 +211,7 @@ as_strings <- function(x, arg = "x") {
 # The user's na.action on a character vector, keeping its record.
 apply_string_na_action <- function(x, na.action) {
   if (!anyNA(x)) return(x)
-  if (is.character(na.action) && length(na.action) == 1L && !is.na(na.action))
-    na.action <- get0(na.action, mode = "function")
-  if (!is.function(na.action))
-    stop("'na.action' must be a function such as na.omit or na.fail", call. = FALSE)
-  out <- na.action(x)
+  out <- na_action_function(na.action)(x)
   if (!is.character(out) || anyNA(out))
     stop("'na.action' must remove the missing strings, as na.omit does", call. = FALSE)
   out

@@ -138,7 +138,7 @@ SEXP kpca_exact(SEXP x, SEXP kernel, SEXP weights, SEXP features, SEXP th,
     if (d < 1) error("'x' must have at least 1 column");
     if (kernel_ptr == NULL && strings == NULL && d != n)
         error("'x' must be a square kernel matrix");
-    if (kernel_ptr != NULL && (!isNewList(weights) || XLENGTH(weights) != k.nweights))
+    if (kernel_ptr != NULL && (TYPEOF(weights) != VECSXP || XLENGTH(weights) != k.nweights))
         error("'weights' must be a list of %d conformal weight vectors", k.nweights);
     int f = as_count(features, "features", 0, n);
     double threshold = as_number(th, "th");

@@ -682,7 +682,7 @@ string_eval *string_eval_from_R(SEXP program, SEXP x, SEXP weights)
         if (!R_FINITE(b->lambda) || b->lambda <= 0) error("'lambda' must be positive");
     }
     e->depth = program_depth(e);
-    if (!isNewList(weights) || XLENGTH(weights) != e->nweights)
+    if (TYPEOF(weights) != VECSXP || XLENGTH(weights) != e->nweights)
         error("'weights' must be a list of %d conformal weight vectors", e->nweights);
     e->weights = (const double **) R_alloc((size_t) e->nweights + 1, sizeof(double *));
     for (int w = 0; w < e->nweights; w++) {
