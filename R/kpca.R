@@ -377,15 +377,20 @@ exact_components <- function(res, n, th, features, rownames, removed) {
   list(eig = eig, alpha = alpha, rotated = stats::napredict(removed, rotated))
 }
 
-# Apply the user's na.action to a data matrix, keeping its record of the
-# removed rows.
-apply_na_action <- function(x, na.action) {
-  if (!anyNA(x)) return(x)
+# The user's na.action as a function: a function, or the name of one.
+na_action_function <- function(na.action) {
   if (is.character(na.action) && length(na.action) == 1L && !is.na(na.action))
     na.action <- get0(na.action, mode = "function")
   if (!is.function(na.action))
     stop("'na.action' must be a function such as na.omit or na.fail", call. = FALSE)
-  out <- na.action(x)
+  na.action
+}
+
+# Apply the user's na.action to a data matrix, keeping its record of the
+# removed rows.
+apply_na_action <- function(x, na.action) {
+  if (!anyNA(x)) return(x)
+  out <- na_action_function(na.action)(x)
   if (!is.matrix(out) || ncol(out) != ncol(x))
     stop("'na.action' must return the data as a matrix", call. = FALSE)
   out

@@ -291,7 +291,7 @@ static const double *transpose_points(const double *x, int ldx, int row0, int n,
  * (their lengths are checked where the points are prepared). */
 void check_weights(const kernel_eval *k, SEXP weights, const char *what)
 {
-    if (!isNewList(weights) || XLENGTH(weights) != k->nweights)
+    if (TYPEOF(weights) != VECSXP || XLENGTH(weights) != k->nweights)
         error("'%s' must be a list of %d conformal weight vectors", what, k->nweights);
 }
 

@@ -14,7 +14,8 @@ arguments_env <- function() {
 arguments_cases <- function() {
   list(
     kpca = list(
-      list(quote(kpca(letters)), "x"),
+      list(quote(kpca(letters, kernel = "rbfdot")), "x"),
+      list(quote(kpca(list("acgt", 1))), "x"),
       list(quote(kpca(x, kernel = "foo")), "kernel"),
       list(quote(kpca(x, kpar = list(sigma = -1))), "kpar$sigma"),
       list(quote(kpca(x, features = 99)), "features"),
@@ -39,6 +40,12 @@ arguments_cases <- function() {
     kern = list(
       list(quote(kern("foo")), "kernel"),
       list(quote(kern("rbfdot", sigma = 0)), "sigma")
+    ),
+    stringdot = list(
+      list(quote(stringdot(length = 0)), "length"),
+      list(quote(stringdot(lambda = -1, type = "string")), "lambda"),
+      list(quote(stringdot(type = "gappy")), "type"),
+      list(quote(stringdot(normalized = NA)), "normalized")
     ),
     kern_conformal = list(list(quote(kern_conformal(kern("rbfdot"), 3)), "g")),
     kernel_matrix = list(
