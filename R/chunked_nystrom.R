@@ -443,6 +443,8 @@ predict_chunks <- function(object, source, writer, ...) {
 update.fastkpca_nystrom <- function(object, newdata, threads = object$threads, ...) {
   check_no_dots(...)
   check_fit(object)
+  if (inherits(object, "fastkpca_string"))
+    stop("'object' is a fit on strings: update() adds numeric rows only", call. = FALSE)
   stats <- object$statistics
   threads <- check_threads(threads)
   basis <- nystrom_landmark_basis(object$landmarks, object$kernel, object$features, threads)

@@ -275,6 +275,10 @@ test_that("update() adds rows, sources or fits: the fit on all rows at once", {
   expect_error(update(first, other), "'newdata' is a fit with other landmarks")
   expect_error(update(first, x[, 1:3]), "chunk 1 .* of 'newdata'")
   expect_error(predict(first), "keeps no per-row scores")
+  strings <- vapply(1:30, function(i) paste(rep(letters[i %% 5 + 1], i %% 7 + 3),
+                                              collapse = ""), "")
+  on_strings <- kpca(strings, kernel = stringdot(length = 2), features = 2, landmarks = 10)
+  expect_error(update(on_strings, strings[1:3]), "'object' is a fit on strings")
   expect_error(predict(ref, x, writer = identity), "'writer' applies to")
 })
 
