@@ -30,6 +30,13 @@ arguments_cases <- function() {
       list(quote(kpca(x, landmarks = 1000)), "landmarks"),
       list(quote(kpca(x, landmarks = 10, landmark_rule = "kmeans")), "landmark_rule")
     ),
+    row_chunks = list(
+      list(quote(row_chunks(42)), "x"),
+      list(quote(row_chunks(c("a.txt", "b.txt"))), "reader"),
+      list(quote(row_chunks(list(x), reader = 1)), "reader"),
+      list(quote(row_chunks(list(x), query = "SELECT 1")), "query"),
+      list(quote(row_chunks(function(i) NULL, chunks = 0)), "chunks")
+    ),
     kern = list(
       list(quote(kern("foo")), "kernel"),
       list(quote(kern("rbfdot", sigma = 0)), "sigma")
