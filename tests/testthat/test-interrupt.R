@@ -105,9 +105,9 @@ test_that("predict on many new rows stops at a time limit", {
   expect_true(all(is.finite(predict(fit, x[1:5, ]))))
 })
 
-# The child process of the SIGINT test: times a matrix-vector product on a
-# 2000 x 2000 matrix (the work unit of the reduction's panels), then runs
-# the default exact fit and records when an interrupt reached R, and its
+# The child process of the SIGINT test: times the default exact fit on
+# half the rows (an eighth of the reduction's work, which dominates), then
+# runs it on all rows and records when an interrupt reached R, and its
 # memory before the fit and after the interrupt.
 sigint_child <- c(
   'args <- commandArgs(TRUE); n <- as.integer(args[1]); out <- args[2]',
@@ -120,16 +120,15 @@ sigint_child <- c(
   '  writeLines(lines, paste0(path, ".tmp")); file.rename(paste0(path, ".tmp"), path)',
   '}',
   'set.seed(1); x <- matrix(rnorm(n * 10), n, 10)',
-  'm <- matrix(runif(2000 * 2000), 2000); v <- runif(2000)',
-  'mv <- min(sapply(1:5, function(i) system.time(for (j in 1:10) m %*% v)[["elapsed"]] / 10))',
-  'rm(m); invisible(gc()); before <- rss()',
-  'publish(as.character(c(Sys.getpid(), mv)), paste0(out, ".ready"))',
+  'half <- system.time(kpca(x[seq_len(n / 2), ]))[["elapsed"]]',
+  'invisible(gc()); before <- rss()',
+  'publish(as.character(c(Sys.getpid(), half)), paste0(out, ".ready"))',
   'status <- tryCatch({ kpca(x); "finished" }, interrupt = function(e) "interrupted")',
   'caught <- as.numeric(Sys.time())',
   'after <- rss()',
   'small <- kpca(x[1:50, ], features = 2)',
   'publish(c(status, format(caught, digits = 17), format(c(before, after)),',
-  '             length(small$eig)), paste0(out, ".done"))'
+  '          length(small$eig)), paste0(out, ".done"))'
 )
 
 wait_for_file <- function(path, seconds) {
@@ -138,47 +137,54 @@ wait_for_file <- function(path, seconds) {
   file.exists(path)
 }
 
-test_that("SIGINT stops a large exact fit within a panel of work, buffer freed", {
-  skip_on_cran()
-  skip_under_memcheck()
-  skip_on_os("windows")  # SIGINT and /proc
-  skip_if_not(file.exists("/proc/self/status"), "no /proc/self/status")
-  n <- 4000
+# Start the child on n rows, send SIGINT at `share` of the fit's estimated
+# time; the child's report, with the estimated time of the whole fit.
+interrupt_child_fit <- function(n, share) {
   script <- tempfile(fileext = ".R")
   out <- tempfile()
   writeLines(sigint_child, script)
   old <- Sys.getenv("R_LIBS", unset = NA)
   Sys.setenv(R_LIBS = paste(.libPaths(), collapse = .Platform$path.sep))
-  on.exit(if (is.na(old)) Sys.unsetenv("R_LIBS") else Sys.setenv(R_LIBS = old),
-          add = TRUE)
+  on.exit(if (is.na(old)) Sys.unsetenv("R_LIBS") else Sys.setenv(R_LIBS = old))
   system2(file.path(R.home("bin"), "Rscript"), c(script, n, out), wait = FALSE,
           stdout = FALSE, stderr = FALSE)
-  expect_true(wait_for_file(paste0(out, ".ready"), 120))
+  if (!wait_for_file(paste0(out, ".ready"), 600)) stop("the child did not start")
   ready <- readLines(paste0(out, ".ready"))
   pid <- as.integer(ready[1])
-  on.exit(tools::pskill(pid, tools::SIGKILL), add = TRUE)
-  mv_2000 <- as.numeric(ready[2])
-  # Into the fit: the kernel and centering take well under a second of the
-  # tens of seconds (reference BLAS) the reduction of n = 4000 takes
-  Sys.sleep(1.5)
+  full <- 8 * as.numeric(ready[2])
+  Sys.sleep(share * full)
   sent <- as.numeric(Sys.time())
-  tools::pskill(pid, tools::SIGINT)
-  expect_true(wait_for_file(paste0(out, ".done"), 300))
+  invisible(tools::pskill(pid, tools::SIGINT))
+  if (!wait_for_file(paste0(out, ".done"), 600)) {
+    invisible(tools::pskill(pid, tools::SIGKILL))
+    stop("the child did not report")
+  }
   done <- readLines(paste0(out, ".done"))
-  skip_if(done[1] == "finished", "the fit ended before the signal")
-  expect_identical(done[1], "interrupted")
-  latency <- as.numeric(done[2]) - sent
-  # The most work between two checks is one panel of the reduction: 32
-  # symmetric matrix-vector products on at most n x n and a rank-64 update
-  # of the same size (under 2^30 multiply-adds), or a block of the
-  # back-transformation of the same size; that is within 64 products on
-  # n x n, each (n / 2000)^2 of the timed 2000 x 2000 one. Twice that,
-  # plus R's own reaction to the signal.
-  panel <- 64 * mv_2000 * (n / 2000)^2
-  expect_lt(latency, 2 * panel + 0.5)
+  list(status = done[1], latency = as.numeric(done[2]) - sent, full = full,
+       memory = as.numeric(done[4]) - as.numeric(done[3]), after = done[5])
+}
+
+test_that("SIGINT stops a large exact fit within a panel of work, buffer freed", {
+  skip_on_cran()
+  skip_under_memcheck()
+  skip_on_os("windows")  # SIGINT and /proc
+  skip_if_not(file.exists("/proc/self/status"), "no /proc/self/status")
+  n <- 3000
+  # a third of the way in: in the tridiagonal reduction, which takes most
+  # of the time (the kernel and the centering cost O(n^2), it O(n^3))
+  res <- interrupt_child_fit(n, share = 1 / 3)
+  skip_if(res$status == "finished", "the fit ended before the signal")
+  expect_identical(res$status, "interrupted")
+  # The most work between two checks is one panel of the reduction (32
+  # columns: 32 symmetric matrix-vector products and a rank-64 update, on
+  # at most n x n) or a block of the back-transformation of the same size:
+  # about 3 * 32 / n of the reduction, 3% at n = 3000. A tenth of the whole
+  # fit's time, plus R's own reaction to the signal, allows for three such
+  # panels; a reduction without checks would run on for half of it or more.
+  expect_lt(res$latency, 0.1 * res$full + 0.25)
   # the n x n buffer (8 n^2 bytes) is freed: memory is back near where it
   # was before the fit
-  expect_lt(as.numeric(done[4]) - as.numeric(done[3]), 8 * n^2 / 2)
+  expect_lt(res$memory, 8 * n^2 / 2)
   # and R goes on working
-  expect_identical(done[5], "2")
+  expect_identical(res$after, "2")
 })
