@@ -102,8 +102,12 @@ static double scale_lower(double *A, int n)
 /* The most multiply-adds done between two interrupt checks in the reduction
  * and the back-transformation: about 0.6 s on the reference BLAS at its
  * slowest (the matrix-vector products of dlatrd at n = 8000), far less on
- * OpenBLAS. Below it (n up to about 5800) the steps are LAPACK's own. */
+ * OpenBLAS. Below it (n up to about 5800) the steps are LAPACK's own.
+ * (Compiled with a small value, say -DEIGEN_CHECK_WORK=4096, the blocked
+ * paths run on small problems: that is how the tests and valgrind see them.) */
+#ifndef EIGEN_CHECK_WORK
 #define EIGEN_CHECK_WORK 1073741824.0
+#endif
 
 /* ILAENV, LAPACK's choice of block sizes (ispec 1: the block size, 3: the
  * crossover to unblocked code), so that the blocked steps here block as
