@@ -170,9 +170,9 @@ test_that("SIGINT stops a large exact fit within a panel of work, buffer freed",
   skip_on_os("windows")  # SIGINT and /proc
   skip_if_not(file.exists("/proc/self/status"), "no /proc/self/status")
   n <- 3000
-  # a third of the way in: in the tridiagonal reduction, which takes most
+  # a quarter of the way in: in the tridiagonal reduction, which takes most
   # of the time (the kernel and the centering cost O(n^2), it O(n^3))
-  res <- interrupt_child_fit(n, share = 1 / 3)
+  res <- interrupt_child_fit(n, share = 1 / 4)
   skip_if(res$status == "finished", "the fit ended before the signal")
   expect_identical(res$status, "interrupted")
   # The most work between two checks is one panel of the reduction (32
