@@ -74,6 +74,8 @@ static SEXP fit_steps(void *data, double *K)
         found = f;
         converged = top_eigen_lanczos(K, n, f, job->ncv, job->tol, job->maxit, values,
                                       vectors, &restarts, &residual);
+        /* the exact solvers fix the signs themselves (eigen.c) */
+        orient_columns(n, f, vectors);
     } else {
         found = exact_eigen(K, n, f, job->threshold * n, job->exact_method, &values,
                             &vectors);
@@ -102,7 +104,7 @@ static SEXP fit_steps(void *data, double *K)
     return ans;
 }
 
-/* .Call: fit kernel PCA.
+/* .Call (kpca_exact() in R/kpca.R): fit kernel PCA.
  * x: double matrix, the data (n x d), or the kernel matrix (n x n) when
  *    kernel is NULL (precomputed); kernel: a program from
  *    fastkpca:::kernel_program(); weights: the conformal weights of the rows
@@ -114,10 +116,10 @@ static SEXP fit_steps(void *data, double *K)
  * leading components must reach (features is then 0 and the solver exact).
  * Returns list(values, vectors, colmeans, grand_mean, variance_total,
  * converged, restarts, residual): the eigenvalues of Kc/n (decreasing), the
- * unit eigenvectors (n x k), the centering terms of K, trace(Kc)/n, and for
+ * unit eigenvectors (n x k, each column's largest-magnitude entry positive), the centering terms of K, trace(Kc)/n, and for
  * the iterative solver whether it converged, its restarts and its largest
  * relative residual. */
-SEXP kpca_fit(SEXP x, SEXP kernel, SEXP weights, SEXP features, SEXP th,
+SEXP kpca_exact(SEXP x, SEXP kernel, SEXP weights, SEXP features, SEXP th,
               SEXP solver, SEXP threads, SEXP control, SEXP variance)
 {
     kernel_eval k, *kernel_ptr = NULL;
@@ -147,8 +149,8 @@ SEXP kpca_fit(SEXP x, SEXP kernel, SEXP weights, SEXP features, SEXP th,
     if (solver_id == SOLVER_ITERATIVE) {
         if (f == 0) error("the iterative solver needs 'features' > 0");
         if (!R_FINITE(tol) || tol <= 0 || tol >= 1) error("'tol' must be between 0 and 1");
-        if (!R_FINITE(maxit) || maxit < 1 || maxit > 1e6)
-            error("'maxit' must be between 1 and 1e6");
+        if (!R_FINITE(maxit) || maxit < 1 || maxit > SOLVER_MAX_ITERATIONS)
+            error("'maxit' must be between 1 and %g", SOLVER_MAX_ITERATIONS);
         if (!R_FINITE(ncv) || ncv < 2 || ncv > n) error("'ncv' must be between 2 and n");
     }
 
