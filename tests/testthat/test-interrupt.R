@@ -36,15 +36,15 @@ run_with_time_limit <- function(expr, limit) {
 
 # A job of estimated duration `full` (measured on a share of its work just
 # before) either finished, or stopped at the limit having done at most a
-# quarter of the work left after it: without interrupt checks it would run
-# to the end, `full` seconds.
+# quarter of the work left after it (or a second, whichever is more):
+# without interrupt checks it would run to the end, `full` seconds.
 expect_stopped_early <- function(res, limit, full) {
   if (res$message == "finished") {
     expect_lt(res$elapsed, full * 2 + 1)
     return(invisible())
   }
   expect_match(res$message, "reached elapsed time limit")
-  expect_lt(res$elapsed - limit, max(0.5, full / 4))
+  expect_lt(res$elapsed - limit, max(1, full / 4))
 }
 
 test_that("a long anovadot fit stops at a time limit and R stays usable", {
@@ -100,6 +100,7 @@ test_that("predict on many new rows stops at a time limit", {
   # A tenth of the rows first, for the time of the whole.
   big <- x[rep(seq_len(2000), 10), ]
   full <- 10 * elapsed_of(predict(fit, x))
+  skip_if(full < 4, "the machine predicts these rows too fast to time a limit")
   res <- run_with_time_limit(predict(fit, big), limit = 1)
   expect_stopped_early(res, 1, full)
   expect_true(all(is.finite(predict(fit, x[1:5, ]))))
