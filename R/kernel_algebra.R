@@ -189,7 +189,11 @@ format_kernel <- function(k, parent) {
   if (prec < parent) paste0("(", text, ")") else text
 }
 
-format_number <- function(v) format(signif(v, 7L))
+format_number <- function(v) {
+  if (is.character(v)) return(dQuote(v, FALSE))  # a string kernel's type
+  if (is.logical(v)) return(format(v))
+  format(signif(v, 7L))
+}
 
 # Check the structure of a kernel object (say, one edited by hand or read
 # from an old file), so that a damaged one gives an R error, not a C one.
@@ -202,6 +206,7 @@ check_kernel_tree <- function(k) {
   if (length(k$args) != arity) stop("'kernel' is not a valid kernel object", call. = FALSE)
   switch(k$op,
     base = {
+      if (identical(k$name, "stringdot")) return(invisible(resolve_string_kpar(k$kpar)))
       if (!is.character(k$name) || length(k$name) != 1L || !k$name %in% kernel_names)
         stop("'kernel' has an unknown base kernel", call. = FALSE)
       resolve_kpar(k$name, k$kpar)

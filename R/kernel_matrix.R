@@ -31,6 +31,8 @@
 #'               as.matrix(iris[5:6, 1:4]))
 #' @export
 kernel_matrix <- function(kernel, x, y = NULL, kpar = list(), threads = kpca_threads()) {
+  if (is_string_kernel_spec(kernel))  # R/string_kernels.R
+    return(string_kernel_matrix(kernel, x, y, kpar, missing(kpar), threads))
   k <- as_kernel(kernel, kpar, kpar_given = !missing(kpar))
   threads <- check_threads(threads)
   x <- as_data_matrix(x, "x")

@@ -54,6 +54,7 @@ as_kernel <- function(kernel, kpar = list(), kpar_given = FALSE, kpar_arg = "kpa
     stop("'kernel' must be a kernel name, a kernel object from kern() or a kernlab kernel",
          call. = FALSE)
   if (precomputed && identical(kernel, "precomputed")) return("precomputed")
+  if (kernel == "stringdot") return(string_kernel(kpar, kpar_arg))  # R/string_kernels.R
   if (!kernel %in% kernel_names)
     stop("'kernel' must be one of ", paste(dQuote(kernel_names, FALSE), collapse = ", "),
          if (precomputed) " or \"precomputed\"", ", not ", dQuote(kernel, FALSE),
@@ -68,6 +69,7 @@ as_kernel <- function(kernel, kpar = list(), kpar_given = FALSE, kpar_arg = "kpa
 # "automatic" the kernel takes its defaults here; kpca() sets sigma from
 # the data once it has them (R/tune.R).
 kpca_kernel <- function(kernel, kpar, kpar_missing) {
+  if (identical(kernel, "stringdot")) string_input_error()  # R/string_kernels.R
   if (identical(kpar, "automatic")) {
     if (identical(kernel, "precomputed"))
       stop("'kpar = \"automatic\"' needs the data, not a precomputed kernel matrix",
@@ -84,7 +86,10 @@ kpca_kernel <- function(kernel, kpar, kpar_missing) {
   if (kpar_missing && is.character(kernel) && length(kernel) == 1L &&
       kernel %in% kernel_names)
     kpar <- kpar[intersect(names(kpar), names(kernel_defaults[[kernel]]))]
-  as_kernel(kernel, kpar, kpar_given = !kpar_missing)
+  k <- as_kernel(kernel, kpar, kpar_given = !kpar_missing)
+  # kpca() on numbers; strings go to kpca.character (R/string_kernels.R)
+  if (uses_strings(k)) string_input_error()
+  k
 }
 
 # Fill missing entries of kpar with the kernel's defaults and check them all.
@@ -142,6 +147,7 @@ base_kernel <- function(name, kpar) {
 }
 
 kern_from_kernlab <- function(kernel) {
+  if (inherits(kernel, "stringkernel")) return(kern_from_kernlab_string(kernel))
   name <- kernlab_classes[intersect(class(kernel), names(kernlab_classes))]
   if (length(name) != 1L)
     stop("'kernel' is a kernlab kernel of class \"", class(kernel)[1L],

@@ -20,6 +20,8 @@
  *   kica.c    kernel ICA: the KGV and KCCA contrasts and the Jacobi sweeps over
  *             pairwise rotations (Brent's method), on cached factors
  *   kcca.c    kernel canonical correlation: incomplete Cholesky for any kernel
+ *   string_kernel.c string kernels (kernlab's stringdot types) on character
+ *             vectors, and their algebra: Gram and cross matrices, the fit's fill
  *   init.c    registration
  */
 #ifndef FASTKPCA_H
@@ -189,6 +191,17 @@ SEXP nystrom_kmeanspp(SEXP x, SEXP m, SEXP kernel, SEXP weights);
 SEXP kernel_project_rows(SEXP z, SEXP x, SEXP kernel, SEXP zweights, SEXP xweights,
                          SEXP alpha, SEXP offset, SEXP alpha_sums, SEXP block_rows,
                          SEXP threads, SEXP step);
+
+/* string_kernel.c: string kernels. string_eval_from_R() returns NULL when
+ * the program is not a string kernel's; string_fill_lower() fills the
+ * lower triangle of a fit's n x n buffer. */
+typedef struct string_eval string_eval;
+int is_string_program(SEXP program);
+string_eval *string_eval_from_R(SEXP program, SEXP x, SEXP weights);
+void string_fill_lower(string_eval *e, double *K, int threads);
+SEXP string_kernel_gram(SEXP x, SEXP program, SEXP weights, SEXP threads);
+SEXP string_kernel_cross(SEXP z, SEXP x, SEXP program, SEXP zweights, SEXP xweights,
+                         SEXP threads);
 
 /* Kernel ICA contrasts: the order matches fastkpca:::kica_contrasts in R/kica.R. */
 enum { KICA_KGV = 1, KICA_KCCA = 2 };

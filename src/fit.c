@@ -37,6 +37,7 @@ static void copy_symmetric_lower(const double *P, int n, double *K)
 /* What the steps of a fit need, and the buffer they share. */
 typedef struct {
     const kernel_eval *kernel; /* NULL for a precomputed kernel matrix */
+    string_eval *strings;      /* a string kernel (string_kernel.c), or NULL */
     SEXP x, weights;
     int n, d, features;
     double threshold;
@@ -51,7 +52,9 @@ static SEXP fit_steps(void *data, double *K)
 {
     fit_job *job = (fit_job *) data;
     int n = job->n, f = job->features;
-    if (job->kernel == NULL)
+    if (job->strings != NULL)
+        string_fill_lower(job->strings, K, job->threads);
+    else if (job->kernel == NULL)
         copy_symmetric_lower(REAL(job->x), n, K);
     else
         kernel_fill_lower(job->kernel, REAL(job->x), n, job->d, job->weights, K,
@@ -123,15 +126,18 @@ SEXP kpca_exact(SEXP x, SEXP kernel, SEXP weights, SEXP features, SEXP th,
               SEXP solver, SEXP threads, SEXP control, SEXP variance)
 {
     kernel_eval k, *kernel_ptr = NULL;
-    if (!isNull(kernel)) {
+    /* string kernels: x is a character vector (string_kernel.c) */
+    string_eval *strings = string_eval_from_R(kernel, x, weights);
+    if (!isNull(kernel) && strings == NULL) {
         kernel_eval_from_R(kernel, &k);
         kernel_ptr = &k;
     }
-    if (!isReal(x) || !isMatrix(x)) error("'x' must be a double matrix");
-    int n = nrows(x), d = ncols(x);
+    if (strings == NULL && (!isReal(x) || !isMatrix(x))) error("'x' must be a double matrix");
+    int n = strings ? (int) XLENGTH(x) : nrows(x), d = strings ? 1 : ncols(x);
     if (n < 2) error("'x' must have at least 2 rows");
     if (d < 1) error("'x' must have at least 1 column");
-    if (kernel_ptr == NULL && d != n) error("'x' must be a square kernel matrix");
+    if (kernel_ptr == NULL && strings == NULL && d != n)
+        error("'x' must be a square kernel matrix");
     if (kernel_ptr != NULL && (!isNewList(weights) || XLENGTH(weights) != k.nweights))
         error("'weights' must be a list of %d conformal weight vectors", k.nweights);
     int f = as_count(features, "features", 0, n);
@@ -159,7 +165,7 @@ SEXP kpca_exact(SEXP x, SEXP kernel, SEXP weights, SEXP features, SEXP th,
     if (prop > 0 && (f != 0 || solver_id != SOLVER_EXACT))
         error("'variance' needs 'features' = 0 and the exact solver");
 
-    fit_job job = {kernel_ptr, x, weights, n, d, f, threshold, solver_id, nthreads, tol,
+    fit_job job = {kernel_ptr, strings, x, weights, n, d, f, threshold, solver_id, nthreads, tol,
                    (int) maxit, (int) ncv, (int) exact_method, prop};
     /* the one n x n buffer, freed as soon as the fit is done */
     return with_square_buffer(n, fit_steps, &job);

@@ -14,7 +14,8 @@ arguments_env <- function() {
 arguments_cases <- function() {
   list(
     kpca = list(
-      list(quote(kpca(letters)), "x"),
+      list(quote(kpca(letters, kernel = "rbfdot")), "x"),
+      list(quote(kpca(list("acgt", 1))), "x"),
       list(quote(kpca(x, kernel = "foo")), "kernel"),
       list(quote(kpca(x, kpar = list(sigma = -1))), "kpar$sigma"),
       list(quote(kpca(x, features = 99)), "features"),
@@ -32,6 +33,12 @@ arguments_cases <- function() {
     kern = list(
       list(quote(kern("foo")), "kernel"),
       list(quote(kern("rbfdot", sigma = 0)), "sigma")
+    ),
+    stringdot = list(
+      list(quote(stringdot(length = 0)), "length"),
+      list(quote(stringdot(lambda = -1, type = "string")), "lambda"),
+      list(quote(stringdot(type = "gappy")), "type"),
+      list(quote(stringdot(normalized = NA)), "normalized")
     ),
     kern_conformal = list(list(quote(kern_conformal(kern("rbfdot"), 3)), "g")),
     kernel_matrix = list(
@@ -65,6 +72,32 @@ arguments_cases <- function() {
       list(quote(kica(x, maxit = 0)), "maxit")
     ),
     amari_distance = list(list(quote(amari_distance(letters, diag(2))), "W")),
+    # kernlab's accessors (R/kernlab_accessors.R): an unknown argument, or an
+    # object they do not read
+    pcv = list(list(quote(pcv(fit, type = 1)), NA), list(quote(pcv(1:3)), "object")),
+    eig = list(list(quote(eig(fit, type = 1)), NA)),
+    rotated = list(list(quote(rotated(1:3)), "object")),
+    kernelf = list(list(quote(kernelf(1:3)), "object")),
+    kpar = list(list(quote(kpar(1:3)), "object")),
+    xmatrix = list(list(quote(xmatrix(1:3)), "object")),
+    kcall = list(list(quote(kcall(1:3)), "object")),
+    kcor = list(list(quote(kcor(fit)), "object")),
+    xcoef = list(list(quote(xcoef(fit)), "object")),
+    ycoef = list(list(quote(ycoef(fit)), "object")),
+    kcca = list(
+      list(quote(kcca(x, x[1:20, ])), "y"),
+      list(quote(kcca(x, x, gamma = -1)), "gamma"),
+      list(quote(kcca(x, x, ncomps = 0)), "ncomps"),
+      list(quote(kcca(x, x, formulation = "dense")), "formulation")
+    ),
+    # kernlab's kernel generators (R/kernlab_kernels.R)
+    rbfdot = list(list(quote(rbfdot(sigma = -1)), "sigma")),
+    laplacedot = list(list(quote(laplacedot(sigma = 0)), "sigma")),
+    besseldot = list(list(quote(besseldot(order = -1)), "order")),
+    anovadot = list(list(quote(anovadot(degree = 0.5)), "degree")),
+    polydot = list(list(quote(polydot(degree = 0)), "degree")),
+    tanhdot = list(list(quote(tanhdot(scale = "a")), "scale")),
+    vanilladot = NULL, splinedot = NULL,
     # the recipes steps check their arguments when the recipe is prepared
     # (test-recipes.R, which needs the recipes package); glance() has none
     step_fastkpca = NULL, step_fastkpca_rbf = NULL, step_fastkpca_poly = NULL,
