@@ -95,11 +95,11 @@ test_that("predict on many new rows stops at a time limit", {
   x <- matrix(rnorm(2000 * 200), 2000, 200)
   fit <- kpca(x[1:200, ], kernel = "anovadot", kpar = list(sigma = 0.01), features = 2,
               threads = 1)
-  # 20000 x 200 kernel values of 200 coordinates each, in blocks of new
+  # 80000 x 200 kernel values of 200 coordinates each, in blocks of new
   # rows: the cross-kernel checks for interrupts between its column blocks.
-  # A tenth of the rows first, for the time of the whole.
-  big <- x[rep(seq_len(2000), 10), ]
-  full <- 10 * elapsed_of(predict(fit, x))
+  # A fortieth of the rows first, for the time of the whole.
+  big <- x[rep(seq_len(2000), 40), ]
+  full <- 40 * elapsed_of(predict(fit, x))
   skip_if(full < 4, "the machine predicts these rows too fast to time a limit")
   res <- run_with_time_limit(predict(fit, big), limit = 1)
   expect_stopped_early(res, 1, full)
