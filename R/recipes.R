@@ -104,8 +104,11 @@ step_fastkpca <- function(recipe, ..., role = "predictor", trained = FALSE,
                           id = recipes::rand_id("fastkpca")) {
   check_recipes_installed("step_fastkpca")
   if (!is.null(options)) {
-    if (!is.list(options) || is.null(names(options)) ||
-        !all(names(options) %in% c("kernel", "kpar")))
+    # recipes' check_options() messages for the first two
+    if (!is.list(options)) stop_step_arg("options", "a list", options)
+    if (length(options) > 0L && is.null(names(options)))
+      stop("The list passed to `options` must be named.", call. = FALSE)
+    if (!all(names(options) %in% c("kernel", "kpar")))
       stop("'options' must be a list with entries named kernel and kpar only",
            call. = FALSE)
     if (!is.null(options$kernel)) kernel <- options$kernel
@@ -200,7 +203,7 @@ prep.step_fastkpca <- function(x, training, info = NULL, ...) {
 
 #' @exportS3Method recipes::prep
 prep.step_fastkpca_rbf <- function(x, training, info = NULL, ...) {
-  check_step_number(x$sigma, "sigma", "step_fastkpca_rbf", positive = TRUE)
+  check_step_decimal(x$sigma, "sigma", min = .Machine$double.eps)
   fit_step <- prep_kpca_step(x, training, info, "rbfdot",
                              list(sigma = x$sigma), NULL)
   step_fastkpca_rbf_new(terms = x$terms, role = x$role, trained = TRUE,
@@ -213,9 +216,9 @@ prep.step_fastkpca_rbf <- function(x, training, info = NULL, ...) {
 
 #' @exportS3Method recipes::prep
 prep.step_fastkpca_poly <- function(x, training, info = NULL, ...) {
-  check_step_number(x$degree, "degree", "step_fastkpca_poly", whole = TRUE)
-  check_step_number(x$scale_factor, "scale_factor", "step_fastkpca_poly")
-  check_step_number(x$offset, "offset", "step_fastkpca_poly")
+  check_step_whole(x$degree, "degree", min = 1)
+  check_step_decimal(x$scale_factor, "scale_factor", min = 0)
+  check_step_decimal(x$offset, "offset")
   fit_step <- prep_kpca_step(x, training, info, "polydot",
                              list(degree = x$degree, scale = x$scale_factor,
                                   offset = x$offset), NULL)
@@ -234,11 +237,9 @@ prep.step_fastkpca_poly <- function(x, training, info = NULL, ...) {
 prep_kpca_step <- function(x, training, info, kernel, kpar, landmarks) {
   step <- class(x)[1L]
   columns <- recipes::recipes_eval_select(x$terms, training, info)
-  check_step_number(x$num_comp, "num_comp", step, whole = TRUE, min = 0)
-  numeric_col <- vapply(training[columns], is.numeric, logical(1))
-  if (!all(numeric_col))
-    stop(sprintf("%s() needs numeric columns; not numeric: %s", step,
-                 paste(columns[!numeric_col], collapse = ", ")), call. = FALSE)
+  recipes::check_type(training[columns], quant = TRUE)
+  check_step_string(x$prefix, "prefix")
+  check_step_whole(x$num_comp, "num_comp", min = 0)
   res <- NULL
   if (x$num_comp > 0 && length(columns) > 0L) {
     args <- kpca_step_args(kernel, kpar, x$num_comp, landmarks)
@@ -268,20 +269,59 @@ kpca_on_columns <- function(data, ...) {
   kpca(x = x, ...)
 }
 
-# A step argument that must be one finite number (checked at prep(), after
-# tune has filled in its values).
-check_step_number <- function(value, arg, step, positive = FALSE, whole = FALSE,
-                              min = if (whole) 1 else -Inf) {
-  ok <- is.numeric(value) && length(value) == 1L && is.finite(value)
-  if (ok && positive) ok <- value > 0
-  if (ok && whole) ok <- value == round(value) && value >= min
-  if (!ok) {
-    what <- if (positive) "a single positive number"
-            else if (whole) sprintf("a single whole number of at least %d", min)
-            else "a single finite number"
-    stop(sprintf("'%s' of %s() must be %s", arg, step, what), call. = FALSE)
-  }
+# The argument checks of recipes' own kernel PCA steps, at prep() (after
+# tune has filled in its values), with their messages: recipes makes them
+# with rlang's type checkers, which it does not export.
+check_step_whole <- function(value, arg, min = NULL) {
+  whole <- is.numeric(value) && length(value) == 1L && !is.na(value) &&
+    is.finite(value) && value == round(value)
+  if (!whole)
+    stop_step_arg(arg, "a whole number", value)
+  if (!is.null(min) && value < min)
+    stop_step_arg(arg, paste("a whole number larger than or equal to", format(min)), value)
   invisible(value)
+}
+
+check_step_decimal <- function(value, arg, min = NULL) {
+  if (!(is.numeric(value) && length(value) == 1L && !is.na(value)))
+    stop_step_arg(arg, "a number", value)
+  if (!is.null(min) && value < min)
+    stop_step_arg(arg, paste("a number larger than or equal to", format(min)), value)
+  invisible(value)
+}
+
+check_step_string <- function(value, arg) {
+  if (!(is.character(value) && length(value) == 1L && !is.na(value)))
+    stop_step_arg(arg, "a single string", value)
+  invisible(value)
+}
+
+stop_step_arg <- function(arg, what, value) {
+  stop(sprintf("`%s` must be %s, not %s.", arg, what, describe_value(value)),
+       call. = FALSE)
+}
+
+# What a wrong value is, in the words of rlang's messages ("the number -1",
+# "the string \"a\"", "a character vector").
+describe_value <- function(x) {
+  if (is.null(x)) return("NULL")
+  if (!is.object(x) && is.atomic(x) && length(x) == 1L) {
+    if (is.na(x))
+      return(if (is.logical(x)) "`NA`" else sprintf("a %s `NA`", switch(
+        typeof(x), integer = "integer", double = "numeric", character = "character",
+        typeof(x))))
+    if (is.logical(x)) return(sprintf("`%s`", x))
+    if (is.numeric(x)) return(paste("the number", format(x)))
+    if (is.character(x)) return(sprintf("the string \"%s\"", x))
+  }
+  if (is.list(x) && !is.object(x)) return("a list")
+  if (is.atomic(x) && !is.object(x)) {
+    type <- switch(typeof(x), double = "double", integer = "integer",
+                   character = "character", logical = "logical", typeof(x))
+    article <- if (grepl("^[aeiou]", type)) "an" else "a"
+    return(sprintf("%s %s vector", article, type))
+  }
+  sprintf("a <%s> object", class(x)[1L])
 }
 
 # ---- bake -----------------------------------------------------------------
@@ -318,19 +358,22 @@ bake_kpca_step <- function(object, new_data) {
 
 #' @export
 print.step_fastkpca <- function(x, width = max(20, options()$width - 40), ...) {
-  print_kpca_step(x, "Kernel PCA (fastkpca) extraction with ", width)
+  print_kpca_step(x, "Kernel PCA extraction with ", width)
 }
 
 #' @export
 print.step_fastkpca_rbf <- function(x, width = max(20, options()$width - 40), ...) {
-  print_kpca_step(x, "RBF kernel PCA (fastkpca) extraction with ", width)
+  print_kpca_step(x, "RBF kernel PCA extraction with ", width)
 }
 
 #' @export
 print.step_fastkpca_poly <- function(x, width = max(20, options()$width - 40), ...) {
-  print_kpca_step(x, "Polynomial kernel PCA (fastkpca) extraction with ", width)
+  print_kpca_step(x, "Polynomial kernel PCA extraction with ", width)
 }
 
+# recipes' own titles and format: a longer title would push the trained
+# step's line past the console width (recipes gives the columns
+# options()$width - 40 characters)
 print_kpca_step <- function(x, title, width) {
   recipes::print_step(x$columns, x$terms, x$trained, title, width)
   invisible(x)

@@ -9,9 +9,9 @@ set -euo pipefail
 
 r_packages=(kernlab testthat knitr rmarkdown)
 # the tidyverse methods (Imports: generics; Suggests: the rest), all in Debian
-# as r-cran-*. tune, dials, parsnip, workflows and yardstick are not
-# Suggests (from CRAN they pull in newer versions of much of the tidyverse):
-# the tests that need them skip when they are absent.
+# as r-cran-*. The tidymodels packages of the tune and dials tests (tune,
+# dials, workflows, parsnip, rsample, yardstick; Suggests too) are not in
+# Debian: they come last, from CRAN, into a library of their own.
 r_packages+=(generics recipes ggplot2 tibble rlang)
 # chunked Nystrom on future's backends, with progress, and a real database
 # for the chunked-source tests (Suggests; all in Debian as r-cran-*)
@@ -39,8 +39,22 @@ if ! command -v pdflatex >/dev/null 2>&1 ||
   missing_tools+=(pdflatex)
 fi
 
+here="$(cd "$(dirname "$0")/.." && pwd)"
+# tune, dials, workflows, parsnip, rsample and yardstick need newer vctrs,
+# rlang, dplyr, recipes, ... than Debian's: scripts/install-cran-suggests.R
+# takes from Debian what it has new enough and the rest from CRAN, into
+# the library scripts/tidymodels-lib.sh names (about 45 packages and 20
+# minutes of compiling on 2 cores the first time; nothing afterwards)
+install_tidymodels() {
+  local lib
+  lib="$(bash "$here/scripts/tidymodels-lib.sh")"
+  Rscript "$here/scripts/install-cran-suggests.R" "$lib" ||
+    echo "install-deps: warning: the tune and dials tests will skip"
+}
+
 if [ ${#missing_r[@]} -eq 0 ] && [ ${#missing_tools[@]} -eq 0 ]; then
-  echo "install-deps: nothing missing"
+  echo "install-deps: nothing missing from Debian's part"
+  install_tidymodels
   exit 0
 fi
 echo "install-deps: missing R packages: ${missing_r[*]:-none}; tools: ${missing_tools[*]:-none}"
@@ -69,3 +83,4 @@ for t in "${missing_tools[@]}"; do
   [ "$t" = python3-sklearn ] && continue
   command -v "$t" >/dev/null 2>&1 || echo "install-deps: warning: $t is still missing"
 done
+install_tidymodels

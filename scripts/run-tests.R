@@ -4,6 +4,11 @@
 #   Rscript scripts/run-tests.R TESTS_DIR [FILTER]   (FILTER: a regular
 #   expression on file names, or "all", the default)
 args <- commandArgs(trailingOnly = TRUE)
+# Without TZ, R asks timedatectl for the time zone the first time it needs
+# it (loading recipes does), and on machines without systemd timedatectl
+# prints "System has not been booted with systemd ..." and "Failed to
+# connect to bus" into the test log (scripts/test.sh sets TZ for R CMD check)
+if (!nzchar(Sys.getenv("TZ"))) Sys.setenv(TZ = "UTC")
 suppressPackageStartupMessages({ library(testthat); library(fastkpca) })
 filter <- if (length(args) > 1L && args[2L] != "all") args[2L] else NULL
 res <- as.data.frame(test_dir(args[1L], filter = filter, reporter = "summary",

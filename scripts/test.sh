@@ -5,6 +5,10 @@
 set -euo pipefail
 here="$(cd "$(dirname "$0")/.." && pwd)"
 bash "$here/scripts/install-deps.sh"
+# the tidymodels packages of the tune and dials tests, and the newer
+# tidyverse they need, from their own library (scripts/install-cran-suggests.R)
+tidymodels_lib="$(bash "$here/scripts/tidymodels-lib.sh")"
+export R_LIBS="$tidymodels_lib${R_LIBS:+:$R_LIBS}"
 
 work="$(mktemp -d)"
 trap 'rm -rf "$work"' EXIT

@@ -4,7 +4,10 @@
  * back in decreasing order of eigenvalue, with the eigenvectors as columns.
  * top_eigen_exact is dsyevr as R's eigen() calls it (the Lanczos solver's
  * small problems use it too); exact_eigen is the fit's exact solver, which
- * chooses the tridiagonal method. */
+ * chooses the tridiagonal method. The exact solver runs dsytrd's and
+ * dormtr's blocked loops itself, checking for an interrupt between blocks
+ * of bounded work (EIGEN_CHECK_WORK): a large fit stops within a fraction of
+ * a second of Ctrl-C, instead of minutes later, when one LAPACK call ends. */
 #include "fastkpca.h"
 #include <float.h>
 #include <math.h>
@@ -98,31 +101,122 @@ static double scale_lower(double *A, int n)
     return sigma;
 }
 
+/* The most multiply-adds done between two interrupt checks in the reduction
+ * and the back-transformation: about 0.6 s on the reference BLAS at its
+ * slowest (the matrix-vector products of dlatrd at n = 8000), far less on
+ * OpenBLAS. Below it (n up to about 5800) the steps are LAPACK's own.
+ * (Compiled with a small value, say -DEIGEN_CHECK_WORK=4096, the blocked
+ * paths run on small problems: that is how the tests and valgrind see them.) */
+#ifndef EIGEN_CHECK_WORK
+#define EIGEN_CHECK_WORK 1073741824.0
+#endif
+
+/* ILAENV, LAPACK's choice of block sizes (ispec 1: the block size, 3: the
+ * crossover to unblocked code), so that the blocked steps here block as
+ * dsytrd and dormqr themselves would. Not declared by R's headers. */
+extern int F77_NAME(ilaenv)(const int *ispec, const char *name, const char *opts,
+                            const int *n1, const int *n2, const int *n3, const int *n4
+                            FCLEN FCLEN);
+
+static int lapack_block(int ispec, const char *name, const char *opts, int n1, int n2,
+                        int n3)
+{
+    int n4 = -1;
+    return F77_CALL(ilaenv)(&ispec, name, opts, &n1, &n2, &n3, &n4
+#ifdef FC_LEN_T
+                            , (FC_LEN_T) strlen(name), (FC_LEN_T) strlen(opts)
+#endif
+                            );
+}
+
+/* C (the lower triangle of an m x m matrix, leading dimension ldc) -=
+ * V W' + W V', V and W m x k: dsyr2k, cut into column strips of bounded
+ * work when it is large (the diagonal block of a strip by dsyr2k, the rows
+ * below it by two dgemm), with an interrupt check after each strip. */
+static void rank2k_update_lower(int m, int k, const double *V, const double *W,
+                                int ld, double *C, int ldc)
+{
+    const char lower = 'L', notrans = 'N', trans = 'T';
+    const double minus_one = -1.0, one = 1.0;
+    if (m <= 0) return;
+    if ((double) m * m * k <= EIGEN_CHECK_WORK) {
+        F77_CALL(dsyr2k)(&lower, &notrans, &m, &k, &minus_one, V, &ld, W, &ld, &one, C,
+                         &ldc FCONE FCONE);
+        return;
+    }
+    int width = (int) (EIGEN_CHECK_WORK / (2.0 * m * k));
+    if (width < 32) width = 32;
+    for (int j0 = 0; j0 < m; j0 += width) {
+        int w = m - j0 < width ? m - j0 : width, below = m - j0 - w;
+        double *Cjj = C + j0 + (size_t) j0 * ldc;
+        F77_CALL(dsyr2k)(&lower, &notrans, &w, &k, &minus_one, V + j0, &ld, W + j0, &ld,
+                         &one, Cjj, &ldc FCONE FCONE);
+        if (below > 0) {
+            F77_CALL(dgemm)(&notrans, &trans, &below, &w, &k, &minus_one, V + j0 + w, &ld,
+                            W + j0, &ld, &one, Cjj + w, &ldc FCONE FCONE);
+            F77_CALL(dgemm)(&notrans, &trans, &below, &w, &k, &minus_one, W + j0 + w, &ld,
+                            V + j0, &ld, &one, Cjj + w, &ldc FCONE FCONE);
+        }
+        R_CheckUserInterrupt();
+    }
+}
+
 /* The Householder reduction of A's lower triangle to the tridiagonal
- * (diag, offdiag); the reflectors stay in A and tau. */
+ * (diag, offdiag); the reflectors stay in A and tau.
+ *
+ * This is dsytrd (lower), driven panel by panel from here so that an
+ * interrupt is honoured between panels instead of after minutes inside one
+ * LAPACK call: dlatrd reduces a panel of columns and returns W, dsyr2k
+ * applies A22 -= V W' + W V' to the trailing matrix, and dsytd2 reduces the
+ * last block unblocked. The panel width is LAPACK's (ILAENV), narrowed where
+ * a panel of it would exceed EIGEN_CHECK_WORK (n above about 5800). */
 static void reduce_tridiagonal(double *A, int n, double *diag, double *offdiag,
                                double *tau)
 {
     const char uplo = 'L';
-    int info = 0, lwork = -1;
-    double work_query;
-    F77_CALL(dsytrd)(&uplo, &n, A, &n, diag, offdiag, tau, &work_query, &lwork,
-                     &info FCONE);
-    check_lapack_info(info, "dsytrd");
-    lwork = (int) work_query;
-    double *work = (double *) R_alloc((size_t) (lwork > 1 ? lwork : 1), sizeof(double));
-    F77_CALL(dsytrd)(&uplo, &n, A, &n, diag, offdiag, tau, work, &lwork, &info FCONE);
-    check_lapack_info(info, "dsytrd");
+    int info = 0, nb = lapack_block(1, "DSYTRD", "L", n, -1, -1), nx = n;
+    if (nb > 1 && nb < n) {
+        int cross = lapack_block(3, "DSYTRD", "L", n, -1, -1);
+        nx = cross > nb ? cross : nb;
+        if (nx >= n) nx = n;
+    } else {
+        nb = 1;
+    }
+    double *W = (double *) R_alloc((size_t) n * nb, sizeof(double));
+    int i = 0;
+    while (i < n - nx) {
+        int m = n - i, panel = nb;
+        if ((double) m * m * panel > EIGEN_CHECK_WORK) {
+            panel = (int) (EIGEN_CHECK_WORK / ((double) m * m));
+            if (panel < 1) panel = 1;
+        }
+        double *Aii = A + i + (size_t) i * n;
+        F77_CALL(dlatrd)(&uplo, &m, &panel, Aii, &n, offdiag + i, tau + i, W, &n FCONE);
+        R_CheckUserInterrupt();
+        rank2k_update_lower(m - panel, panel, Aii + panel, W + panel, n,
+                            Aii + panel + (size_t) panel * n, n);
+        /* dlatrd leaves the reflectors' first entries in the subdiagonal */
+        for (int j = i; j < i + panel; j++) {
+            A[j + 1 + (size_t) j * n] = offdiag[j];
+            diag[j] = A[j + (size_t) j * n];
+        }
+        i += panel;
+        R_CheckUserInterrupt();
+    }
+    int m = n - i;
+    F77_CALL(dsytd2)(&uplo, &m, A + i + (size_t) i * n, &n, diag + i, offdiag + i,
+                     tau + i, &info FCONE);
+    check_lapack_info(info, "dsytd2");
 }
 
-/* Z (n x k) <- Q Z, Q the orthogonal factor of dsytrd held in A and tau:
- * eigenvectors of the tridiagonal become eigenvectors of A. */
-static void back_transform(const double *A, int n, const double *tau, double *Z, int k)
+/* Z (n x k) <- Q Z by dormtr itself, for back-transformations small enough
+ * to need no interrupt check. */
+static void back_transform_dormtr(const double *A, int n, const double *tau, double *Z,
+                                  int k)
 {
     const char side = 'L', uplo = 'L', trans = 'N';
     int info = 0, lwork = -1;
     double work_query;
-    if (k == 0) return;
     F77_CALL(dormtr)(&side, &uplo, &trans, &n, &k, A, &n, tau, Z, &n, &work_query,
                      &lwork, &info FCONE FCONE FCONE);
     check_lapack_info(info, "dormtr");
@@ -131,6 +225,50 @@ static void back_transform(const double *A, int n, const double *tau, double *Z,
     F77_CALL(dormtr)(&side, &uplo, &trans, &n, &k, A, &n, tau, Z, &n, work, &lwork,
                      &info FCONE FCONE FCONE);
     check_lapack_info(info, "dormtr");
+}
+
+/* Z (n x k) <- Q Z, Q the orthogonal factor of the reduction held in A and
+ * tau: eigenvectors of the tridiagonal become eigenvectors of A.
+ *
+ * This is dormtr (side L, lower, no transpose), which is dormqr on rows 2..n
+ * with the reflectors below the subdiagonal, driven from here as dormqr
+ * drives it (blocks of LAPACK's size, from the last reflector to the first:
+ * dlarft forms a block's triangular factor, dlarfb applies it), with Z cut
+ * into column blocks of bounded work and an interrupt check after each. */
+static void back_transform(double *A, int n, const double *tau, double *Z, int k)
+{
+    const char side = 'L', notrans = 'N', forward = 'F', columnwise = 'C';
+    int m = n - 1, nq = n - 1;  /* Q acts on rows 2..n, with n - 1 reflectors */
+    if (k == 0 || m < 1) return;
+    if (2.0 * m * nq * k <= EIGEN_CHECK_WORK) {
+        back_transform_dormtr(A, n, tau, Z, k);
+        return;
+    }
+    int nb = lapack_block(1, "DORMQR", "LN", m, k, nq);
+    if (nb > 64) nb = 64;  /* dormqr's NBMAX */
+    if (nb < 1) nb = 1;
+    int cols = (int) (EIGEN_CHECK_WORK / (2.0 * m * nb));
+    if (cols < 8) cols = 8;
+    if (cols > k) cols = k;
+    int ldt = nb;
+    double *T = (double *) R_alloc((size_t) ldt * nb, sizeof(double));
+    double *work = (double *) R_alloc((size_t) cols * nb, sizeof(double));
+    double *V = A + 1;  /* A(2, 1): the reflectors of dormqr */
+    double *C = Z + 1;        /* Z(2, 1) */
+    for (int i = ((nq - 1) / nb) * nb; i >= 0; i -= nb) {
+        int ib = nq - i < nb ? nq - i : nb, rows = nq - i;
+        /* (dlarft may set the unit diagonal of V in place and restore it) */
+        F77_CALL(dlarft)(&forward, &columnwise, &rows, &ib, V + i + (size_t) i * n, &n,
+                         tau + i, T, &ldt FCONE FCONE);
+        for (int j0 = 0; j0 < k; j0 += cols) {
+            int w = k - j0 < cols ? k - j0 : cols;
+            F77_CALL(dlarfb)(&side, &notrans, &forward, &columnwise, &rows, &w, &ib,
+                             V + i + (size_t) i * n, &n, T, &ldt,
+                             C + i + (size_t) j0 * n, &n, work, &w
+                             FCONE FCONE FCONE FCONE);
+            R_CheckUserInterrupt();
+        }
+    }
 }
 
 /* An upper bound of the tridiagonal's spectrum (Gershgorin), so that an
@@ -144,6 +282,26 @@ static double spectrum_upper_bound(const double *diag, const double *offdiag, in
         if (r > upper) upper = r;
     }
     return 2.0 * upper + 1.0;
+}
+
+/* Of the found eigenvalues w (in dstebz's block order, with their blocks),
+ * keep the il-th to iu-th smallest (1-based, clamped to what there is), in
+ * the same order; returns how many are kept. */
+static int keep_index_range(double *w, int *iblock, int found, int il, int iu)
+{
+    if (il < 1) il = 1;
+    if (iu > found) iu = found;
+    if (found == 0 || il > iu) return 0;
+    double *key = (double *) R_alloc((size_t) found, sizeof(double));
+    int *idx = (int *) R_alloc((size_t) found, sizeof(int));
+    char *keep = (char *) R_alloc((size_t) found, sizeof(char));
+    for (int k = 0; k < found; k++) { key[k] = w[k]; idx[k] = k; keep[k] = 0; }
+    rsort_with_index(key, idx, found);
+    for (int r = il - 1; r < iu; r++) keep[idx[r]] = 1;
+    int kept = 0;
+    for (int k = 0; k < found; k++)
+        if (keep[k]) { w[kept] = w[k]; iblock[kept] = iblock[k]; kept++; }
+    return kept;
 }
 
 /* Bisection and inverse iteration on the tridiagonal (dstebz, dstein), as
@@ -164,7 +322,20 @@ static int tridiagonal_bisection(const double *diag, const double *offdiag, int 
     F77_CALL(dstebz)(&range, &order, &n, &lower, &upper, &il, &iu, &abstol, diag,
                      offdiag, &found, &nsplit, w, iblock, isplit, work, iwork,
                      &info FCONE FCONE);
-    check_lapack_info(info, "dstebz");
+    if (range == 'I' && (info == 2 || info == 3)) {
+        /* Fewer than iu - il + 1 found: the Sturm count was not monotonic,
+         * as on a kernel matrix that is the identity up to rounding.
+         * LAPACK's documented cure: all eigenvalues (range 'A'), then the
+         * il-th to iu-th smallest of them. */
+        const char all = 'A';
+        F77_CALL(dstebz)(&all, &order, &n, &lower, &upper, &il, &iu, &abstol, diag,
+                         offdiag, &found, &nsplit, w, iblock, isplit, work, iwork,
+                         &info FCONE FCONE);
+        found = keep_index_range(w, iblock, found, il - (n - found), iu - (n - found));
+    }
+    /* info 1 (range 'A' or 'V'): some eigenvalues did not converge; dsyevr
+     * goes on with them (dstein's info replaces this one), and so does this */
+    if (info < 0 || info > 3) check_lapack_info(info, "dstebz");
     *Z = NULL;
     if (found == 0) return 0;
     double *z = (double *) R_alloc((size_t) n * found, sizeof(double));
@@ -267,7 +438,7 @@ static int tridiagonal_mrrr(const double *diag, const double *offdiag, int n,
  * (f > 0) or every eigenvalue above lower (f = 0, lower already scaled),
  * in decreasing order, with signs fixed; *values and *vectors are
  * R_alloc'ed (n x found). */
-static int reduced_pairs(const double *A, int n, const double *diag,
+static int reduced_pairs(double *A, int n, const double *diag,
                          const double *offdiag, const double *tau, double sigma, int f,
                          double lower, int method, double **values, double **vectors)
 {
@@ -309,7 +480,9 @@ static int reduced_pairs(const double *A, int n, const double *diag,
  *     for k vectors, with bisection as the fallback if it fails;
  *   EXACT_BISECTION: dstebz and dstein, what dsyevr runs for a subset;
  *     dstein reorthogonalises vectors within clusters of close
- *     eigenvalues, up to O(n k^2). For f > 0 it is dsyevr itself.
+ *     eigenvalues, up to O(n k^2). For f > 0 these are dsyevr's own steps
+ *     (scaling, dsytrd, dstebz, dstein, dormtr), run one by one here so
+ *     that the reduction and the back-transformation can be interrupted.
  * The rule that picks one (fastkpca:::exact_method in R/eigen.R) is
  * measured by bench/exact-rule.R. */
 int exact_eigen(double *A, int n, int f, double lower, int method, double **values,
@@ -319,16 +492,6 @@ int exact_eigen(double *A, int n, int f, double lower, int method, double **valu
         error("unknown exact eigen method %d", method);
     *values = NULL;
     *vectors = NULL;
-    if (f > 0 && method == EXACT_BISECTION) {
-        double *vals = (double *) R_alloc((size_t) f, sizeof(double));
-        double *vecs = (double *) R_alloc((size_t) n * f, sizeof(double));
-        *values = vals;
-        *vectors = vecs;
-        int found = top_eigen_exact(A, n, f, vals, vecs);
-        orient_columns(n, found, vecs);
-        return found;
-    }
-
     double sigma = scale_lower(A, n);
     double *diag = (double *) R_alloc((size_t) n, sizeof(double));
     double *offdiag = (double *) R_alloc((size_t) n, sizeof(double));

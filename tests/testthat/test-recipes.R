@@ -139,16 +139,16 @@ test_that("the steps give clear errors", {
   rec <- recipes::recipe(~ ., data = s$train)
   expect_error(recipes::prep(step_fastkpca_rbf(rec, recipes::all_predictors()),
                              training = s$train),
-               "numeric columns; not numeric: state")
+               "numeric")
   expect_error(recipes::prep(step_fastkpca_rbf(rec, recipes::all_numeric(),
                                                         sigma = -1), training = s$train),
-               "'sigma' of step_fastkpca_rbf() must be a single positive number", fixed = TRUE)
+               "`sigma` must be a number larger than or equal to", fixed = TRUE)
   expect_error(recipes::prep(step_fastkpca_poly(rec, recipes::all_numeric(),
                                                          degree = 1.5), training = s$train),
-               "'degree' of step_fastkpca_poly() must be", fixed = TRUE)
+               "`degree` must be a whole number, not the number 1.5.", fixed = TRUE)
   expect_error(recipes::prep(step_fastkpca_rbf(rec, recipes::all_numeric(),
                                                         num_comp = -1), training = s$train),
-               "'num_comp' of step_fastkpca_rbf() must be a single whole number of at least 0",
+               "`num_comp` must be a whole number larger than or equal to 0, not the number -1.",
                fixed = TRUE)
   expect_error(recipes::prep(step_fastkpca_rbf(rec, recipes::all_numeric(),
                                                         num_comp = 99), training = s$train),
@@ -215,11 +215,12 @@ test_that("print() and tidy() of the steps match recipes' own steps", {
     msgs <- capture_messages(out <- capture_output(print(x)))
     paste(c(out, msgs), collapse = "\n")
   }
-  expect_match(printed(ours), "RBF kernel PCA \\(fastkpca\\) extraction with:? Murder,? Assault")
-  expect_match(printed(ours_p),
-               "RBF kernel PCA \\(fastkpca\\) extraction with:? Murder,? Assault.*[Tt]rained")
-  expect_match(printed(step_fastkpca_poly(rec, Murder)), "Polynomial kernel PCA \\(fastkpca\\)")
-  expect_match(printed(step_fastkpca(rec, Murder)), "Kernel PCA \\(fastkpca\\) extraction")
+  # recipes' own format, to the character: the steps differ in class and id
+  # only (a "(fastkpca)" in the title pushed the trained line past width 80)
+  expect_identical(printed(ours), printed(theirs))
+  expect_identical(printed(ours_p), printed(theirs_p))
+  expect_match(printed(step_fastkpca_poly(rec, Murder)), "Polynomial kernel PCA extraction")
+  expect_match(printed(step_fastkpca(rec, Murder)), "Kernel PCA extraction")
 })
 
 test_that("tunable() offers recipes' dials parameters; required_pkgs() names fastkpca", {
