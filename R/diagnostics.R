@@ -13,6 +13,9 @@
 #   heuristic: 60 and 10). Below 2 the leading component is hardly more
 #   than any other direction.
 flat_diagonal_ratio <- 2
+# With few rows the ratio cannot be large whatever the data (at most n - 1),
+# so it is judged from this many rows on.
+flat_diagonal_min_rows <- 20L
 # - nearly constant: Kc within a thousand rounding units of zero. Kc's
 #   trace, relative to K's mean diagonal, below 1000 eps means the centered
 #   entries are differences of nearly equal numbers and the components are
@@ -38,7 +41,7 @@ kernel_flatness <- function(fit) {
   if (!is.na(share) && share < flat_constant_share)
     return(list(kind = "constant", ratio = NA_real_, share = share))
   ratio <- if (total > 0) fit$eig[[1L]] / (total / (n - 1L)) else NA_real_
-  if (!is.na(ratio) && ratio < flat_diagonal_ratio)
+  if (!is.na(ratio) && ratio < flat_diagonal_ratio && n >= flat_diagonal_min_rows)
     return(list(kind = "diagonal", ratio = ratio, share = share))
   list(kind = NA_character_, ratio = ratio, share = share)
 }
@@ -61,7 +64,9 @@ warn_if_flat_kernel <- function(fit) {
       "the centered kernel matrix is nearly constant (its trace is %.2g of the",
       "kernel's diagonal): the kernel sees all rows as alike, and the components",
       "are rounding noise; try %s"), flat$share, try))
-  warning(what, call. = FALSE)
+  # classed, so that kpca_cv() can quiet it in its fold fits, where some
+  # settings of a grid are flat by design
+  warning(warningCondition(what, class = "fastkpca_flat_kernel"))
   invisible(fit)
 }
 

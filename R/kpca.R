@@ -298,8 +298,11 @@ kpca.default <- function(x, kernel = "rbfdot", kpar = list(sigma = 0.1),
     return(kpca_nystrom(x, kernel, features, th, landmarks, landmark_rule, threads,
                         call, data$removed, data$scaling))
   }
-  kpca_exact(x, kernel, features, th, solver, threads, control, variance, call,
-             data$removed, data$scaling)
+  fit <- kpca_exact(x, kernel, features, th, solver, threads, control, variance, call,
+                    data$removed, data$scaling)
+  # not returned from warn_if_flat_kernel(): it returns invisibly
+  warn_if_flat_kernel(fit)
+  fit
 }
 
 # The data of a fit: x as a double matrix after na.action, centered and

@@ -22,8 +22,9 @@ available_bytes <- function() {
   avail + if (is.na(swap)) 0 else swap
 }
 
+# Binary units (1 GiB = 1024^3 bytes), named as such: "GB" would be 10^9
 format_bytes <- function(b) {
-  units <- c("bytes", "KB", "MB", "GB", "TB")
+  units <- c("bytes", "KiB", "MiB", "GiB", "TiB")
   p <- max(0, min(length(units) - 1, floor(log(max(b, 1), 1024))))
   sprintf("%.1f %s", b / 1024^p, units[p + 1])
 }

@@ -127,18 +127,24 @@ summary.fastkpca <- function(object, ...) {
                       "Cumulative Proportion" = cumsum(prop))
   structure(list(kernel = format(object$kernel),
                  n = fit_nobs(object), variance_total = object$variance_total,
-                 importance = importance),
+                 importance = importance, method = "Kernel PCA", landmarks = NULL),
             class = "summary.fastkpca")
 }
 
 #' @rdname summary.fastkpca
 #' @export
 print.summary.fastkpca <- function(x, digits = max(3L, getOption("digits") - 3L), ...) {
-  cat("Kernel PCA (fastkpca), kernel ", x$kernel, ", ", x$n, " observations\n",
-      sep = "")
+  method <- if (is.null(x$method)) "Kernel PCA" else x$method
+  cat(method, " (fastkpca), ", x$n, " observations\n", sep = "")
+  cat("Kernel: ", x$kernel, "\n", sep = "")
+  if (!is.null(x$landmarks)) cat("Landmarks: ", x$landmarks, "\n", sep = "")
   cat("Total variance in feature space: ", format(x$variance_total, digits = digits),
       "\n\nImportance of components:\n", sep = "")
-  print(x$importance, digits = digits)
+  # one number format per row (print() of the matrix picks one per column,
+  # so that a row showed 0.1005, 0.09262 and 0.0826)
+  shown <- t(apply(x$importance, 1L, format, digits = digits))
+  dimnames(shown) <- dimnames(x$importance)
+  print(noquote(shown), right = TRUE)
   invisible(x)
 }
 

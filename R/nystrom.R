@@ -304,3 +304,13 @@ nystrom_project_rows <- function(object, z) {
                      object$kernel, object$alpha, nystrom_mu(object$statistics),
                      object$threads)
 }
+
+# summary() of a Nystrom fit says so, and names its landmarks
+#' @export
+summary.fastkpca_nystrom <- function(object, ...) {
+  out <- NextMethod()
+  out$method <- "Centered Nystr\u00f6m kernel PCA"
+  out$landmarks <- sprintf("%d (%s; rank %d)", nrow(object$landmarks),
+                           object$landmark_rule, object$landmark_rank)
+  out
+}

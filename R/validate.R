@@ -103,14 +103,10 @@ engine_limits <- local({
 # A limit as the messages show it: 1e6, not 1e+06.
 format_limit <- function(v) sub("e\\+0*", "e", format(v))
 
+# Arguments a function does not take are an error; kernel parameters given
+# on their own get a hint (stop_unused_arguments() in R/diagnostics.R).
 check_no_dots <- function(...) {
-  if (...length() > 0L) {
-    nms <- names(list(...))
-    nms <- if (is.null(nms)) rep("", ...length()) else nms
-    shown <- ifelse(nms == "", "(unnamed)", nms)
-    stop("unused argument", if (...length() > 1L) "s" else "", ": ",
-         paste(shown, collapse = ", "), call. = FALSE)
-  }
+  if (...length() > 0L) stop_unused_arguments(...)
 }
 
 # Infinite values are an error; missing ones are left to the caller (predict()

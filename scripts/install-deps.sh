@@ -7,7 +7,7 @@
 # install.packages() with the repository R is set up with.
 set -euo pipefail
 
-r_packages=(kernlab testthat knitr rmarkdown)
+r_packages=(kernlab testthat knitr rmarkdown callr)
 # the tidyverse methods (Imports: generics; Suggests: the rest), all in Debian
 # as r-cran-*. The tidymodels packages of the tune and dials tests (tune,
 # dials, workflows, parsnip, rsample, yardstick; Suggests too) are not in

@@ -97,7 +97,7 @@ SEXP with_square_buffer(int n, SEXP (*body)(void *data, double *buffer), void *d
     buffer_call call = {body, data, NULL};
     call.buffer = (double *) malloc((size_t) n * (size_t) n * sizeof(double));
     if (call.buffer == NULL)
-        error("cannot allocate the %d x %d kernel matrix (%.1f GB)", n, n,
+        error("cannot allocate the %d x %d kernel matrix (%.1f GiB)", n, n,
               8.0 * n * (double) n / 1073741824.0);
     SEXP cont = PROTECT(R_MakeUnwindCont());
     SEXP ans = R_UnwindProtect(run_buffer_call, &call, free_buffer_call, &call, cont);

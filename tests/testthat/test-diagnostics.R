@@ -48,7 +48,8 @@ test_that("an identity kernel matrix is nearly diagonal; the cut-off is a ratio 
 test_that("kernlab's default sigma on columns in the hundreds warns, naming median_sigma()", {
   set.seed(5)
   x <- matrix(rnorm(80 * 4, sd = 100), 80)
-  fit <- kpca(x, features = 2)
+  # kpca() itself warns once
+  expect_warning(fit <- kpca(x, features = 2), "nearly diagonal")
   expect_identical(fastkpca:::kernel_flatness(fit)$kind, "diagonal")
   w <- capture_warnings(fastkpca:::warn_if_flat_kernel(fit))
   expect_length(w, 1L)
@@ -74,10 +75,9 @@ test_that("a nearly constant kernel matrix warns; the cut-off is 1000 eps of the
   cut <- 1000 * .Machine$double.eps / hv
   expect_identical(share_for(cut / 4)$kind, "constant")
   expect_true(is.na(share_for(cut * 4)$kind))
-  expect_warning(
-    fastkpca:::warn_if_flat_kernel(kpca(matrix(1, n, n) + cut / 4 * tcrossprod(v),
-                                        kernel = "precomputed", features = 1)),
-    "nearly constant")
+  expect_warning(kpca(matrix(1, n, n) + cut / 4 * tcrossprod(v),
+                      kernel = "precomputed", features = 1),
+                 "nearly constant")
   # a small sigma alone is not flat: it is linear PCA, scaled
   x <- as.matrix(iris[, 1:4])
   small <- kpca(x, kpar = list(sigma = 1e-9), features = 2)
@@ -96,7 +96,25 @@ test_that("kernel parameters given as arguments: 'did you mean kpar = list(...)?
                fixed = TRUE)
   expect_error(fastkpca:::stop_unused_arguments(foo = 3), "^unused argument: foo$")
   expect_error(fastkpca:::stop_unused_arguments(3), "^unused argument: \\(unnamed\\)$")
-  # once kpca() uses it (the lead's call site in check_no_dots()), kpca(x,
-  # sigma = 1) says so; until then it says "unused argument: sigma"
-  expect_error(kpca(as.matrix(iris[, 1:4]), sigma = 1), "unused argument: sigma")
+  expect_error(kpca(as.matrix(iris[, 1:4]), sigma = 1),
+               "unused argument: sigma; did you mean kpar = list(sigma = 1)?", fixed = TRUE)
+})
+
+test_that("kpca() warns once on a flat kernel, and kpca_cv's fold fits do not", {
+  set.seed(3)
+  # five directions of structure in 300 columns of large values: with
+  # kernlab's sigma = 0.1, K = I
+  wide <- 100 * matrix(rnorm(80 * 5), 80) %*% matrix(rnorm(5 * 300), 5)
+  expect_warning(kpca(wide, features = 2), "nearly diagonal")
+  expect_warning(kpca(wide, features = 2, scale. = TRUE,
+                      kpar = list(sigma = median_sigma(scale(wide)))), NA)
+  n_warnings <- 0L
+  withCallingHandlers(
+    kpca_cv(wide, grid = list(sigma = c(0.1, 1e-5)), features = 2, folds = 2),
+    fastkpca_flat_kernel = function(w) {
+      n_warnings <<- n_warnings + 1L
+      invokeRestart("muffleWarning")
+    })
+  # only the refit on all rows may warn (when the best setting is flat)
+  expect_lte(n_warnings, 1L)
 })

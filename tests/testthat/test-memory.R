@@ -11,7 +11,7 @@ test_that("fit_bytes() counts the n x n buffer and the n x features parts", {
 
 test_that("check_memory() refuses a fit that cannot fit, with the amounts", {
   expect_error(fastkpca:::check_memory(1e5, 5, available = 1e9),
-               "a fit on 100000 rows needs about 74\\.[0-9] GB .* only 953\\.7 MB")
+               "a fit on 100000 rows needs about 74\\.[0-9] GiB .* only 953\\.7 MiB")
   expect_error(fastkpca:::check_memory(1e5, 5, available = 1e9), "landmarks = \"auto\"")
   expect_equal(fastkpca:::check_memory(100, 2, available = 1e9),
                fastkpca:::fit_bytes(100, 2))
@@ -22,8 +22,8 @@ test_that("check_memory() refuses a fit that cannot fit, with the amounts", {
 
 test_that("format_bytes() picks the unit", {
   expect_identical(fastkpca:::format_bytes(512), "512.0 bytes")
-  expect_identical(fastkpca:::format_bytes(2048), "2.0 KB")
-  expect_identical(fastkpca:::format_bytes(3 * 1024^3), "3.0 GB")
+  expect_identical(fastkpca:::format_bytes(2048), "2.0 KiB")
+  expect_identical(fastkpca:::format_bytes(3 * 1024^3), "3.0 GiB")
   expect_identical(fastkpca:::format_bytes(0), "0.0 bytes")
 })
 
