@@ -15,6 +15,7 @@
 # OPENBLAS/OMP threads set, kernelMatrix(k, x, x).
 # Run from the package root.
 args <- commandArgs(trailingOnly = TRUE)
+options(width = 200)
 n <- as.integer(Sys.getenv("KS_N", "2000"))
 reps <- as.integer(Sys.getenv("KS_REPS", "3"))
 python <- Sys.getenv("KS_PYTHON", "/usr/bin/python3")

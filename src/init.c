@@ -9,6 +9,7 @@ static const R_CallMethodDef call_methods[] = {
     CALLDEF(kernel_cross, 6),
     CALLDEF(kernel_gram, 4),
     CALLDEF(kernel_diag, 3),
+    CALLDEF(kernel_vector_exp, 2),
     CALLDEF(nystrom_pass1, 8),
     CALLDEF(nystrom_pass2, 9),
     CALLDEF(nystrom_kmeanspp, 5),

@@ -1,0 +1,104 @@
+/* Step 3, randomized: the top eigenpairs by a randomized range finder with
+ * power iterations (Halko, Martinsson and Tropp 2011, algorithms 4.4 and
+ * 5.3 for a symmetric matrix).
+ *
+ * With l = k + oversample columns: Y = A Omega for a Gaussian n x l Omega
+ * (R's random number generator, so set.seed() makes the fit
+ * reproducible); then `power` times Q = orth(Y), Y = A Q; then Q = orth(Y)
+ * and the Rayleigh-Ritz step: the eigenpairs (theta, U) of B = Q' A Q
+ * (l x l), the k leading ones returned as theta and Q U. Each power step
+ * multiplies the gap between the wanted and the unwanted eigenvalues: the
+ * error of eigenvalue j falls about like (lambda_(l+1) / lambda_j)^(2 power
+ * + 1) (squared for the Rayleigh quotient), so a spectrum that decays fast
+ * (smooth kernels) converges in a few steps and a slowly decaying one
+ * (laplacedot on noisy data, a small sigma) needs more steps or more
+ * oversampling. Orthonormalisation by Householder QR (dgeqrf, dorgqr).
+ *
+ * Products with A (lower triangle of the n x n buffer) go through BLAS
+ * dsymm, the l columns split between the threads. */
+#include "fastkpca.h"
+#include <Rmath.h>
+#include <string.h>
+#ifdef _OPENMP
+# include <omp.h>
+#endif
+
+/* Y (n x l) = A X, A symmetric in its lower triangle; the columns in one
+ * slice per thread (the BLAS is called from each thread; R is not). */
+static void sym_product(const double *A, int n, const double *X, int l, double *Y,
+                        int threads)
+{
+    if (threads > l) threads = l;
+    if (threads < 1) threads = 1;
+#ifdef _OPENMP
+#pragma omp parallel for num_threads(threads) schedule(static) if (threads > 1)
+#endif
+    for (int t = 0; t < threads; t++) {
+        int c0 = (int) ((long long) l * t / threads), c1 = (int) ((long long) l * (t + 1) / threads);
+        int cols = c1 - c0;
+        if (cols > 0) {
+            const char side = 'L', uplo = 'L';
+            const double one = 1.0, zero = 0.0;
+            F77_CALL(dsymm)(&side, &uplo, &n, &cols, &one, A, &n, X + (size_t) c0 * n, &n,
+                            &zero, Y + (size_t) c0 * n, &n FCONE FCONE);
+        }
+    }
+    R_CheckUserInterrupt();
+}
+
+/* Y (n x l, l <= n) <- an orthonormal basis of its columns (Householder QR). */
+static void orthonormalise(double *Y, int n, int l)
+{
+    int info = 0, lwork = -1;
+    double query, *tau = (double *) R_alloc((size_t) l, sizeof(double));
+    F77_CALL(dgeqrf)(&n, &l, Y, &n, tau, &query, &lwork, &info);
+    check_lapack_info(info, "dgeqrf");
+    lwork = (int) query;
+    F77_CALL(dorgqr)(&n, &l, &l, Y, &n, tau, &query, &lwork, &info);
+    check_lapack_info(info, "dorgqr");
+    if ((int) query > lwork) lwork = (int) query;
+    double *work = (double *) R_alloc((size_t) lwork, sizeof(double));
+    F77_CALL(dgeqrf)(&n, &l, Y, &n, tau, work, &lwork, &info);
+    check_lapack_info(info, "dgeqrf");
+    F77_CALL(dorgqr)(&n, &l, &l, Y, &n, tau, work, &lwork, &info);
+    check_lapack_info(info, "dorgqr");
+}
+
+/* The k largest eigenpairs of the symmetric A (lower triangle, n x n, read
+ * only), decreasing, into values (k) and vectors (n x k); oversample extra
+ * columns (l = k + oversample, at most n), power iterations. */
+void top_eigen_randomized(const double *A, int n, int k, int oversample, int power,
+                          int threads, double *values, double *vectors)
+{
+    int l = k + oversample < n ? k + oversample : n;
+    double *Q = (double *) R_alloc((size_t) n * l, sizeof(double));
+    double *Y = (double *) R_alloc((size_t) n * l, sizeof(double));
+    GetRNGstate();
+    for (size_t i = 0; i < (size_t) n * l; i++) Q[i] = norm_rand();
+    PutRNGstate();
+    sym_product(A, n, Q, l, Y, threads);
+    for (int q = 0; q < power; q++) {
+        orthonormalise(Y, n, l);
+        double *t = Q; Q = Y; Y = t;
+        sym_product(A, n, Q, l, Y, threads);
+    }
+    orthonormalise(Y, n, l);
+    double *t = Q; Q = Y; Y = t;
+    sym_product(A, n, Q, l, Y, threads);   /* Y = A Q */
+
+    /* B = Q' A Q, symmetrised, and its k leading eigenpairs */
+    double *B = (double *) R_alloc((size_t) l * l, sizeof(double));
+    const char trans = 'T', notrans = 'N';
+    const double one = 1.0, zero = 0.0;
+    F77_CALL(dgemm)(&trans, &notrans, &l, &l, &n, &one, Q, &n, Y, &n, &zero, B, &l
+                    FCONE FCONE);
+    for (int j = 0; j < l; j++)
+        for (int i = j + 1; i < l; i++) {
+            double s = 0.5 * (B[i + (size_t) j * l] + B[j + (size_t) i * l]);
+            B[i + (size_t) j * l] = B[j + (size_t) i * l] = s;
+        }
+    double *U = (double *) R_alloc((size_t) l * k, sizeof(double));
+    top_eigen_exact(B, l, k, values, U);
+    F77_CALL(dgemm)(&notrans, &notrans, &n, &k, &l, &one, Q, &n, U, &l, &zero, vectors, &n
+                    FCONE FCONE);
+}
