@@ -39,32 +39,33 @@ static inline KF_ATTR VD KF(vexp)(VD x)
 
 /* y[i] = exp(scale * f(x[i])) for i < n, f the identity or sqrt (root);
  * x and y may be the same. Inputs outside the polynomial's range (and NaN)
- * go to exp() afterwards, one by one. */
+ * go to exp(), lane by lane. */
 static KF_ATTR void KF(exp_array)(const double *x, double *y, int n, double scale,
                                   int root)
 {
     const VD lo = VSPLAT(KF_EXP_LO), hi = VSPLAT(KF_EXP_HI), s = VSPLAT(scale);
-    VI outside = (VI) VSPLAT(0.0);
     int i = 0;
     for (; i + W <= n; i += W) {
         VD v;
         memcpy(&v, x + i, sizeof v);
         if (root) v = VSQRT(v);
         v = v * s;
-        outside |= ~((v >= lo) & (v <= hi));
-        v = KF(vexp)(VMIN(VMAX(v, lo), hi));
-        memcpy(y + i, &v, sizeof v);
+        VI outside = ~((v >= lo) & (v <= hi));
+        VD r = KF(vexp)(VMIN(VMAX(v, lo), hi));
+        long long any = 0;
+        for (int l = 0; l < W; l++) any |= outside[l];
+        if (any)
+            for (int l = 0; l < W; l++)
+                if (outside[l]) r[l] = exp(v[l]);
+        memcpy(y + i, &r, sizeof r);
     }
-    int any_outside = 0;
-    for (int l = 0; l < W; l++) any_outside |= outside[l] != 0;
-    for (int j = any_outside ? 0 : i; j < n; j++) {
-        double v = scale * (root ? sqrt(x[j]) : x[j]);
+    for (; i < n; i++) {
+        double v = scale * (root ? sqrt(x[i]) : x[i]);
         if (v >= KF_EXP_LO && v <= KF_EXP_HI) {
-            if (j < i) continue;
             VD w = KF(vexp)(VSPLAT(v));
-            y[j] = w[0];
+            y[i] = w[0];
         } else {
-            y[j] = exp(v);
+            y[i] = exp(v);
         }
     }
 }
