@@ -104,7 +104,7 @@ solver_control <- function(control, n, features) {
            call. = FALSE)
     v
   }
-  oversample <- whole(control$oversample, randomized_oversample, "oversample", n)
+  oversample <- whole(control$oversample, min(randomized_oversample, n), "oversample", n)
   power <- whole(control$power, randomized_power, "power", 1000L)
   c(tol, maxit, ncv, exact_method_codes[[exact_method(n, features)]], oversample, power)
 }

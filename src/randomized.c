@@ -5,8 +5,8 @@
  * With l = k + oversample columns: Y = A Omega for a Gaussian n x l Omega
  * (R's random number generator, so set.seed() makes the fit
  * reproducible); then `power` times Q = orth(Y), Y = A Q; then Q = orth(Y)
- * and the Rayleigh-Ritz step: the eigenpairs (theta, U) of B = Q' A Q
- * (l x l), the k leading ones returned as theta and Q U. Each power step
+ * and the k leading eigenvectors U of Q' A^2 Q (from Y = A Q), returned
+ * as Q U with their Rayleigh quotients as eigenvalues. Each power step
  * multiplies the gap between the wanted and the unwanted eigenvalues: the
  * error of eigenvalue j falls about like (lambda_(l+1) / lambda_j)^(2 power
  * + 1) (squared for the Rayleigh quotient), so a spectrum that decays fast
@@ -152,19 +152,43 @@ void top_eigen_randomized(const double *A, int n, int k, int oversample, int pow
     double *t = Q; Q = Y; Y = t;
     sym_product(A, n, Q, l, Y, threads);   /* Y = A Q */
 
-    /* B = Q' A Q, symmetrised, and its k leading eigenpairs */
+    /* As scikit-learn's randomized SVD, the leading singular vectors of
+     * Q'A, that is the leading eigenvectors U of C = Y'Y = Q' A^2 Q, which
+     * comes from the product already made: as good as one more power
+     * iteration for n l^2 work. Their eigenvalues are the Rayleigh quotients
+     * u' (Q'AQ) u, which keep the sign of a negative eigenvalue. */
+    double *C = (double *) R_alloc((size_t) l * l, sizeof(double));
     double *B = (double *) R_alloc((size_t) l * l, sizeof(double));
     const char trans = 'T', notrans = 'N';
     const double one = 1.0, zero = 0.0;
+    F77_CALL(dgemm)(&trans, &notrans, &l, &l, &n, &one, Y, &n, Y, &n, &zero, C, &l
+                    FCONE FCONE);
     F77_CALL(dgemm)(&trans, &notrans, &l, &l, &n, &one, Q, &n, Y, &n, &zero, B, &l
                     FCONE FCONE);
-    for (int j = 0; j < l; j++)
-        for (int i = j + 1; i < l; i++) {
-            double s = 0.5 * (B[i + (size_t) j * l] + B[j + (size_t) i * l]);
-            B[i + (size_t) j * l] = B[j + (size_t) i * l] = s;
-        }
     double *U = (double *) R_alloc((size_t) l * k, sizeof(double));
-    top_eigen_exact(B, l, k, values, U);
-    F77_CALL(dgemm)(&notrans, &notrans, &n, &k, &l, &one, Q, &n, U, &l, &zero, vectors, &n
+    double *BU = (double *) R_alloc((size_t) l * k, sizeof(double));
+    top_eigen_exact(C, l, k, values, U);
+    F77_CALL(dgemm)(&notrans, &notrans, &l, &k, &l, &one, B, &l, U, &l, &zero, BU, &l
+                    FCONE FCONE);
+    int *order = (int *) R_alloc((size_t) k, sizeof(int));
+    for (int j = 0; j < k; j++) {
+        double q = 0.0;
+        for (int i = 0; i < l; i++) q += U[i + (size_t) j * l] * BU[i + (size_t) j * l];
+        values[j] = q;
+        order[j] = j;
+    }
+    /* decreasing order of the Rayleigh quotients (insertion sort: k is small) */
+    for (int a = 1; a < k; a++)
+        for (int b = a; b > 0 && values[order[b]] > values[order[b - 1]]; b--) {
+            int t2 = order[b]; order[b] = order[b - 1]; order[b - 1] = t2;
+        }
+    double *Us = (double *) R_alloc((size_t) l * k, sizeof(double));
+    double *vs = (double *) R_alloc((size_t) k, sizeof(double));
+    for (int j = 0; j < k; j++) {
+        memcpy(Us + (size_t) j * l, U + (size_t) order[j] * l, (size_t) l * sizeof(double));
+        vs[j] = values[order[j]];
+    }
+    memcpy(values, vs, (size_t) k * sizeof(double));
+    F77_CALL(dgemm)(&notrans, &notrans, &n, &k, &l, &one, Q, &n, Us, &l, &zero, vectors, &n
                     FCONE FCONE);
 }
