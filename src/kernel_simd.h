@@ -172,17 +172,17 @@ static KF_ATTR int KF(columns)(const fast_job *J, int c0, int c1)
                     int i0 = J->lower_only && jc > t ? jc : t;
                     int i1 = t + 8 < r1 ? t + 8 : r1;
                     double *col = J->out + (size_t) jc * rows;
-                    const double *av = acc + 8 * c - t;
+                    const double *av = acc + 8 * c; /* row i is av[i - t] */
                     if (J->expanded) {
                         double bn = J->bnorms[jc];
                         for (int i = i0; i < i1; i++) {
-                            double v = J->anorms[i] + bn - 2.0 * av[i];
+                            double v = J->anorms[i] + bn - 2.0 * av[i - t];
                             col[i] = v > 0.0 ? v : 0.0;
                         }
                     } else if (i0 == t && i1 == t + 8) {
                         memcpy(col + t, acc + 8 * c, 8 * sizeof(double)); /* inlined */
                     } else {
-                        for (int i = i0; i < i1; i++) col[i] = av[i];
+                        for (int i = i0; i < i1; i++) col[i] = av[i - t];
                     }
                 }
             }
