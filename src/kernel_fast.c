@@ -12,18 +12,27 @@
  * compilers, plain loops and exp().
  *
  * Squared distances: below KERNEL_EXPANDED_MIN_D coordinates they are summed
- * from the differences, exactly as the definition (no digits lost on
- * duplicated or nearly duplicated rows); from it on, from the norms and the
- * inner product, ||x||^2 + ||y||^2 - 2 x'y, clamped at 0, which halves the
- * work per coordinate. The inner-product form loses digits when two points
- * are close relative to their norms: its absolute error in a squared
- * distance is about eps (||x||^2 + ||y||^2), so the relative error of an rbf
- * value is about sigma eps (||x||^2 + ||y||^2). Measured by
- * bench/kernel-speed.R (part "error") on rows with duplicates and
- * near-duplicates (points shifted by the column means, as here, sigma = 1/d),
- * it stays below 1e-14 relative on K at every d measured; the switch-over
- * d is where the difference form, which needs two operations per coordinate
- * to the product's one, becomes measurably slower. */
+ * from the differences, exactly as the definition (duplicated rows give
+ * exactly 0, so a kernel value of exactly 1); from it on, for rbfdot, from
+ * the norms and the inner product, ||x||^2 + ||y||^2 - 2 x'y, clamped at 0,
+ * which needs one operation per coordinate instead of two. The expanded form
+ * loses digits when two points are close relative to their norms: its
+ * absolute error in a squared distance is about eps (||x||^2 + ||y||^2).
+ * Measured on the project machine (AMD EPYC, Zen 4; rows of N(3, 1) data
+ * with 50 duplicated and 50 nearly duplicated rows, 1e-9 apart; rbfdot
+ * with sigma = 1/d; CPU time of kernel_matrix(), a build with each form):
+ *   d            16      32      64     100     200     784
+ *   difference  7.03    8.33   10.16   11.98   24.22   80.47  ns per value
+ *   expanded    7.42    8.33    9.90   11.85   23.05   75.26
+ *   max error of K relative to direct differences in R:
+ *   difference 1.9e-15 1.8e-15 1.9e-15 1.8e-15 1.5e-15 1.5e-15
+ *   expanded   1.9e-15 3.2e-15 3.4e-15 4.0e-15 5.4e-15 9.3e-15
+ * (the machine was shared: single timings move by 10%). This CPU runs the
+ * subtractions on adders beside its multiply-add units, so the difference
+ * form costs little more; the expanded one gains 3 to 7% from d = 64 on,
+ * where its error is still below 1e-14, and so the switch-over is at 64. On
+ * CPUs that share one set of units the gain is larger. laplacedot always
+ * sums differences (see kernel_expanded_form()). */
 #include "fastkpca.h"
 #include <Rmath.h>
 #include <float.h>
@@ -36,7 +45,7 @@
 
 /* Distance kernels sum differences below this many coordinates and use the
  * norms and the inner product from it on (see above). */
-#define KERNEL_EXPANDED_MIN_D 32
+#define KERNEL_EXPANDED_MIN_D 64
 /* The polynomial exp's range: below, exp() gives subnormal numbers or 0;
  * above, 2^k would overflow. */
 #define KF_EXP_LO -708.0
