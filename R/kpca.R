@@ -164,7 +164,9 @@
 #'   warns) and `ncv` (the Krylov basis size, default
 #'   `max(20, 2 * features + 10)`, at most n); and of the randomized solver,
 #'   `oversample` (random columns beyond `features`, default 10) and `power`
-#'   (power iterations, default 7).
+#'   (power iterations, default 7; each is one product with the kernel
+#'   matrix, where scikit-learn's are two, so its default of 7 matches
+#'   `power = 14`).
 #' @param center,scale. As in [stats::prcomp()]: `TRUE` to center the
 #'   columns of `x` on their means (`center`) or to divide them by their
 #'   standard deviations (`scale.`; the root mean square when
