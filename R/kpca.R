@@ -153,8 +153,10 @@
 #'   raise `control$power` or `control$oversample` there.
 #'   `"auto"` (the default) picks `"iterative"` when `features > 0`,
 #'   `n >= 200` and `features <= n / 8`, where it was measured to be faster,
-#'   and `"exact"` otherwise; it does not pick `"randomized"`, which was not
-#'   measured faster than `"iterative"` (`bench/randomized.R`).
+#'   and `"exact"` otherwise; it does not pick `"randomized"`, which took as
+#'   much CPU time as `"iterative"` or more, and was less accurate, where it
+#'   was measured (n = 3000 and 10000, 5 to 100 components;
+#'   `bench/randomized.R`).
 #' @param threads Number of threads for the kernel matrix and the centering;
 #'   defaults to [kpca_threads()]. Results do not depend on it.
 #' @param control Settings of the iterative solver, a list with any of
