@@ -6,14 +6,7 @@ solver_codes <- c(exact = 1L, iterative = 2L, randomized = 3L)
 
 # The solver that `solver` means for this fit.
 choose_solver <- function(solver, n, features) {
-  known <- c("auto", "exact", "iterative", "randomized")
-  if (!is.character(solver) || length(solver) < 1L || is.na(solver[1L]))
-    stop("'solver' must be one of ", paste(dQuote(known, FALSE), collapse = ", "),
-         call. = FALSE)
-  if (length(solver) > 1L) solver <- solver[1L]
-  if (!solver %in% known)
-    stop("'solver' must be one of ", paste(dQuote(known, FALSE), collapse = ", "),
-         ", not ", dQuote(solver, FALSE), call. = FALSE)
+  solver <- check_choice(solver, c("auto", "exact", "iterative", "randomized"), "solver")
   if (solver %in% c("iterative", "randomized") && features == 0L)
     stop(sprintf("'solver = \"%s\"' needs 'features' > 0; with 'features = 0' ", solver),
          "use \"exact\" or \"auto\"", call. = FALSE)
@@ -90,8 +83,10 @@ solver_control <- function(control, n, features) {
   if (tol <= 0 || tol >= 1)
     stop("'control$tol' must be between 0 and 1", call. = FALSE)
   maxit <- single(if (is.null(control$maxit)) 1000 else control$maxit, "maxit")
-  if (maxit < 1 || maxit != round(maxit) || maxit > 1e6)
-    stop("'control$maxit' must be a whole number between 1 and 1e6", call. = FALSE)
+  top <- engine_limits()$solver_iterations
+  if (maxit < 1 || maxit != round(maxit) || maxit > top)
+    stop("'control$maxit' must be a whole number between 1 and ", format_limit(top),
+         call. = FALSE)
   ncv <- if (is.null(control$ncv)) min(n, max(20, 2 * features + 10))
          else single(control$ncv, "ncv")
   if (ncv != round(ncv) || ncv < min(n, features + 1) || ncv > n)
@@ -147,20 +142,4 @@ positive_components <- function(values, vectors) {
   # columns in threshold mode, and a subset is a copy
   if (all(keep)) return(list(values = values, vectors = vectors))
   list(values = values[keep], vectors = vectors[, keep, drop = FALSE])
-}
-
-# Deterministic signs: the largest-magnitude entry of each column positive
-# (the first such entry where several tie).
-# The exact solver returns its vectors oriented so already (src/eigen.c,
-# orient_columns), and then nothing is copied here: the columns are read one
-# at a time and the matrix is modified only if a sign flips.
-orient_signs <- function(vectors) {
-  if (ncol(vectors) == 0L) return(vectors)
-  flip <- vapply(seq_len(ncol(vectors)), function(j) {
-    v <- vectors[, j]
-    i <- which.max(abs(v))
-    length(i) == 1L && v[i] < 0
-  }, logical(1))
-  if (any(flip)) vectors[, flip] <- -vectors[, flip]
-  vectors
 }

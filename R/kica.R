@@ -53,8 +53,10 @@
 #' contrast by less than \eqn{10^{-6}}{1e-6}, or after `maxit` sweeps. With
 #' two sources there is a single angle: the first sweep is then a global
 #' search and is not repeated (unless its minimum lies on the edge of the
-#' refined bracket). Each pairwise search is one call to C, which recomputes
-#' only the two sources that rotate.
+#' refined bracket). The sweeps from a start run in C, which keeps the
+#' incomplete Cholesky factors of the sources and recomputes only those of
+#' the two that rotate; the current contrast (at angle 0) is known and is
+#' not evaluated again.
 #'
 #' The first start is JADE's estimate (Cardoso and Souloumiac 1993: the
 #' rotation that jointly diagonalises the fourth-order cumulant matrices of
@@ -80,8 +82,8 @@
 #' Signs and order of the sources are not identifiable; fastkpca makes the
 #' largest-magnitude entry of each row of `W` positive.
 #'
-#' @param x A numeric matrix or data frame, one observation per row and at
-#'   least one more row than columns.
+#' @param x A numeric matrix or data frame, one observation per row, with at
+#'   least two columns and at least one more row than columns.
 #' @param n.comp Number of sources, between 1 and `ncol(x)`.
 #' @param contrast `"kgv"` (the default) or `"kcca"`.
 #' @param sigma Width of the Gaussian kernel on the unit-variance sources.
@@ -141,9 +143,35 @@ kica <- function(x, n.comp = ncol(x), contrast = c("kgv", "kcca"), sigma = NULL,
   check_no_dots(...)
   x <- as_data_matrix(x, "x")
   check_finite(x, "x")
-  n <- nrow(x)
-  p <- ncol(x)
-  if (p < 1L) stop("'x' must have at least one column", call. = FALSE)
+  set <- kica_settings(nrow(x), ncol(x), n.comp, contrast, sigma, kappa, eta,
+                       nstarts, maxit, polish, ngrid, tol)
+  white <- kica_whiten(x, set$n.comp)
+  search <- kica_search(white$z, set)
+  V <- search$V
+  W <- V %*% white$K
+  # deterministic signs: the largest-magnitude entry of each row of W positive
+  flip <- apply(W, 1L, function(w) if (w[which.max(abs(w))] < 0) -1 else 1)
+  V <- V * flip
+  W <- W * flip
+  S <- white$z %*% t(V)
+  names_s <- paste0("IC", seq_len(set$n.comp))
+  A <- white$Kinv %*% t(V)
+  dimnames(W) <- list(names_s, colnames(x))
+  dimnames(A) <- list(colnames(x), names_s)
+  dimnames(S) <- list(rownames(x), names_s)
+  objective <- as.numeric(kica_contrast(S, c(set$sigma, set$kappa, set$eta),
+                                        match(set$contrast, kica_contrasts)))
+  validate_kica(new_kica(W = W, A = A, S = S, Xmu = white$mu, K = white$K, V = V,
+                         objective = objective, search = search, settings = set))
+}
+
+# The settings of kica(), checked and resolved (defaults of Bach and Jordan
+# 2002 by the number of rows n).
+kica_settings <- function(n, p, n.comp, contrast, sigma, kappa, eta, nstarts, maxit,
+                          polish, ngrid, tol) {
+  if (p < 2L)
+    stop("'x' must have at least two columns (kernel ICA unmixes several variables)",
+         call. = FALSE)
   if (n <= p)
     stop(sprintf("'x' must have more rows than columns (it has %d rows and %d columns)",
                  n, p), call. = FALSE)
@@ -152,94 +180,99 @@ kica <- function(x, n.comp = ncol(x), contrast = c("kgv", "kcca"), sigma = NULL,
     stop(sprintf("'n.comp' must be a whole number between 1 and ncol(x) (%d)", p),
          call. = FALSE)
   m <- as.integer(n.comp)
-  contrast <- check_choice(contrast, kica_contrasts, "contrast")
   big <- n >= 1000
-  if (is.null(sigma)) sigma <- if (big) 0.5 else 1
-  if (is.null(kappa)) kappa <- if (big) 2e-3 else 2e-2
-  sigma <- check_positive(sigma, "sigma")
-  kappa <- check_positive(kappa, "kappa")
-  if (is.null(eta)) eta <- kappa / 100
-  eta <- check_positive(eta, "eta")
+  sigma <- check_positive(if (is.null(sigma)) (if (big) 0.5 else 1) else sigma, "sigma")
+  kappa <- check_positive(if (is.null(kappa)) (if (big) 2e-3 else 2e-2) else kappa, "kappa")
+  eta <- check_positive(if (is.null(eta)) kappa / 100 else eta, "eta")
   if (is.null(nstarts)) nstarts <- if (m <= 2L) 1L else 2L
-  nstarts <- check_whole(nstarts, "nstarts", 1, 1e4)
-  maxit <- check_whole(maxit, "maxit", 1, 1e4)
-  ngrid <- check_whole(ngrid, "ngrid", 2, 1e4)
   if (!is.logical(polish) || length(polish) != 1L || is.na(polish))
     stop("'polish' must be TRUE or FALSE", call. = FALSE)
-  tol <- check_positive(tol, "tol")
-  code <- match(contrast, kica_contrasts)
+  list(n.comp = m, contrast = check_choice(contrast, kica_contrasts, "contrast"),
+       sigma = sigma, kappa = kappa, eta = eta,
+       nstarts = check_whole(nstarts, "nstarts", 1, 1e4),
+       maxit = check_whole(maxit, "maxit", 1, 1e4), polish = polish,
+       ngrid = check_whole(ngrid, "ngrid", 2, 1e4), tol = check_positive(tol, "tol"))
+}
 
-  white <- kica_whiten(x, m)
-  z <- white$z
+# The search over rotations of the whitened data z: Jacobi sweeps from each
+# start (JADE's, then random ones), and the optional polish of the best.
+# Returns the best V, the contrast of every start, their sweeps, the sweeps
+# of the polish, its contrast and the evaluations in all.
+kica_search <- function(z, set) {
+  m <- set$n.comp
+  nstarts <- set$nstarts
+  code <- match(set$contrast, kica_contrasts)
+  par <- c(set$sigma, set$kappa, set$eta)
   starts <- c(list(jade_rotation(z)),
               lapply(seq_len(nstarts - 1L), function(i) random_rotation(m)))
-  kinds <- c("jade", rep("random", nstarts - 1L))
-  par <- c(sigma, kappa, eta)
   # with a polish, the starts are searched to 5 tol and the polish (local
   # searches within 25 tol, repeated when a minimum is on the edge) refines
   # the best to tol
-  coarse_tol <- if (polish) 5 * tol else tol
-  polish_half <- 25 * tol
-  step <- (pi / 2) / ngrid
-  grid <- step * (seq_len(ngrid) - 1L - ngrid %/% 2L) # a period, with 0
-  show_bar <- interactive() && nstarts > 1L && as.double(n) * m * m * nstarts > 4e5
+  coarse_tol <- if (set$polish) 5 * set$tol else set$tol
+  step <- (pi / 2) / set$ngrid
+  grid <- step * (seq_len(set$ngrid) - 1L - set$ngrid %/% 2L) # a period, with 0
+  show_bar <- interactive() && nstarts > 1L && as.double(nrow(z)) * m * m * nstarts > 4e5
   if (show_bar) {
     bar <- utils::txtProgressBar(min = 0, max = nstarts, style = 3)
     on.exit(close(bar), add = TRUE)
   }
   runs <- vector("list", nstarts)
   for (k in seq_len(nstarts)) {
-    runs[[k]] <- jacobi_sweeps(z, starts[[k]], par, code, grid, step, coarse_tol, maxit)
+    runs[[k]] <- kica_sweeps(z, starts[[k]], par, code, grid, step, coarse_tol, set$maxit)
     if (show_bar) utils::setTxtProgressBar(bar, k)
   }
   values <- vapply(runs, `[[`, 0, "value")
   best <- runs[[which.min(values)]]
-  evaluations <- sum(vapply(runs, `[[`, 0, "evaluations"))
-  V <- best$V
-  polish_sweeps <- 0L
-  objective_polish <- NA_real_
-  if (polish && m > 1L) {
-    fine <- c(sigma / 2, kappa, eta)
-    pol <- jacobi_sweeps(z, V, fine, code, 0, polish_half, tol, maxit)
-    V <- pol$V
-    polish_sweeps <- pol$sweeps
-    objective_polish <- pol$value
-    evaluations <- evaluations + pol$evaluations
+  out <- list(V = best$V, starts = data.frame(
+                kind = c("jade", rep("random", nstarts - 1L)), contrast = values,
+                sweeps = vapply(runs, `[[`, 0L, "sweeps")),
+              sweeps = best$sweeps, polish_sweeps = 0L, objective_polish = NA_real_,
+              evaluations = sum(vapply(runs, `[[`, 0L, "evaluations")))
+  if (set$polish && m > 1L) {
+    fine <- c(set$sigma / 2, set$kappa, set$eta)
+    pol <- kica_sweeps(z, best$V, fine, code, 0, 25 * set$tol, set$tol, set$maxit)
+    out$V <- pol$V
+    out$polish_sweeps <- pol$sweeps
+    out$objective_polish <- pol$value
+    out$evaluations <- out$evaluations + pol$evaluations
   }
-  W <- V %*% white$K
-  # deterministic signs: the largest-magnitude entry of each row of W positive
-  flip <- apply(W, 1L, function(w) if (w[which.max(abs(w))] < 0) -1 else 1)
-  V <- V * flip
-  W <- W * flip
-  S <- z %*% t(V)
-  objective <- as.numeric(.Call(C_kica_contrast, S, par, code))
-  names_s <- paste0("IC", seq_len(m))
-  A <- white$Kinv %*% t(V)
-  dimnames(W) <- list(names_s, colnames(x))
-  dimnames(A) <- list(colnames(x), names_s)
-  dimnames(S) <- list(rownames(x), names_s)
-  structure(list(W = W, A = A, S = S, Xmu = white$mu, K = white$K, V = V,
-                 objective = objective, objective.polish = objective_polish,
-                 iterations = c(start = best$sweeps, polish = polish_sweeps),
-                 evaluations = evaluations,
-                 starts = data.frame(kind = kinds, contrast = values,
-                                     sweeps = vapply(runs, `[[`, 0L, "sweeps")),
-                 n.comp = m, contrast = contrast, sigma = sigma, kappa = kappa,
-                 eta = eta, nstarts = nstarts, maxit = maxit, polish = polish,
-                 ngrid = ngrid, tol = tol),
+  out
+}
+
+# The constructor of a "kica" fit: assembles the fields documented in
+# ?kica from the unmixing, the search and the resolved settings.
+new_kica <- function(W, A, S, Xmu, K, V, objective, search, settings) {
+  structure(c(list(W = W, A = A, S = S, Xmu = Xmu, K = K, V = V,
+                   objective = objective, objective.polish = search$objective_polish,
+                   iterations = c(start = search$sweeps, polish = search$polish_sweeps),
+                   evaluations = search$evaluations, starts = search$starts),
+              settings),
             class = c("kica", "bss"))
+}
+
+# The invariants of a "kica" fit: dimensions that agree, and W = V K.
+validate_kica <- function(fit) {
+  m <- fit$n.comp
+  p <- length(fit$Xmu)
+  fields <- c("W", "A", "S", "Xmu", "K", "V", "objective", "objective.polish",
+              "iterations", "evaluations", "starts", "n.comp", "contrast", "sigma",
+              "kappa", "eta", "nstarts", "maxit", "polish", "ngrid", "tol")
+  missing_fields <- setdiff(fields, names(fit))
+  if (length(missing_fields) > 0L)
+    stop("a kica fit needs the fields ", paste(missing_fields, collapse = ", "),
+         call. = FALSE)
+  if (!identical(dim(fit$W), c(m, p)) || !identical(dim(fit$A), c(p, m)) ||
+      ncol(fit$S) != m || !identical(dim(fit$V), c(m, m)) ||
+      !identical(dim(fit$K), c(m, p)))
+    stop("a kica fit needs W (n.comp x p), A (p x n.comp), S (n x n.comp), ",
+         "V (n.comp x n.comp) and K (n.comp x p)", call. = FALSE)
+  if (nrow(fit$starts) != fit$nstarts)
+    stop("a kica fit needs one row of 'starts' per start", call. = FALSE)
+  fit
 }
 
 # Contrast names; the position is the code C uses (KICA_KGV, KICA_KCCA).
 kica_contrasts <- c("kgv", "kcca")
-
-check_choice <- function(value, choices, arg) {
-  if (identical(value, choices)) return(choices[1L])
-  if (!is.character(value) || length(value) != 1L || !(value %in% choices))
-    stop(sprintf("'%s' must be one of %s", arg,
-                 paste0("\"", choices, "\"", collapse = ", ")), call. = FALSE)
-  value
-}
 
 # Centre and whiten x with its covariance (divided by n - 1): z = (x - mu) K'.
 # Kinv is a right inverse of K (the inverse when m = ncol(x)).
@@ -333,47 +366,21 @@ random_rotation <- function(m) {
 }
 
 # Jacobi sweeps over the pairs of sources from the rotation V (rows are the
-# unmixing directions in whitened space). Each pairwise search (C) evaluates
-# the contrast at the angles 'grid' (first sweep; later sweeps start from the
-# current angle only) and refines the best within +- 'half' to 'tol'. Sweeps
-# stop when no angle exceeds tol or the contrast fell by less than 'ftol'.
-jacobi_sweeps <- function(z, V, par, code, grid, half, tol, maxit, ftol = 1e-6) {
-  m <- nrow(V)
-  S <- z %*% t(V)
-  if (m < 2L) {
-    value <- as.numeric(.Call(C_kica_contrast, S, par, code))
-    return(list(V = V, value = value, sweeps = 0L, evaluations = 1))
-  }
-  evaluations <- 0
-  sweeps <- 0L
-  value <- Inf
-  angles <- as.double(grid)
-  for (it in seq_len(maxit)) {
-    sweeps <- it
-    before <- value
-    largest <- 0
-    edge <- FALSE
-    for (i in seq_len(m - 1L)) for (j in (i + 1L):m) {
-      r <- .Call(C_kica_pair_search, S, c(i, j), angles, as.double(half), tol, par,
-                 code)
-      theta <- r[1L]
-      value <- r[2L]
-      evaluations <- evaluations + r[3L]
-      if (theta != 0) {
-        G <- matrix(c(cos(theta), -sin(theta), sin(theta), cos(theta)), 2L)
-        V[c(i, j), ] <- G %*% V[c(i, j), , drop = FALSE]
-        S[, c(i, j)] <- S[, c(i, j), drop = FALSE] %*% t(G)
-      }
-      largest <- max(largest, abs(theta))
-      edge <- edge || r[4L] == 1
-    }
-    angles <- 0
-    # one pair: a sweep is a complete search of the only angle, unless the
-    # minimum lies on the edge of the bracket
-    if (m == 2L && !edge) break
-    if (largest < tol || before - value < ftol) break
-  }
-  list(V = V, value = value, sweeps = sweeps, evaluations = evaluations)
+# unmixing directions in whitened space), in C: each pairwise search
+# evaluates the contrast at the angles 'grid' (first sweep; later sweeps
+# start from the current angle only) and refines the best within +- 'half'
+# to 'tol' by Brent's method. Sweeps stop when no angle exceeds tol, the
+# contrast fell by less than 1e-6, or after maxit sweeps.
+# Returns list(V, value, sweeps, evaluations).
+kica_sweeps <- function(z, V, par, code, grid, half, tol, maxit) {
+  .Call(C_kica_sweeps, z, V, par, code, as.double(grid), as.double(half),
+        as.double(tol), as.integer(maxit))
+}
+
+# The contrast (code: 1 KGV, 2 KCCA) of the sources S at par = c(sigma,
+# kappa, eta), with an attribute "ranks": the columns kept per source.
+kica_contrast <- function(S, par, code) {
+  .Call(C_kica_contrast, S, par, code)
 }
 
 #' Amari distance between unmixing matrices

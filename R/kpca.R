@@ -186,9 +186,14 @@
 #' @param ... For the formula method, arguments passed to the default
 #'   method; otherwise unused (an error if given).
 #'
-#' @return An object of class `"fastkpca"`, a list with
-#'   \item{alpha}{n x k matrix, the principal component vectors in the dual
-#'     form (kernlab's `pcv()`).}
+#' @return A fit of class `c("fastkpca_exact", "fastkpca")` (the exact fit),
+#'   `c("fastkpca_nystrom", "fastkpca")` (with `landmarks`; see the section
+#'   on Nyström landmarks) or `c("fastkpca_precomputed", "fastkpca")` (with
+#'   `kernel = "precomputed"`): a list whose fields mean the same thing in
+#'   every class that has them. Every fit has
+#'   \item{alpha}{the principal component vectors in the dual form: n x k
+#'     for the exact and precomputed fits (kernlab's `pcv()`), m x k
+#'     coefficients on the m landmarks for a Nyström fit.}
 #'   \item{eig}{the k eigenvalues, named `Comp.1`, `Comp.2`, ... (kernlab's
 #'     `eig()`).}
 #'   \item{rotated}{n x k matrix, the data projected on the components
@@ -198,30 +203,36 @@
 #'     its parameters resolved, or `"precomputed"`.}
 #'   \item{kpar}{the parameters of a single named kernel (all of them,
 #'     defaults included); `NULL` for a combination of kernels, whose
-#'     parameters are in `kernel`.}
-#'   \item{kernel_weights}{for a conformal kernel ([kern_conformal()]), the
-#'     values of `g` on the training rows, used by `predict()`.}
-#'   \item{xmatrix}{the training data as the kernel saw them (after
-#'     `na.action`, centered and scaled if `center` or `scale.` asked for
-#'     it), or the kernel matrix for `kernel = "precomputed"`.}
+#'     parameters are in `kernel`; an empty list for a precomputed kernel.}
 #'   \item{center, scale}{as in [stats::prcomp()]: the numbers subtracted
 #'     from each column (the means, for `center = TRUE`) and those it was
 #'     divided by (the standard deviations or root mean squares, for
 #'     `scale. = TRUE`), or `FALSE` for none; `predict()` applies them to
 #'     new rows.}
-#'   \item{kernel_colmeans, kernel_mean}{the column means and the mean of the
-#'     uncentered kernel matrix, used by [predict.fastkpca()].}
 #'   \item{variance_total}{\eqn{trace(K_c) / n}, the total variance in
 #'     feature space (the sum of all eigenvalues).}
-#'   \item{features, th, solver, threads}{the settings used (`solver` is
-#'     the one `"auto"` chose; with `variance`, `features` is the number of
-#'     components it chose).}
-#'   \item{variance}{the proportion of variance asked for, or `NULL`.}
-#'   \item{iterations}{for the iterative solver, the restarts it took.}
+#'   \item{features, th, threads}{the settings used (with `variance`,
+#'     `features` is the number of components it chose).}
 #'   \item{call}{the matched call.}
-#'   \item{terms, xlevels}{for the formula method: the terms and factor
-#'     levels, used by `predict()`.}
 #'   \item{na.action}{the rows removed by `na.action`, if any.}
+#'   \item{terms, xlevels}{for the formula method only: the terms and
+#'     factor levels, used by `predict()`.}
+#'   The exact fit also has
+#'   \item{xmatrix}{the training data as the kernel saw them (after
+#'     `na.action`, centered and scaled if `center` or `scale.` asked for
+#'     it).}
+#'   \item{kernel_weights}{for a conformal kernel ([kern_conformal()]), the
+#'     values of `g` on the training rows, used by `predict()`.}
+#'   \item{kernel_colmeans, kernel_mean}{the column means and the mean of the
+#'     uncentered kernel matrix, used by [predict.fastkpca()].}
+#'   \item{solver}{the solver used (the one `"auto"` chose).}
+#'   \item{iterations}{for the iterative solver, the restarts it took.}
+#'   \item{variance}{the proportion of variance asked for, or `NULL`.}
+#'   The precomputed fit has `kernel_colmeans`, `kernel_mean`, `solver`,
+#'   `iterations` and `variance` too, but no `xmatrix` or `kernel_weights`.
+#'   The Nyström fit has instead `landmarks`, `landmark_rule`,
+#'   `landmark_rows`, `landmark_rank`, `kernel_weights` (of the landmarks)
+#'   and `statistics`, described in the section on Nyström landmarks.
 #'
 #' @seealso [predict.fastkpca()], [summary.fastkpca()], [plot.fastkpca()];
 #'   [stats::prcomp()] for linear PCA.
@@ -281,7 +292,7 @@ kpca.formula <- function(x, data = NULL, na.action = na.omit, ...) {
 #' @export
 kpca.default <- function(x, kernel = "rbfdot", kpar = list(sigma = 0.1),
                          features = 0, th = 1e-4, na.action = na.omit,
-                         solver = c("auto", "exact", "iterative"),
+                         solver = c("auto", "exact", "iterative", "randomized"),
                          threads = kpca_threads(), control = list(),
                          center = FALSE, scale. = FALSE, variance = NULL,
                          landmarks = NULL, landmark_rule = c("uniform", "kmeans++"), ...) {
@@ -289,11 +300,30 @@ kpca.default <- function(x, kernel = "rbfdot", kpar = list(sigma = 0.1),
   call <- match.call()
   call[[1L]] <- as.name("kpca")
   if (missing(kernel) && inherits(x, "kernelMatrix")) kernel <- "precomputed"
-  kernel <- resolve_kernel(kernel, kpar, missing(kpar))
+  kernel <- kpca_kernel(kernel, kpar, missing(kpar))
   threads <- check_threads(threads)
   th <- check_th(th)
+  data <- kpca_data(x, na.action, center, scale., precomputed = is_precomputed(kernel))
+  x <- data$x
+  if (identical(kpar, "automatic")) kernel <- automatic_sigma_kernel(kernel, x)
+  features <- check_features(features, nrow(x))
+  variance <- check_variance(variance, features, solver)
+  if (!is.null(landmarks)) {  # centered Nystrom, R/nystrom.R
+    if (!is.null(variance))
+      stop("'variance' needs the exact fit; with 'landmarks', give 'features'",
+           call. = FALSE)
+    return(kpca_nystrom(x, kernel, features, th, landmarks, landmark_rule, threads,
+                        call, data$removed, data$scaling))
+  }
+  kpca_exact(x, kernel, features, th, solver, threads, control, variance, call,
+             data$removed, data$scaling)
+}
 
-  if (is_precomputed(kernel)) {
+# The data of a fit: x as a double matrix after na.action, centered and
+# scaled as asked (the kernel matrix itself for a precomputed kernel);
+# removed: the rows na.action removed; scaling: scale_data()'s result.
+kpca_data <- function(x, na.action, center, scale., precomputed) {
+  if (precomputed) {
     x <- as_kernel_matrix(x)
     removed <- NULL
   } else {
@@ -304,29 +334,25 @@ kpca.default <- function(x, kernel = "rbfdot", kpar = list(sigma = 0.1),
     check_finite(x, "x")
     if (ncol(x) == 0L) stop("'x' must have at least one column", call. = FALSE)
   }
-  n <- nrow(x)
-  if (n < 2L) stop("'x' must have at least 2 rows (after 'na.action')", call. = FALSE)
+  if (nrow(x) < 2L)
+    stop("'x' must have at least 2 rows (after 'na.action')", call. = FALSE)
   # prcomp's center and scale.: the kernel sees the scaled data
-  scaling <- scale_data(x, center, scale., precomputed = is_precomputed(kernel))
-  x <- scaling$x
-  if (identical(kpar, "automatic")) kernel <- automatic_sigma_kernel(kernel, x)
-  features <- check_features(features, n)
-  variance <- check_variance(variance, features, solver)
-  if (!is.null(landmarks)) {  # centered Nystrom, R/nystrom.R
-    if (!is.null(variance))
-      stop("'variance' needs the exact fit; with 'landmarks', give 'features'",
-           call. = FALSE)
-    return(kpca_nystrom(x, kernel, features, th, landmarks, landmark_rule, threads,
-                        call, removed, scaling))
-  }
+  scaling <- scale_data(x, center, scale., precomputed = precomputed)
+  list(x = scaling$x, removed = removed, scaling = scaling)
+}
+
+# The exact fit (and the precomputed one) on one n x n buffer in C
+# (src/fit.c): kernel, centering, eigenpairs; then the components.
+kpca_exact <- function(x, kernel, features, th, solver, threads, control, variance, call,
+                       removed, scaling) {
+  n <- nrow(x)
   solver <- choose_solver(solver, n, features)
   settings <- solver_control(control, n, features)
   check_memory(n, features)
-
   precomputed <- is_precomputed(kernel)
   # g of a conformal kernel, once on the training rows; predict() reuses them
   weights <- if (!precomputed) kernel_weights(kernel, x)
-  res <- .Call(C_kpca_fit, x, if (!precomputed) kernel_program(kernel), weights,
+  res <- .Call(C_kpca_exact, x, if (!precomputed) kernel_program(kernel), weights,
                features, th, solver_codes[[solver]], threads, settings,
                if (is.null(variance)) 0 else variance)
   if (!res$converged)
@@ -334,45 +360,54 @@ kpca.default <- function(x, kernel = "rbfdot", kpar = list(sigma = 0.1),
                            "(largest relative residual %.2g); increase control$maxit ",
                            "or use solver = \"exact\""),
                     res$restarts, res$residual), call. = FALSE)
+  comp <- exact_components(res, n, th, features, rownames(x), removed)
+  features <- if (is.null(variance)) features else length(comp$eig)
+  iterations <- if (solver == "iterative") res$restarts
+  if (precomputed)
+    return(validate_fastkpca_precomputed(new_fastkpca_precomputed(
+      comp$alpha, comp$eig, comp$rotated, features, th, threads, res$variance_total,
+      call, removed, res$colmeans, res$grand_mean, solver, iterations, variance)))
+  validate_fastkpca_exact(new_fastkpca_exact(
+    comp$alpha, comp$eig, comp$rotated, kernel, kernel_kpar(kernel), features, th,
+    threads, res$variance_total, scaling$center, scaling$scale, call, removed, x,
+    weights, res$colmeans, res$grand_mean, solver, iterations, variance))
+}
+
+# eig, alpha and rotated from the eigenpairs of Kc / n that C returned:
+# alpha = V / sqrt(eig); rotated = Kc alpha = n V sqrt(eig), from V alone.
+# With na.exclude, rotated has one row per input row, NA where dropped (as
+# prcomp).
+exact_components <- function(res, n, th, features, rownames, removed) {
   if (features == 0L && length(res$values) == 0L)
     stop(sprintf("no eigenvalue of the centered kernel matrix exceeds 'th' (%g); ", th),
          "lower 'th', set 'features', or check the kernel parameters", call. = FALSE)
+  # the vectors come with their signs fixed (orient_columns in src/eigen.c)
   comp <- positive_components(res$values, res$vectors)
-  vectors <- orient_signs(comp$vectors)
+  vectors <- comp$vectors
   eig <- comp$values
-  k <- length(eig)
-  labels <- paste0("Comp.", seq_len(k))
+  labels <- paste0("Comp.", seq_along(eig))
   names(eig) <- labels
-  # alpha = V / sqrt(eig); rotated = Kc alpha = n V sqrt(eig), from V alone
   alpha <- sweep(vectors, 2L, sqrt(eig), "/")
   rotated <- sweep(vectors, 2L, n * sqrt(eig), "*")
   dimnames(alpha) <- list(NULL, labels)
-  dimnames(rotated) <- list(rownames(x), labels)
-  # na.exclude: one row per input row, NA where dropped (as prcomp)
-  rotated <- stats::napredict(removed, rotated)
+  dimnames(rotated) <- list(rownames, labels)
+  list(eig = eig, alpha = alpha, rotated = stats::napredict(removed, rotated))
+}
 
-  structure(list(
-    alpha = alpha, eig = eig, rotated = rotated,
-    kernel = kernel, kpar = if (precomputed) list() else kernel_kpar(kernel), xmatrix = x,
-    kernel_weights = weights, center = scaling$center, scale = scaling$scale,
-    kernel_colmeans = res$colmeans, kernel_mean = res$grand_mean,
-    variance_total = res$variance_total,
-    features = if (is.null(variance)) features else k, variance = variance,
-    th = th, solver = solver, threads = threads,
-    iterations = if (solver == "iterative") res$restarts,
-    call = call, na.action = removed
-  ), class = "fastkpca")
+# The user's na.action as a function: a function, or the name of one.
+na_action_function <- function(na.action) {
+  if (is.character(na.action) && length(na.action) == 1L && !is.na(na.action))
+    na.action <- get0(na.action, mode = "function")
+  if (!is.function(na.action))
+    stop("'na.action' must be a function such as na.omit or na.fail", call. = FALSE)
+  na.action
 }
 
 # Apply the user's na.action to a data matrix, keeping its record of the
 # removed rows.
 apply_na_action <- function(x, na.action) {
   if (!anyNA(x)) return(x)
-  if (is.character(na.action) && length(na.action) == 1L && !is.na(na.action))
-    na.action <- get0(na.action, mode = "function")
-  if (!is.function(na.action))
-    stop("'na.action' must be a function such as na.omit or na.fail", call. = FALSE)
-  out <- na.action(x)
+  out <- na_action_function(na.action)(x)
   if (!is.matrix(out) || ncol(out) != ncol(x))
     stop("'na.action' must return the data as a matrix", call. = FALSE)
   out
@@ -398,12 +433,10 @@ as_kernel_matrix <- function(K) {
 # the exact solver.
 check_variance <- function(variance, features, solver) {
   if (is.null(variance)) return(NULL)
-  if (!is.numeric(variance) || length(variance) != 1L || !is.finite(variance) ||
-      variance <= 0 || variance > 1)
-    stop("'variance' must be a single number in (0, 1]", call. = FALSE)
+  variance <- check_number(variance, "variance", lo = 0, hi = 1, lo_open = TRUE)
   if (features != 0L)
     stop("give 'features' or 'variance', not both", call. = FALSE)
   if (identical(solver, "iterative"))
     stop("'variance' needs the exact solver: it reads all eigenvalues", call. = FALSE)
-  as.double(variance)
+  variance
 }

@@ -20,24 +20,62 @@
 #'      center = TRUE, scale. = TRUE)
 #' @export
 print.fastkpca <- function(x, digits = max(3L, getOption("digits") - 3L), ...) {
-  n <- nrow(x$alpha)
-  what <- if (is_precomputed(x$kernel)) sprintf("%d x %d kernel matrix", n, n)
-          else sprintf("%d observations of %d variable%s", n, ncol(x$xmatrix),
-                       if (ncol(x$xmatrix) == 1L) "" else "s")
-  cat("Kernel PCA (fastkpca) on ", what, "\n", sep = "")
+  cat(fit_description(x), "\n", sep = "")
   cat("Kernel:     ", format(x$kernel), "\n", sep = "")
   scaling <- describe_scaling(x[["center"]], x[["scale"]])
   if (!is.null(scaling)) cat("Data:       ", scaling, "\n", sep = "")
+  print_fit_details(x)
   k <- length(x$eig)
-  rule <- if (!is.null(x$variance)) sprintf("variance = %g", x$variance)
-          else if (x$features == 0L) sprintf("eigenvalues above th = %g", x$th)
-          else sprintf("features = %d", x$features)
-  cat("Components: ", k, " (", rule, "; ", x$solver, " solver)\n", sep = "")
-  shown <- utils::head(x$eig, 10L)
+  cat("Components: ", k, " (", component_rule(x), ")\n", sep = "")
   cat("Eigenvalues", if (k > 10L) " (first 10)", ":\n", sep = "")
-  print(shown, digits = digits)
+  print(utils::head(x$eig, 10L), digits = digits)
   invisible(x)
 }
+
+# The first line of print(): what was fitted, on what.
+fit_description <- function(x) UseMethod("fit_description")
+#' @exportS3Method
+fit_description.fastkpca_exact <- function(x) {
+  d <- ncol(x$xmatrix)
+  sprintf("Kernel PCA (fastkpca) on %d observations of %d variable%s", fit_nobs(x), d,
+          if (d == 1L) "" else "s")
+}
+#' @exportS3Method
+fit_description.fastkpca_precomputed <- function(x) {
+  sprintf("Kernel PCA (fastkpca) on %d x %d kernel matrix", fit_nobs(x), fit_nobs(x))
+}
+#' @exportS3Method
+fit_description.fastkpca_nystrom <- function(x) {
+  d <- ncol(x$landmarks)
+  sprintf("Kernel PCA (fastkpca, centered Nystr\u00f6m) on %d observations of %d variable%s",
+          fit_nobs(x), d, if (d == 1L) "" else "s")
+}
+
+# Lines of print() that only some classes have.
+print_fit_details <- function(x) UseMethod("print_fit_details")
+#' @exportS3Method
+print_fit_details.fastkpca <- function(x) invisible(NULL)
+#' @exportS3Method
+print_fit_details.fastkpca_nystrom <- function(x) {
+  cat(sprintf("Landmarks:  %d (%s; rank %d)\n", nrow(x$landmarks), x$landmark_rule,
+              x$landmark_rank))
+}
+
+# How the number of components was chosen (and, for the exact fits, by
+# which solver).
+component_rule <- function(x) UseMethod("component_rule")
+#' @exportS3Method
+component_rule.fastkpca <- function(x) {
+  if (x$features == 0L) sprintf("eigenvalues above th = %g", x$th)
+  else sprintf("features = %d", x$features)
+}
+#' @exportS3Method
+component_rule.fastkpca_exact <- function(x) {
+  rule <- if (!is.null(x$variance)) sprintf("variance = %g", x$variance) else NextMethod()
+  paste0(rule, "; ", x$solver, " solver")
+}
+#' @exportS3Method
+component_rule.fastkpca_precomputed <- component_rule.fastkpca_exact
 
 # How the data were prepared before the kernel, or NULL if they were not.
 describe_scaling <- function(center, scale) {
@@ -88,7 +126,7 @@ summary.fastkpca <- function(object, ...) {
                       "Proportion of Variance" = prop,
                       "Cumulative Proportion" = cumsum(prop))
   structure(list(kernel = format(object$kernel),
-                 n = nrow(object$alpha), variance_total = object$variance_total,
+                 n = fit_nobs(object), variance_total = object$variance_total,
                  importance = importance),
             class = "summary.fastkpca")
 }

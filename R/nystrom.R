@@ -1,6 +1,14 @@
-# Centered Nystrom kernel PCA, kpca(x, landmarks = ...): choosing the
-# landmarks, the two passes over row blocks (src/nystrom.c), the small
-# eigenproblems, predict() and printing.
+# Centered Nystrom kernel PCA, kpca(x, landmarks = ...), in four steps that
+# chunked data can reuse one by one:
+#   (a) nystrom_landmark_basis()  the landmarks prepared: K_mm, its
+#       eigen-decomposition, the basis K_mm^(-1/2) and the shift
+#   (b) nystrom_statistics()      the sufficient statistics of a set of rows
+#       (pass 1 over row blocks, src/nystrom.c); nystrom_statistics_add()
+#       adds those of two sets of rows (chunks)
+#   (c) nystrom_solve()           the small eigenproblem: eig, alpha, mu
+#   (d) nystrom_score_rows()      the scores of rows (pass 2), for the fit
+#       and for predict()
+# and the landmark rules, the fit object and its print method.
 
 #' @rdname kpca
 #' @section Nyström landmarks, beyond one n x n matrix:
@@ -25,15 +33,22 @@
 #' For such a fit, `alpha` is an m x k matrix of coefficients on the
 #' landmarks, \eqn{\sqrt{n}\, U \mathrm{diag}(s^{-1/2}) W}{sqrt(n) U diag(s^-1/2) W}:
 #' a row \eqn{x} (training or new) projects to
-#' \eqn{(k_m(x) - \mu)' \alpha}{(k_m(x) - mu)' alpha}. `kernel_colmeans` is
-#' \eqn{\mu}, `kernel_mean` its mean, `xmatrix` and `landmarks` hold the m
-#' landmark rows (the n training rows are not kept: `predict()` needs only
+#' \eqn{(k_m(x) - \mu)' \alpha}{(k_m(x) - mu)' alpha}. `landmarks` holds the
+#' m landmark rows (the n training rows are not kept: `predict()` needs only
 #' the landmarks), `kernel_weights` the conformal weights of the landmarks,
 #' `landmark_rule` the rule that chose them (`"uniform"`, `"kmeans++"` or
 #' `"given"`), `landmark_rows` their row numbers in `x` (`NULL` for given
-#' rows), `landmark_rank` r, and `variance_total` the trace of \eqn{C}. The
-#' fit has class `c("fastkpca_nystrom", "fastkpca")`. `solver` and
-#' `control` are not used: the m x m problems are solved by LAPACK.
+#' rows), `landmark_rank` r, and `variance_total` the trace of \eqn{C}.
+#' `statistics` holds the sums over the rows that the fit is solved from,
+#' whose size does not depend on n: `n` (the number of rows), `shift` (m
+#' numbers \eqn{c}, close to \eqn{\mu}), `sums`
+#' (\eqn{\sum_i (k_m(x_i) - c)}{sum_i (k_m(x_i) - c)}) and `cross`
+#' (\eqn{\sum_i (k_m(x_i) - c)(k_m(x_i) - c)'}{sum_i (k_m(x_i) - c)(k_m(x_i) - c)'},
+#' m x m), so that \eqn{\mu = c + sums / n}{mu = c + sums / n}. The fit has
+#' class `c("fastkpca_nystrom", "fastkpca")`; it has no `xmatrix`,
+#' `kernel_colmeans`, `kernel_mean`, `solver`, `iterations` or `variance`:
+#' the m x m problems are solved by LAPACK, and `solver` and `control` are
+#' not used.
 #'
 #' The kernel between the rows and the landmarks is computed in blocks of
 #' rows, twice: a first pass sums \eqn{K_{mn} 1}{K_mn 1} and
@@ -92,24 +107,27 @@ kpca_nystrom <- function(x, kernel, features, th, landmarks, landmark_rule, thre
     stop("'landmarks' cannot be used with kernel = \"precomputed\": Nystr\u00f6m ",
          "needs the data rows to evaluate the kernel on", call. = FALSE)
   chosen <- resolve_landmarks(landmarks, landmark_rule, x, kernel, features, threads)
-  res <- nystrom_fit(x, chosen$rows, kernel, features, th, threads)
+  program <- kernel_program(kernel)
+  basis <- nystrom_landmark_basis(chosen$rows, kernel, features, threads, program)
+  blocks <- ceiling(nrow(x) / block_size(nrow(x), nrow(chosen$rows)))
+  progress <- nystrom_progress(2L * blocks)
+  on.exit(progress$close())
+  stats <- nystrom_statistics(x, basis, kernel, threads, program, progress$step)
+  res <- nystrom_solve(stats, basis, features, th)
   labels <- paste0("Comp.", seq_along(res$eig))
   names(res$eig) <- labels
   dimnames(res$alpha) <- list(NULL, labels)
-  dimnames(res$rotated) <- list(rownames(x), labels)
-  structure(list(
-    alpha = res$alpha, eig = res$eig,
+  rotated <- nystrom_score_rows(x, basis, kernel, res$alpha, res$mu, threads, program,
+                                progress$step)
+  dimnames(rotated) <- list(rownames(x), labels)
+  validate_fastkpca_nystrom(new_fastkpca_nystrom(
+    res$alpha, res$eig,
     # na.exclude: one row per input row, NA where dropped (as prcomp)
-    rotated = stats::napredict(na_action, res$rotated),
-    kernel = kernel, kpar = kernel_kpar(kernel), xmatrix = chosen$rows,
-    kernel_weights = res$lweights, center = scaling$center, scale = scaling$scale,
-    kernel_colmeans = res$mu, kernel_mean = mean(res$mu),
-    variance_total = res$variance_total,
-    features = features, th = th, solver = "exact", threads = threads,
-    landmarks = chosen$rows, landmark_rule = chosen$rule,
-    landmark_rows = chosen$index, landmark_rank = res$rank,
-    call = call, na.action = na_action
-  ), class = c("fastkpca_nystrom", "fastkpca"))
+    stats::napredict(na_action, rotated),
+    kernel, kernel_kpar(kernel), features, th, threads, res$variance_total,
+    scaling$center, scaling$scale, call, na_action,
+    landmarks = chosen$rows, landmark_rule = chosen$rule, landmark_rows = chosen$index,
+    landmark_rank = basis$rank, kernel_weights = basis$weights, statistics = stats))
 }
 
 # The landmark rows a `landmarks` argument means: list(rows (m x d),
@@ -117,11 +135,7 @@ kpca_nystrom <- function(x, kernel, features, th, landmarks, landmark_rule, thre
 resolve_landmarks <- function(landmarks, landmark_rule, x, kernel, features, threads) {
   n <- nrow(x)
   lo <- max(features + 1L, 2L)
-  if (!is.character(landmark_rule) || length(landmark_rule) < 1L ||
-      is.na(landmark_rule[1L]) || !landmark_rule[1L] %in% landmark_rules)
-    stop("'landmark_rule' must be one of ",
-         paste(dQuote(landmark_rules, FALSE), collapse = ", "), call. = FALSE)
-  landmark_rule <- landmark_rule[1L]
+  landmark_rule <- check_choice(landmark_rule, landmark_rules, "landmark_rule")
   if (is.character(landmarks) && is.null(dim(landmarks))) {
     if (length(landmarks) != 1L || is.na(landmarks) || landmarks != "auto")
       stop("'landmarks' must be NULL, a number of rows, a matrix or data frame ",
@@ -133,16 +147,19 @@ resolve_landmarks <- function(landmarks, landmark_rule, x, kernel, features, thr
     return(draw_landmarks(x, m, landmark_rule, kernel, threads))
   }
   if (is.numeric(landmarks) && is.null(dim(landmarks)) && length(landmarks) == 1L) {
-    if (is.na(landmarks) || landmarks != round(landmarks) || landmarks < lo ||
-        landmarks > n)
-      stop(sprintf(paste0("'landmarks' must be a whole number between ",
-                          "max(2, features + 1) (%d) and nrow(x) (%d)"), lo, n),
-           call. = FALSE)
-    return(draw_landmarks(x, as.integer(landmarks), landmark_rule, kernel, threads))
+    m <- check_whole(landmarks, "landmarks", lo, n, lo_label = "max(2, features + 1)",
+                     hi_label = "nrow(x)")
+    return(draw_landmarks(x, m, landmark_rule, kernel, threads))
   }
   if (!is.matrix(landmarks) && !is.data.frame(landmarks))
     stop("'landmarks' must be NULL, a number of rows, a matrix or data frame ",
          "of landmark rows, or \"auto\"", call. = FALSE)
+  list(rows = given_landmark_rows(landmarks, x, lo), rule = "given", index = NULL)
+}
+
+# Landmark rows given as a matrix or data frame, checked against the data x
+# (the columns of x, by name when both have names), as a double matrix.
+given_landmark_rows <- function(landmarks, x, lo) {
   rows <- as_data_matrix(landmarks, "landmarks")
   train_names <- colnames(x)
   if (!is.null(train_names) && !is.null(colnames(rows))) {
@@ -159,40 +176,33 @@ resolve_landmarks <- function(landmarks, landmark_rule, x, kernel, features, thr
   if (nrow(rows) < lo)
     stop(sprintf("'landmarks' must have at least max(2, features + 1) (%d) rows, not %d",
                  lo, nrow(rows)), call. = FALSE)
-  if (nrow(rows) > n)
-    stop(sprintf("'landmarks' must have at most nrow(x) (%d) rows, not %d", n, nrow(rows)),
-         call. = FALSE)
+  if (nrow(rows) > nrow(x))
+    stop(sprintf("'landmarks' must have at most nrow(x) (%d) rows, not %d", nrow(x),
+                 nrow(rows)), call. = FALSE)
   dimnames(rows) <- list(NULL, colnames(x))
-  list(rows = rows, rule = "given", index = NULL)
+  rows
 }
 
 # m rows of x drawn by a landmark rule, with R's random number generator.
 draw_landmarks <- function(x, m, rule, kernel, threads) {
   index <- switch(rule,
     uniform = sample.int(nrow(x), m),
-    "kmeans++" = {
-      idx <- .Call(C_nystrom_kmeanspp, x, as.integer(m), kernel_program(kernel),
-                   kernel_weights(kernel, x), threads)
-      if (length(idx) < m)
-        stop(sprintf(paste0("'landmarks': k-means++ found only %d rows that differ in ",
-                            "feature space, fewer than the %d asked for"),
-                     length(idx), m), call. = FALSE)
-      idx
-    })
+    "kmeans++" = nystrom_kmeanspp(x, m, kernel))
   rows <- x[index, , drop = FALSE]
   dimnames(rows) <- list(NULL, colnames(x))
   list(rows = rows, rule = rule, index = index)
 }
 
-# Blocks of rows for the passes, as c(first row from 0, rows): the kernel
-# between a block and the landmarks holds about 2^22 doubles (32 MB). The
-# internal option fastkpca.nystrom_block_rows sets another size (the tests
-# use it to check that sums over many blocks equal one block).
-nystrom_blocks <- function(n, m) {
-  size <- getOption("fastkpca.nystrom_block_rows", max(256, floor(2^22 / m)))
-  size <- as.integer(max(1, min(n, size)))
-  starts <- seq.int(0L, n - 1L, by = size)
-  lapply(starts, function(s) c(s, min(size, n - s)))
+# m row numbers of x by kernel k-means++ seeding (in C, on one thread: each
+# draw needs the one before), with R's random number generator.
+nystrom_kmeanspp <- function(x, m, kernel) {
+  idx <- .Call(C_nystrom_kmeanspp, x, as.integer(m), kernel_program(kernel),
+               kernel_weights(kernel, x))
+  if (length(idx) < m)
+    stop(sprintf(paste0("'landmarks': k-means++ found only %d rows that differ in ",
+                        "feature space, fewer than the %d asked for"),
+                 length(idx), m), call. = FALSE)
+  idx
 }
 
 # A progress bar for the passes, shown in interactive sessions once the
@@ -212,15 +222,15 @@ nystrom_progress <- function(steps) {
   }, close = function() if (!is.null(bar)) close(bar))
 }
 
-# The fit on landmark rows L: K_mm and its eigenvectors, pass 1 (sums over
-# row blocks), the r x r eigenproblem, pass 2 (scores block by block).
-nystrom_fit <- function(x, L, kernel, features, th, threads) {
-  n <- nrow(x)
-  m <- nrow(L)
-  program <- kernel_program(kernel)
-  xweights <- kernel_weights(kernel, x)
-  lweights <- kernel_weights(kernel, L)
-  Kmm <- .Call(C_kernel_gram, L, program, lweights, threads)
+# (a) The landmarks L prepared: their conformal weights, K_mm = k(L, L) and
+# its eigen-decomposition, the basis Tm = U diag(s^-1/2) on the r kept
+# eigenvalues (z(x) = t(Tm) k_m(x)), and the shift: the mean kernel row of
+# the landmarks, close to that of all rows, so that the sums of (b) are
+# taken around it and centering subtracts small numbers.
+nystrom_landmark_basis <- function(L, kernel, features, threads,
+                                   program = kernel_program(kernel)) {
+  weights <- kernel_weights(kernel, L)
+  Kmm <- .Call(C_kernel_matrix, L, program, weights, threads)
   e <- eigen(Kmm, symmetric = TRUE)
   keep <- e$values > nystrom_rtol * max(e$values, 0)
   rank <- sum(keep)
@@ -229,29 +239,42 @@ nystrom_fit <- function(x, L, kernel, features, th, threads) {
                         "positive eigenvalue%s, fewer than 'features' (%d): use ",
                         "more landmarks, or rows that differ in feature space"),
                  rank, if (rank == 1L) "" else "s", max(features, 1L)), call. = FALSE)
-  # K_mm^(-1/2) on the kept eigenvectors: z(x) = t(Tm) k_m(x)
-  Tm <- sweep(e$vectors[, keep, drop = FALSE], 2L, sqrt(e$values[keep]), "/")
-  # the mean kernel row of the landmarks, close to that of all rows: the
-  # sums are taken around it so that centering subtracts small numbers
-  shift <- rowMeans(Kmm)
-  rm(Kmm, e)
+  list(rows = L, weights = weights,
+       basis = sweep(e$vectors[, keep, drop = FALSE], 2L, sqrt(e$values[keep]), "/"),
+       shift = rowMeans(Kmm), rank = rank)
+}
 
-  blocks <- nystrom_blocks(n, m)
-  progress <- nystrom_progress(2L * length(blocks))
-  on.exit(progress$close())
-  sums <- numeric(m)
-  cross <- matrix(0, m, m)
-  for (rows in blocks) {
-    part <- .Call(C_nystrom_pass1, x, rows, L, program, xweights, lweights, shift, threads)
-    sums <- sums + part$sums
-    cross <- cross + part$cross
-    progress$step()
-  }
-  cross[upper.tri(cross)] <- t(cross)[upper.tri(cross)]
-  dev <- sums / n
-  mu <- shift + dev
-  # covariance of the centered features: t(Tm) (K_mn K_nm / n - mu mu') Tm
-  C <- crossprod(Tm, (cross / n - tcrossprod(dev)) %*% Tm)
+# (b) The sufficient statistics of the rows of x for the landmarks of
+# basis: list(n, shift, sums = sum_i (k_m(x_i) - shift), cross = the m x m
+# sum_i (k_m(x_i) - shift)(k_m(x_i) - shift)'), summed over row blocks in C
+# (pass 1, one .Call). Their size does not depend on n; those of two sets
+# of rows add (nystrom_statistics_add()), so a chunk of rows at a time will
+# do. step: NULL, or a function called after each block (a progress bar).
+nystrom_statistics <- function(x, basis, kernel, threads, program = kernel_program(kernel),
+                               step = NULL) {
+  part <- .Call(C_nystrom_statistics, x, basis$rows, program, kernel_weights(kernel, x),
+                basis$weights, basis$shift, block_size(nrow(x), nrow(basis$rows)), threads,
+                step)
+  list(n = nrow(x), shift = basis$shift, sums = part$sums, cross = part$cross)
+}
+
+# The statistics of two sets of rows together (taken around one shift).
+nystrom_statistics_add <- function(a, b) {
+  if (!identical(a$shift, b$shift))
+    stop("Nystr\u00f6m statistics must be taken around the same shift to be added",
+         call. = FALSE)
+  list(n = a$n + b$n, shift = a$shift, sums = a$sums + b$sums, cross = a$cross + b$cross)
+}
+
+# (c) The small problem from the statistics: mu (the mean kernel row), the
+# covariance of the centered features t(Tm) (K_mn K_nm / n - mu mu') Tm and
+# its leading eigenpairs; alpha = sqrt(n) Tm W, with signs fixed by the one
+# sign rule of every fit (in C, nystrom_alpha in src/nystrom.c).
+nystrom_solve <- function(stats, basis, features, th) {
+  n <- stats$n
+  dev <- stats$sums / n
+  Tm <- basis$basis
+  C <- crossprod(Tm, (stats$cross / n - tcrossprod(dev)) %*% Tm)
   C <- (C + t(C)) / 2
   ec <- eigen(C, symmetric = TRUE)
   k <- if (features > 0L) features else sum(ec$values > th)
@@ -259,57 +282,25 @@ nystrom_fit <- function(x, L, kernel, features, th, threads) {
     stop(sprintf("no eigenvalue of the centered kernel matrix exceeds 'th' (%g); ", th),
          "lower 'th', set 'features', or check the kernel parameters", call. = FALSE)
   comp <- positive_components(ec$values[seq_len(k)], ec$vectors[, seq_len(k), drop = FALSE])
-  alpha <- orient_signs(sqrt(n) * (Tm %*% comp$vectors))
-  offset <- drop(crossprod(mu, alpha))
-
-  rotated <- matrix(0, n, ncol(alpha))
-  for (rows in blocks) {
-    idx <- rows[1L] + seq_len(rows[2L])
-    rotated[idx, ] <- .Call(C_nystrom_pass2, x, rows, L, program, xweights, lweights,
-                            alpha, offset, threads)
-    progress$step()
-  }
-  list(eig = comp$values, alpha = alpha, rotated = rotated, mu = mu,
-       variance_total = sum(diag(C)), rank = rank, lweights = lweights)
+  list(eig = comp$values, alpha = .Call(C_nystrom_alpha, Tm, comp$vectors, as.double(n)),
+       mu = nystrom_mu(stats), variance_total = sum(diag(C)))
 }
 
-# predict() for a Nystrom fit: (k_m(z) - mu)' alpha, block by block.
+# The mean kernel row of the rows behind a set of statistics.
+nystrom_mu <- function(stats) stats$shift + stats$sums / stats$n
+
+# (d) The scores (k_m(z) - mu)' alpha of the rows of z, over row blocks in
+# C: the fit's rotated (pass 2) and predict()'s projections alike.
+# landmarks: list(rows, weights) (a basis from (a) will do).
+nystrom_score_rows <- function(z, landmarks, kernel, alpha, mu, threads,
+                               program = kernel_program(kernel), step = NULL) {
+  kernel_project_rows(z, landmarks$rows, kernel, landmarks$weights, alpha,
+                      drop(crossprod(mu, alpha)), NULL, threads, program, step)
+}
+
+# predict() (and preimage()) for a Nystrom fit: the scores of the rows of z.
 nystrom_project_rows <- function(object, z) {
-  alpha <- object$alpha
-  L <- object$landmarks
-  m <- nrow(alpha)
-  if (!is.matrix(L) || !is.double(L) || nrow(L) != m)
-    stop("'object' is not a valid fastkpca fit: its landmarks and 'alpha' do not match",
-         call. = FALSE)
-  offset <- drop(crossprod(object$kernel_colmeans, alpha))
-  out <- matrix(0, nrow(z), ncol(alpha))
-  for (rows in row_blocks(nrow(z), m)) {
-    kz <- kernel_cross(z[rows, , drop = FALSE], L, object$kernel, object$threads,
-                       object$kernel_weights)
-    out[rows, ] <- sweep(kz %*% alpha, 2L, offset, "-")
-  }
-  out
-}
-
-#' @export
-print.fastkpca_nystrom <- function(x, digits = max(3L, getOption("digits") - 3L), ...) {
-  cat(sprintf("Kernel PCA (fastkpca, centered Nystr\u00f6m) on %d observations of %d variable%s\n",
-              nrow(x$rotated), ncol(x$landmarks), if (ncol(x$landmarks) == 1L) "" else "s"))
-  cat("Kernel:     ", format(x$kernel), "\n", sep = "")
-  cat(sprintf("Landmarks:  %d (%s; rank %d)\n", nrow(x$landmarks), x$landmark_rule,
-              x$landmark_rank))
-  k <- length(x$eig)
-  rule <- if (x$features == 0L) sprintf("eigenvalues above th = %g", x$th)
-          else sprintf("features = %d", x$features)
-  cat("Components: ", k, " (", rule, ")\n", sep = "")
-  cat("Eigenvalues", if (k > 10L) " (first 10)", ":\n", sep = "")
-  print(utils::head(x$eig, 10L), digits = digits)
-  invisible(x)
-}
-
-#' @export
-summary.fastkpca_nystrom <- function(object, ...) {
-  out <- NextMethod()
-  out$n <- nrow(object$rotated)
-  out
+  nystrom_score_rows(z, list(rows = object$landmarks, weights = object$kernel_weights),
+                     object$kernel, object$alpha, nystrom_mu(object$statistics),
+                     object$threads)
 }

@@ -72,67 +72,86 @@ predict.fastkpca <- function(object, newdata, ...) {
 }
 
 # The projections of complete new rows (already scaled), block by block.
-project_rows <- function(object, z) {
-  if (inherits(object, "fastkpca_nystrom")) return(nystrom_project_rows(object, z))
-  alpha <- object$alpha
-  alpha_sums <- colSums(alpha)
-  offset <- drop(crossprod(object$kernel_colmeans, alpha)) -
-    object$kernel_mean * alpha_sums
-  out <- matrix(0, nrow(z), ncol(alpha))
-  for (rows in row_blocks(nrow(z), nrow(alpha))) {
-    kz <- if (is_precomputed(object$kernel)) z[rows, , drop = FALSE]
-          else kernel_cross(z[rows, , drop = FALSE], object$xmatrix, object$kernel,
-                            object$threads, object$kernel_weights)
-    proj <- kz %*% alpha - outer(rowMeans(kz), alpha_sums)
-    out[rows, ] <- sweep(proj, 2L, offset, "-")
-  }
-  out
+project_rows <- function(object, z) UseMethod("project_rows")
+#' @exportS3Method
+project_rows.fastkpca_nystrom <- function(object, z) nystrom_project_rows(object, z)
+
+# Exact and precomputed fits: the centered cross-kernel times alpha,
+# Kz alpha - r (1'alpha) - 1 (c'alpha - g 1'alpha), with r the row means of
+# Kz, c the training kernel's column means and g its mean, without forming
+# the centered Kz.
+#' @exportS3Method
+project_rows.fastkpca_exact <- function(object, z) {
+  terms <- exact_centering_terms(object)
+  kernel_project_rows(z, object$xmatrix, object$kernel, object$kernel_weights,
+                      object$alpha, terms$offset, terms$alpha_sums, object$threads)
 }
 
-# Blocks of new rows whose cross-kernel holds about 2^22 doubles (32 MB).
+# A precomputed fit: z is the kernel with the training rows already.
+#' @exportS3Method
+project_rows.fastkpca_precomputed <- function(object, z) {
+  terms <- exact_centering_terms(object)
+  proj <- z %*% object$alpha - outer(rowMeans(z), terms$alpha_sums)
+  sweep(proj, 2L, terms$offset, "-")
+}
+
+exact_centering_terms <- function(object) {
+  alpha_sums <- colSums(object$alpha)
+  list(alpha_sums = alpha_sums,
+       offset = drop(crossprod(object$kernel_colmeans, object$alpha)) -
+         object$kernel_mean * alpha_sums)
+}
+
+# The projections of the rows of z onto components alpha on the rows x (a
+# fit's training rows or landmarks), in C, block by block, with the kernel
+# program and x prepared once: K_z alpha - r alpha_sums' - 1 offset', r the
+# row means of K_z (no r term when alpha_sums is NULL). step: NULL, or a
+# function called after each block.
+kernel_project_rows <- function(z, x, kernel, xweights, alpha, offset, alpha_sums,
+                                threads, program = kernel_program(kernel), step = NULL) {
+  if (nrow(z) == 0L) return(matrix(0, 0L, ncol(alpha)))
+  .Call(C_kernel_project_rows, z, x, program, kernel_weights(kernel, z), xweights, alpha,
+        as.double(offset), alpha_sums, block_size(nrow(z), nrow(x)), threads, step)
+}
+
+# The one rule for blocks of rows: a block's kernel with m rows (training
+# rows or landmarks) holds about 2^22 doubles (32 MB). The internal option
+# fastkpca.block_rows sets another size (the tests use it to check that
+# sums and scores over many blocks equal those of one block).
+block_size <- function(n, m) {
+  size <- getOption("fastkpca.block_rows", floor(2^22 / max(1, m)))
+  as.integer(max(1, min(n, size)))
+}
+
+# Blocks of rows as vectors of row numbers (C takes the size itself).
 row_blocks <- function(nz, m) {
-  size <- max(1L, floor(2^22 / max(1L, m)))
+  size <- block_size(nz, m)
   split(seq_len(nz), ceiling(seq_len(nz) / size))
 }
+
 
 # newdata as a double matrix of the training data's columns, in their order,
 # centered and scaled as the training data were. Missing values stay (they
 # give NA scores); infinite ones are an error.
-predict_data_matrix <- function(object, newdata) {
+predict_data_matrix <- function(object, newdata) UseMethod("predict_data_matrix")
+
+# A precomputed fit: newdata is the kernel between new and training rows.
+#' @exportS3Method
+predict_data_matrix.fastkpca_precomputed <- function(object, newdata) {
   m <- nrow(object$alpha)
-  if (is_precomputed(object$kernel)) {
-    z <- as_data_matrix(newdata, "newdata")
-    if (ncol(z) != m)
-      stop(sprintf("'newdata' must be the kernel matrix between new and training rows, with %d columns, not %d",
-                   m, ncol(z)), call. = FALSE)
-    check_no_infinite(z, "newdata")
-    return(z)
-  }
-  train <- object$xmatrix
+  z <- as_data_matrix(newdata, "newdata")
+  if (ncol(z) != m)
+    stop(sprintf("'newdata' must be the kernel matrix between new and training rows, with %d columns, not %d",
+                 m, ncol(z)), call. = FALSE)
+  check_no_infinite(z, "newdata")
+  z
+}
+
+#' @exportS3Method
+predict_data_matrix.fastkpca <- function(object, newdata) {
+  train <- fit_columns(object)
   if (!is.null(object$terms)) {
-    if (!is.data.frame(newdata) && !is.list(newdata))
-      newdata <- as.data.frame(as_data_matrix(newdata, "newdata"))
-    tt <- stats::delete.response(object$terms)
-    vars <- all.vars(tt)
-    missing_vars <- setdiff(vars, names(newdata))
-    if (length(missing_vars) > 0L)
-      stop("'newdata' lacks variable", if (length(missing_vars) > 1L) "s" else "",
-           " of the formula: ", paste(missing_vars, collapse = ", "), call. = FALSE)
-    classes <- attr(tt, "dataClasses")
-    for (v in intersect(names(classes)[classes == "numeric"], names(newdata))) {
-      # a column of NA only is logical: make it a numeric column of NA
-      if (is.logical(newdata[[v]]) && all(is.na(newdata[[v]])))
-        newdata[[v]] <- as.double(newdata[[v]])
-    }
-    mf <- stats::model.frame(tt, newdata, na.action = stats::na.pass,
-                             xlev = object$xlevels)
-    if (!is.null(classes))
-      tryCatch(stats::.checkMFClasses(classes, mf), error = function(e)
-        stop("'newdata' does not match the training data: ", conditionMessage(e),
-             call. = FALSE))
-    z <- stats::model.matrix(tt, mf)
-    attr(z, "assign") <- NULL
-    attr(z, "contrasts") <- NULL
+    z <- formula_data_matrix(object, newdata)
   } else {
     vector_row <- is.atomic(newdata) && is.null(dim(newdata)) &&
       ncol(train) > 1L && length(newdata) == ncol(train)
@@ -163,40 +182,38 @@ predict_data_matrix <- function(object, newdata) {
   z
 }
 
+# newdata of a formula fit: the variables of the formula, through its terms
+# and factor levels, as a model matrix.
+formula_data_matrix <- function(object, newdata) {
+  if (!is.data.frame(newdata) && !is.list(newdata))
+    newdata <- as.data.frame(as_data_matrix(newdata, "newdata"))
+  tt <- stats::delete.response(object$terms)
+  vars <- all.vars(tt)
+  missing_vars <- setdiff(vars, names(newdata))
+  if (length(missing_vars) > 0L)
+    stop("'newdata' lacks variable", if (length(missing_vars) > 1L) "s" else "",
+         " of the formula: ", paste(missing_vars, collapse = ", "), call. = FALSE)
+  classes <- attr(tt, "dataClasses")
+  for (v in intersect(names(classes)[classes == "numeric"], names(newdata))) {
+    # a column of NA only is logical: make it a numeric column of NA
+    if (is.logical(newdata[[v]]) && all(is.na(newdata[[v]])))
+      newdata[[v]] <- as.double(newdata[[v]])
+  }
+  mf <- stats::model.frame(tt, newdata, na.action = stats::na.pass,
+                           xlev = object$xlevels)
+  if (!is.null(classes))
+    tryCatch(stats::.checkMFClasses(classes, mf), error = function(e)
+      stop("'newdata' does not match the training data: ", conditionMessage(e),
+           call. = FALSE))
+  z <- stats::model.matrix(tt, mf)
+  attr(z, "assign") <- NULL
+  attr(z, "contrasts") <- NULL
+  z
+}
+
 check_has_columns <- function(have, need) {
   absent <- setdiff(need, have)
   if (length(absent) > 0L)
     stop("'newdata' lacks column", if (length(absent) > 1L) "s" else "", " ",
          paste(absent, collapse = ", "), call. = FALSE)
-}
-
-# The parts of a fit that predict() relies on, checked cheaply, so that a
-# damaged or hand-made object gives a clear error rather than a C-level one.
-check_fit <- function(object) {
-  bad <- function(what)
-    stop("'object' is not a valid fastkpca fit: ", what, call. = FALSE)
-  alpha <- object$alpha
-  if (!is.matrix(alpha) || !is.double(alpha))
-    bad("'alpha' must be a double matrix")
-  m <- nrow(alpha)
-  if (!is.double(object$kernel_colmeans) || length(object$kernel_colmeans) != m)
-    bad(sprintf("'kernel_colmeans' must be a double vector of length %d", m))
-  if (!is.double(object$kernel_mean) || length(object$kernel_mean) != 1L ||
-      !is.finite(object$kernel_mean))
-    bad("'kernel_mean' must be a single finite number")
-  kernel <- object$kernel
-  if (is_precomputed(kernel)) return(invisible(object))
-  if (!is_kernel(kernel)) bad("'kernel' must be a kernel object or \"precomputed\"")
-  x <- object$xmatrix
-  if (!is.matrix(x) || !is.double(x) || nrow(x) != m)
-    bad(sprintf("'xmatrix' must be a double matrix with %d rows", m))
-  check_fit_scaling(object, ncol(x), bad)
-  tryCatch(check_kernel_tree(kernel), error = function(e) bad(conditionMessage(e)))
-  nweights <- length(kernel_conformals(kernel))
-  w <- object$kernel_weights
-  if (length(w) != nweights ||
-      !all(vapply(w, function(v) is.double(v) && length(v) == m, logical(1))))
-    bad(sprintf("'kernel_weights' must hold %d double vector%s of length %d", nweights,
-                if (nweights == 1L) "" else "s", m))
-  invisible(object)
 }

@@ -1,6 +1,6 @@
 # Pre-images: mapping kernel principal component scores back to the input
-# space by kernel ridge regression (the linear system is solved in C,
-# src/preimage.c).
+# space by kernel ridge regression, and the fixed-point iteration of Mika et
+# al. (the linear system and the iteration run in C, src/preimage.c).
 
 #' Pre-images: from component scores back to the input space
 #'
@@ -22,7 +22,12 @@
 #' them). The n x n system is solved in C by a Cholesky factorisation
 #' (LAPACK `dposv`; `dsysv` when a kernel that is not positive semidefinite
 #' makes the matrix indefinite), in one n x n buffer freed on return, so a
-#' pre-image needs the same memory as the fit did. The signs of the
+#' pre-image needs the same memory as the fit did. The solution \eqn{B}
+#' (n x d) of the last fit and `ridge` is kept, so that pre-images of new
+#' scores from the same fit and `ridge` do not solve the system again (a fit
+#' saved and loaded again solves it once more); the pre-images of the
+#' training scores need no further kernel matrix, since
+#' \eqn{k(Z, Z) B = X - ridge\, B}{k(Z, Z) B = X - ridge B}. The signs of the
 #' components do not matter: the kernel of the projections depends on their
 #' distances and inner products only. The result agrees with scikit-learn's
 #' `inverse_transform()` with `alpha = ridge` and `gamma = sigma` (rbfdot;
@@ -35,7 +40,9 @@
 #' `scores / sqrt(n)`), and the pre-image \eqn{z} minimising
 #' \eqn{\|\phi(z) - P\phi\|} satisfies
 #' \eqn{z = \sum_i g_i k(z, x_i) x_i / \sum_i g_i k(z, x_i)}{z = sum_i g_i k(z, x_i) x_i / sum_i g_i k(z, x_i)},
-#' iterated from the ridge pre-image until it settles. It is a local search
+#' iterated from the ridge pre-image until it settles (in C, in blocks of
+#' rows, so that its memory grows as n times the block, not n x n). It is a
+#' local search
 #' that may stop at a local optimum; rows whose denominator vanishes keep
 #' their last iterate, with a warning. Whether it beats the ridge map
 #' depends on the fit: reconstructing held-out rows of the `rings` data
@@ -107,46 +114,101 @@ preimage.fastkpca <- function(object, scores, ridge = 1,
   ridge <- check_positive(ridge, "ridge")
   method <- check_preimage_method(method, object$kernel)
   settings <- fixed_point_control(control)
-  k <- length(object$eig)
-  if (missing(scores) || is.null(scores)) {
-    scores <- object$rotated
-  } else {
-    one_row <- is.atomic(scores) && is.null(dim(scores)) && length(scores) == k
-    scores <- as_data_matrix(scores, "scores")
-    if (one_row && k > 1L) scores <- matrix(scores, nrow = 1L)
-    if (ncol(scores) != k)
-      stop(sprintf("'scores' must have %d column%s, one per component of the fit, not %d",
-                   k, if (k == 1L) "" else "s", ncol(scores)), call. = FALSE)
-    check_finite(scores, "scores")
-  }
-  if (method == "fixed-point" && inherits(object, "fastkpca_nystrom"))
+  training <- missing(scores) || is.null(scores)
+  scores <- if (training) object$rotated else preimage_scores(scores, length(object$eig))
+  basis <- preimage_basis(object)
+  if (method == "fixed-point" && !basis$training)
     stop("method = \"fixed-point\" needs an exact fit (it sums over the training rows)",
          call. = FALSE)
-  out <- preimage_map(object, scores, ridge)
-  if (method == "fixed-point") out <- fixed_point_preimage(object, scores, out, settings)
+  out <- if (training && basis$training) {
+    preimage_of_training(object, basis, ridge)
+  } else {
+    preimage_map(object, scores, ridge, basis)
+  }
+  if (method == "fixed-point") out <- preimage_fixed_point(object, basis, scores, out, settings)
   out <- unscale_rows(out, object[["center"]], object[["scale"]])
-  dimnames(out) <- list(rownames(scores), colnames(object$xmatrix))
+  dimnames(out) <- list(rownames(scores), colnames(basis$rows))
   out
 }
 
-# The pre-image map of a fit applied to scores (kernlab's scale), in the
-# space the kernel saw (scaled data). Exact fits learn the map on the
-# training rows that were fitted (those kept by na.action); a Nystrom fit
-# learns it on its landmarks and their projections, so that no n x n
-# system is ever formed.
-preimage_map <- function(object, scores, ridge) {
+# Scores given by the user as a matrix of k columns (a vector of k is one row).
+preimage_scores <- function(scores, k) {
+  one_row <- is.atomic(scores) && is.null(dim(scores)) && length(scores) == k
+  scores <- as_data_matrix(scores, "scores")
+  if (one_row && k > 1L) scores <- matrix(scores, nrow = 1L)
+  if (ncol(scores) != k)
+    stop(sprintf("'scores' must have %d column%s, one per component of the fit, not %d",
+                 k, if (k == 1L) "" else "s", ncol(scores)), call. = FALSE)
+  check_finite(scores, "scores")
+  scores
+}
+
+# What the pre-image map of a fit is learnt on: `rows`, points of the space
+# the kernel saw, and `z`, their unit-axis projections; `n`, the number of
+# rows fitted (the scale of the scores); `training`, whether `rows` are the
+# fitted rows themselves (exact fits), so that the map of the training scores
+# needs no kernel (see preimage_of_training()); `key`, the fields B depends
+# on, for the cache.
+preimage_basis <- function(object) UseMethod("preimage_basis")
+
+# Exact fits learn the map on the training rows that were fitted (those kept
+# by na.action).
+preimage_basis.fastkpca <- function(object) {
+  n <- fit_nobs(object)
+  list(rows = object$xmatrix, z = unit_projections(fitted_rotated(object), n), n = n,
+       training = TRUE, key = list(object$xmatrix, object$rotated, object$na.action))
+}
+
+# A Nystrom fit learns the map on its landmarks and their projections, so
+# that no n x n system is ever formed.
+preimage_basis.fastkpca_nystrom <- function(object) {
+  n <- fit_nobs(object)
+  rows <- object$landmarks
+  list(rows = rows, z = unit_projections(nystrom_project_rows(object, rows), n), n = n,
+       training = FALSE,
+       key = list(rows, object$alpha, object$kernel_weights, object$statistics, n))
+}
+
+# The scores of the rows that were fitted: without the rows that
+# na.action = na.exclude pads with NA.
+fitted_rotated <- function(object) {
   rotated <- object$rotated
   if (inherits(object$na.action, "exclude")) rotated <- rotated[-object$na.action, , drop = FALSE]
-  n <- nrow(rotated)
-  if (inherits(object, "fastkpca_nystrom")) {
-    rows <- object$landmarks
-    z <- unit_projections(nystrom_project_rows(object, rows), n)
-  } else {
-    rows <- object$xmatrix
-    z <- unit_projections(rotated, n)
-  }
-  B <- preimage_coefficients(z, rows, object$kernel, ridge, object$threads)
-  preimage_apply(scores / sqrt(n), z, B, object$kernel, object$threads)
+  rotated
+}
+
+# The pre-image map of a fit applied to scores (kernlab's scale), in the
+# space the kernel saw (scaled data).
+preimage_map <- function(object, scores, ridge, basis = preimage_basis(object)) {
+  B <- preimage_map_coefficients(object, basis, ridge)
+  preimage_apply(scores / sqrt(basis$n), basis$z, B, object$kernel, object$threads)
+}
+
+# The pre-images of the training scores of an exact fit: with
+# K = k(Z, Z) and B = (K + ridge I)^-1 X, they are K B = X - ridge B, so no
+# second n x n kernel matrix is formed. Rows that na.exclude padded stay NA.
+preimage_of_training <- function(object, basis, ridge) {
+  B <- preimage_map_coefficients(object, basis, ridge)
+  fitted <- matrix(as.vector(basis$rows) - ridge * as.vector(B), nrow(B), ncol(B))
+  if (!inherits(object$na.action, "exclude")) return(fitted)
+  out <- matrix(NA_real_, nrow(object$rotated), ncol(fitted))
+  out[-object$na.action, ] <- fitted
+  out
+}
+
+# B for a fit and a ridge, solved once: the last fit's B is kept, and found
+# again when the same fit (the same fields, identical()) asks for the same
+# ridge. A fit saved and loaded again solves anew. The cache holds no n x n
+# matrix: B is n x d, and the fields are the fit's own (not copies).
+preimage_cache <- new.env(parent = emptyenv())
+
+preimage_map_coefficients <- function(object, basis, ridge) {
+  key <- list(basis$key, object$kernel, ridge)
+  if (identical(preimage_cache$key, key)) return(preimage_cache$B)
+  B <- preimage_coefficients(basis$z, basis$rows, object$kernel, ridge, object$threads)
+  preimage_cache$key <- key
+  preimage_cache$B <- B
+  B
 }
 
 # Rows of the scaled space back in the data's units: the inverse of
@@ -195,41 +257,28 @@ fixed_point_control <- function(control) {
 # where P phi = sum_i g_i phi(x_i): g = A t + (1 - 1'A t) / n with A the
 # unit-scale component vectors (alpha / sqrt(n)) and t the unit-axis
 # projections (scores / sqrt(n)); the last term puts back the mean that
-# centering took out. Iterated from the ridge pre-image, each row until its
-# step is below tol times its size. Rows whose denominator vanishes (far
-# from every training row, or weights cancelling) keep their last iterate.
-fixed_point_preimage <- function(object, scores, start, settings) {
-  x <- object$xmatrix
-  n <- nrow(x)
-  g <- (scores / sqrt(n)) %*% t(object$alpha / sqrt(n))
-  g <- g + (1 - rowSums(g)) / n
-  z <- start
-  active <- seq_len(nrow(z))
-  broke <- 0L
-  for (it in seq_len(settings$maxit)) {
-    if (length(active) == 0L) break
-    kz <- kernel_cross(z[active, , drop = FALSE], x, object$kernel, object$threads,
-                       object$kernel_weights)
-    w <- g[active, , drop = FALSE] * kz
-    den <- rowSums(w)
-    scale <- rowSums(abs(w))
-    ok <- is.finite(den) & abs(den) > 1e-10 * scale & scale > 0
-    broke <- broke + sum(!ok)
-    new <- (w %*% x) / den
-    step <- sqrt(rowSums((new - z[active, , drop = FALSE])^2))
-    size <- sqrt(rowSums(new^2))
-    z[active[ok], ] <- new[ok, , drop = FALSE]
-    done <- !ok | step <= settings$tol * (1 + size)
-    active <- active[!done]
-  }
-  if (broke > 0L)
+# centering took out. Iterated in C from the ridge pre-image, in blocks of
+# rows (O(block x n) memory), each row until its step is below tol times its
+# size. Rows whose denominator vanishes (far from every training row, or
+# weights cancelling) keep their last iterate. Rows of NA scores stay NA.
+preimage_fixed_point <- function(object, basis, scores, start, settings) {
+  x <- basis$rows
+  n <- basis$n
+  rows <- which(stats::complete.cases(scores))
+  t <- scores[rows, , drop = FALSE] / sqrt(n)
+  dimnames(t) <- NULL
+  r <- .Call(C_preimage_fixed_point, start[rows, , drop = FALSE], t, object$alpha / sqrt(n),
+             x, kernel_program(object$kernel), settings$maxit, settings$tol,
+             as.integer(object$threads))
+  if (r$broke > 0L)
     warning(sprintf("the fixed-point iteration broke down for %d row%s (far from the training data); they keep their last iterate",
-                    broke, if (broke == 1L) "" else "s"), call. = FALSE)
-  if (length(active) > 0L)
+                    r$broke, if (r$broke == 1L) "" else "s"), call. = FALSE)
+  if (r$unconverged > 0L)
     warning(sprintf("the fixed-point iteration did not converge in %d iterations for %d row%s; increase control$maxit",
-                    settings$maxit, length(active), if (length(active) == 1L) "" else "s"),
+                    settings$maxit, r$unconverged, if (r$unconverged == 1L) "" else "s"),
             call. = FALSE)
-  z
+  start[rows, ] <- r$z
+  start
 }
 
 # Projections onto unit axes in feature space of rows whose scores (on
@@ -255,7 +304,7 @@ check_preimage_kernel <- function(kernel) {
 # B = (k(Z, Z) + ridge I)^-1 X, solved in C in one n x n buffer.
 preimage_coefficients <- function(z, x, kernel, ridge, threads) {
   storage.mode(z) <- "double"
-  .Call(C_preimage_solve, z, kernel_program(kernel), list(), x, ridge,
+  .Call(C_preimage_coefficients, z, kernel_program(kernel), list(), x, ridge,
         as.integer(threads))
 }
 

@@ -69,15 +69,17 @@ generics::glance
 #' augment(fit, newdata = iris[c(1, 51, 101), ])
 #' @export
 tidy.fastkpca <- function(x, matrix = c("scores", "eigenvalues", "alpha"), ...) {
-  matrix <- match.arg(matrix)
+  matrix <- check_choice(matrix, c("scores", "eigenvalues", "alpha"), "matrix")
   if (matrix == "eigenvalues") {
     prop <- unname(x$eig) / x$variance_total
     return(as_tidy_frame(data.frame(
       PC = seq_along(x$eig), eigenvalue = unname(x$eig), percent = prop,
       cumulative = cumsum(prop))))
   }
+  # scores: one row per training row; alpha: one per row the fit keeps
+  # (the training rows of an exact fit, the landmarks of a Nystrom fit)
   m <- if (matrix == "scores") x$rotated else x$alpha
-  rows <- rownames(x$rotated)
+  rows <- rownames(if (matrix == "scores") x$rotated else fit_columns(x))
   if (is.null(rows)) rows <- seq_len(nrow(m))
   k <- ncol(m)
   # row by row, then component by component (t() reads m row-wise)
@@ -114,7 +116,7 @@ augment.fastkpca <- function(x, data = NULL, newdata = NULL, ...) {
 #' @export
 glance.fastkpca <- function(x, ...) {
   as_tidy_frame(data.frame(
-    n = nrow(x$alpha), kernel = tidy_kernel_label(x), features = length(x$eig),
+    n = fit_nobs(x), kernel = tidy_kernel_label(x), features = length(x$eig),
     variance_total = x$variance_total,
     proportion_explained = sum(x$eig) / x$variance_total,
     stringsAsFactors = FALSE))
@@ -134,7 +136,7 @@ as_tidy_frame <- function(df) {
 # further (non-numeric) columns: keep those of the fit, so that predict()
 # sees only them. (Formula fits select their variables themselves.)
 select_fit_columns <- function(fit, newdata) {
-  used <- colnames(fit$xmatrix)
+  used <- colnames(fit_columns(fit))
   if (is.null(fit$terms) && is.data.frame(newdata) &&
       !is.null(used) && all(used %in% names(newdata)))
     newdata <- newdata[used]
@@ -188,7 +190,7 @@ autoplot.fastkpca <- function(object, type = c("scores", "scree"), data = NULL,
   if (!requireNamespace("ggplot2", quietly = TRUE))
     stop("autoplot() needs the ggplot2 package: install.packages(\"ggplot2\")",
          call. = FALSE)
-  type <- match.arg(type)
+  type <- check_choice(type, c("scores", "scree"), "type")
   eig <- tidy.fastkpca(object, matrix = "eigenvalues")
   if (type == "scree") {
     return(ggplot2::ggplot(as.data.frame(eig),

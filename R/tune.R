@@ -183,7 +183,7 @@ kpca_cv <- function(x, kernel = "rbfdot", grid, features, folds = 5,
   n <- nrow(x)
   if (n < 3L || ncol(x) == 0L)
     stop("'x' must have at least 3 rows and 1 column", call. = FALSE)
-  criterion <- check_criterion(criterion)
+  criterion <- check_choice(criterion, c("reconstruction", "residual"), "criterion")
   ridge <- check_positive(ridge, "ridge")
   if (missing(features)) stop("'features' must be given: one or more numbers of components",
                               call. = FALSE)
@@ -202,30 +202,10 @@ kpca_cv <- function(x, kernel = "rbfdot", grid, features, folds = 5,
   if (criterion == "reconstruction")
     for (k in kernels) check_preimage_kernel(k)
 
-  ids <- sort(unique(folds))
-  nf <- length(features)
-  num <- den <- array(0, c(length(kernels), nf, length(ids)))
-  progress <- interactive()
-  if (progress) {
-    bar <- utils::txtProgressBar(0, length(kernels) * length(ids), style = 3)
-    on.exit(close(bar))
-  }
-  for (g in seq_along(kernels)) {
-    for (v in seq_along(ids)) {
-      held <- folds == ids[v]
-      scores <- cv_fold_scores(x[!held, , drop = FALSE], x[held, , drop = FALSE],
-                               kernels[[g]], features, criterion, ridge, ...)
-      num[g, , v] <- scores$num
-      den[g, , v] <- scores$den
-      if (progress) utils::setTxtProgressBar(bar, (g - 1L) * length(ids) + v)
-    }
-  }
-  error <- apply(num, c(1L, 2L), sum) / apply(den, c(1L, 2L), sum)
-  se <- matrix(0, length(kernels), nf)
-  for (g in seq_along(kernels)) for (j in seq_len(nf))
-    se[g, j] <- pooled_se(num[g, j, ] / den[g, j, ], den[g, j, ], error[g, j])
-
-  idx <- expand.grid(features = seq_len(nf), grid = seq_along(kernels))
+  pooled <- cv_errors(x, kernels, features, folds, criterion, ridge, ...)
+  error <- pooled$error
+  se <- pooled$se
+  idx <- expand.grid(features = seq_len(length(features)), grid = seq_along(kernels))
   results <- cbind(spec$params[idx$grid, , drop = FALSE],
                    features = features[idx$features],
                    error = error[cbind(idx$grid, idx$features)],
@@ -236,17 +216,8 @@ kpca_cv <- function(x, kernel = "rbfdot", grid, features, folds = 5,
   best <- list(kernel = best_kernel, kpar = kernel_kpar(best_kernel),
                features = results$features[b])
   fit <- kpca(x, kernel = best_kernel, features = best$features, ...)
-  structure(list(results = results, best = best, fit = fit, kernels = kernels,
-                 criterion = criterion, ridge = ridge, folds = folds, call = call),
-            class = "fastkpca_cv")
-}
-
-check_criterion <- function(criterion) {
-  choices <- c("reconstruction", "residual")
-  if (identical(criterion, choices)) return(choices[1L])
-  if (!is.character(criterion) || length(criterion) != 1L || !criterion %in% choices)
-    stop("'criterion' must be \"reconstruction\" or \"residual\"", call. = FALSE)
-  criterion
+  validate_fastkpca_cv(new_fastkpca_cv(results, best, fit, kernels, criterion, ridge,
+                                       folds, call))
 }
 
 check_cv_features <- function(features) {
@@ -299,11 +270,11 @@ cv_grid <- function(grid, kernel, x, kernel_missing) {
   if (!is.list(grid) || length(grid) == 0L)
     stop("'grid' must be a named list of parameter vectors or a list of kernel objects",
          call. = FALSE)
-  objects <- vapply(grid, function(g) is_kernel(g) || inherits(g, "kernel"), logical(1))
+  objects <- vapply(grid, is_kernel_spec_object, logical(1))
   if (all(objects)) {
     if (!kernel_missing)
       stop("'kernel' must not be given with a grid of kernel objects", call. = FALSE)
-    kernels <- lapply(grid, kern)
+    kernels <- lapply(grid, as_kernel)
     labels <- vapply(kernels, format, "")
     if (!is.null(names(grid)) && all(nzchar(names(grid)))) labels <- names(grid)
     return(list(kernels = unname(kernels),
@@ -331,10 +302,37 @@ cv_grid <- function(grid, kernel, x, kernel_missing) {
   params <- expand.grid(grid, KEEP.OUT.ATTRS = FALSE, stringsAsFactors = FALSE)
   kernels <- lapply(seq_len(nrow(params)), function(i) {
     kpar <- as.list(params[i, , drop = FALSE])
-    for (p in names(kpar)) kpar[[p]] <- check_kpar_value(p, kpar[[p]], "grid")
-    base_kernel(kernel, resolve_kpar(kernel, kpar))
+    as_kernel(kernel, kpar, kpar_arg = "grid")
   })
   list(kernels = kernels, params = params)
+}
+
+# The pooled cross-validated error and its standard error for each kernel
+# (rows) and number of components (columns): one fit per kernel and fold.
+cv_errors <- function(x, kernels, features, folds, criterion, ridge, ...) {
+  ids <- sort(unique(folds))
+  nf <- length(features)
+  num <- den <- array(0, c(length(kernels), nf, length(ids)))
+  progress <- interactive()
+  if (progress) {
+    bar <- utils::txtProgressBar(0, length(kernels) * length(ids), style = 3)
+    on.exit(close(bar))
+  }
+  for (g in seq_along(kernels)) {
+    for (v in seq_along(ids)) {
+      held <- folds == ids[v]
+      scores <- cv_fold_scores(x[!held, , drop = FALSE], x[held, , drop = FALSE],
+                               kernels[[g]], features, criterion, ridge, ...)
+      num[g, , v] <- scores$num
+      den[g, , v] <- scores$den
+      if (progress) utils::setTxtProgressBar(bar, (g - 1L) * length(ids) + v)
+    }
+  }
+  error <- apply(num, c(1L, 2L), sum) / apply(den, c(1L, 2L), sum)
+  se <- matrix(0, length(kernels), nf)
+  for (g in seq_along(kernels)) for (j in seq_len(nf))
+    se[g, j] <- pooled_se(num[g, j, ] / den[g, j, ], den[g, j, ], error[g, j])
+  list(error = error, se = se)
 }
 
 # One fold: fit on train, score the held-out rows for each number of
@@ -342,11 +340,14 @@ cv_grid <- function(grid, kernel, x, kernel_missing) {
 cv_fold_scores <- function(train, test, kernel, features, criterion, ridge, ...) {
   fit <- kpca(train, kernel = kernel, features = max(features), ...)
   ntr <- nrow(train)
-  s <- predict(fit, test)
+  z <- predict_data_matrix(fit, test)
+  s <- project_rows(fit, z)
   kept <- ncol(s)
   num <- den <- numeric(length(features))
   if (criterion == "residual") {
-    kcxx <- held_out_kc_diag(fit, test)
+    # kc(x, x) = k(x, x) - 2 mean_j k(x, x_j) + mean(K), with the kernel
+    # centered on the training fold; the row means come with the scores
+    kcxx <- kernel_self(z, fit$kernel) - 2 * attr(s, "row_means") + fit$kernel_mean
     t2 <- s^2 / ntr
     for (j in seq_along(features)) {
       f <- min(features[j], kept)
@@ -366,25 +367,6 @@ cv_fold_scores <- function(train, test, kernel, features, criterion, ridge, ...)
     }
   }
   list(num = num, den = den)
-}
-
-# kc(x, x) = k(x, x) - 2 mean_j k(x, x_j) + mean(K) for the rows of z,
-# with the kernel centered on the fit's training rows; in blocks of rows.
-held_out_kc_diag <- function(fit, z) {
-  z <- apply_scaling(z, fit[["center"]], fit[["scale"]])
-  out <- numeric(nrow(z))
-  for (rows in row_blocks(nrow(z), nrow(fit$xmatrix))) {
-    zb <- z[rows, , drop = FALSE]
-    kz <- kernel_cross(zb, fit$xmatrix, fit$kernel, fit$threads, fit$kernel_weights)
-    out[rows] <- kernel_self(zb, fit$kernel) - 2 * rowMeans(kz) +
-      fit$kernel_mean
-  }
-  out
-}
-
-# k(z_i, z_i) for each row of z, one kernel value per row (in C).
-kernel_self <- function(z, kernel) {
-  .Call(C_kernel_diag, z, kernel_program(kernel), kernel_weights(kernel, z))
 }
 
 # Standard error of a pooled ratio from its per-fold values e (weights w).

@@ -1,4 +1,11 @@
-# Argument checks shared by kpca() and predict(). Errors name the argument.
+# Argument checks, one per kind, shared by every function of the package:
+#   check_choice()    one of a few strings
+#   check_whole()     a whole number (a count) in a range
+#   check_number()    a single number in a range (check_positive(): > 0)
+#   as_data_matrix()  data as a double matrix; check_finite() on it
+# Errors name the argument in single quotes, in lower case, without a
+# trailing period: "'features' must be a whole number between 0 and
+# nrow(x) (10)". C re-checks types and dimensions only.
 
 # Coerce data to a double matrix: numeric, integer or logical matrices and
 # vectors, data frames of such columns, and matrix classes with an
@@ -40,18 +47,10 @@ check_finite <- function(x, arg) {
 }
 
 check_features <- function(features, n) {
-  if (!is.numeric(features) || length(features) != 1L || is.na(features) ||
-      features < 0 || features != round(features) || features > n)
-    stop(sprintf("'features' must be a whole number between 0 and nrow(x) (%d)", n),
-         call. = FALSE)
-  as.integer(features)
+  check_whole(features, "features", 0, n, hi_label = "nrow(x)")
 }
 
-check_th <- function(th) {
-  if (!is.numeric(th) || length(th) != 1L || !is.finite(th) || th < 0)
-    stop("'th' must be a single non-negative number", call. = FALSE)
-  as.double(th)
-}
+check_th <- function(th) check_number(th, "th", lo = 0)
 
 #' Default number of threads
 #'
@@ -88,11 +87,21 @@ kpca_threads <- function() {
 }
 
 check_threads <- function(threads, arg = "threads") {
-  if (!is.numeric(threads) || length(threads) != 1L || is.na(threads) ||
-      threads < 1 || threads != round(threads) || threads > 1024)
-    stop(sprintf("'%s' must be a whole number between 1 and 1024", arg), call. = FALSE)
-  as.integer(threads)
+  check_whole(threads, arg, 1, engine_limits()$threads)
 }
+
+# The limits of the C engine (threads, besseldot's order, kernel powers,
+# solver iterations), written once, in src/fastkpca.h; read once per session.
+engine_limits <- local({
+  limits <- NULL
+  function() {
+    if (is.null(limits)) limits <<- .Call(C_engine_limits)
+    limits
+  }
+})
+
+# A limit as the messages show it: 1e6, not 1e+06.
+format_limit <- function(v) sub("e\\+0*", "e", format(v))
 
 check_no_dots <- function(...) {
   if (...length() > 0L) {
@@ -112,18 +121,44 @@ check_no_infinite <- function(x, arg) {
   invisible(x)
 }
 
-# A single finite number > 0, or a whole number in [lo, hi], named arg in
-# errors (kica(), preimage(), kpca_cv()).
-check_positive <- function(value, arg) {
-  if (!is.numeric(value) || length(value) != 1L || !is.finite(value) || value <= 0)
-    stop(sprintf("'%s' must be a single positive number", arg), call. = FALSE)
+# One of the strings in choices; the whole default vector (an argument
+# left at c("a", "b")) means its first entry.
+check_choice <- function(value, choices, arg) {
+  if (identical(value, choices)) return(choices[1L])
+  if (!is.character(value) || length(value) != 1L || is.na(value) || !(value %in% choices))
+    stop(sprintf("'%s' must be one of %s", arg,
+                 paste0("\"", choices, "\"", collapse = ", ")), call. = FALSE)
+  value
+}
+
+# A whole number in [lo, hi], as an integer. lo_label, hi_label: how the
+# message names a bound that depends on the data, e.g. "nrow(x)", shown as
+# "nrow(x) (10)".
+check_whole <- function(value, arg, lo, hi, lo_label = NULL, hi_label = NULL) {
+  if (!is.numeric(value) || length(value) != 1L || !is.finite(value) ||
+      value != round(value) || value < lo || value > hi) {
+    bound <- function(v, label) if (is.null(label)) format(v) else sprintf("%s (%s)", label, format(v))
+    stop(sprintf("'%s' must be a whole number between %s and %s", arg,
+                 bound(lo, lo_label), bound(hi, hi_label)), call. = FALSE)
+  }
+  as.integer(value)
+}
+
+# A single finite number in [lo, hi] ((lo, hi] with lo_open), as a double.
+check_number <- function(value, arg, lo = -Inf, hi = Inf, lo_open = FALSE) {
+  ok <- is.numeric(value) && length(value) == 1L && is.finite(value) &&
+    (if (lo_open) value > lo else value >= lo) && value <= hi
+  if (!ok) {
+    what <- if (lo == 0 && hi == Inf) {
+      if (lo_open) "a single positive number" else "a single non-negative number"
+    } else if (lo == -Inf && hi == Inf) {
+      "a single finite number"
+    } else {
+      sprintf("a single number in %s%g, %g]", if (lo_open) "(" else "[", lo, hi)
+    }
+    stop(sprintf("'%s' must be %s", arg, what), call. = FALSE)
+  }
   as.double(value)
 }
 
-check_whole <- function(value, arg, lo, hi) {
-  if (!is.numeric(value) || length(value) != 1L || !is.finite(value) ||
-      value != round(value) || value < lo || value > hi)
-    stop(sprintf("'%s' must be a whole number between %g and %g", arg, lo, hi),
-         call. = FALSE)
-  as.integer(value)
-}
+check_positive <- function(value, arg) check_number(value, arg, lo = 0, lo_open = TRUE)

@@ -244,8 +244,8 @@ if ("syrk" %in% parts) {
   K <- tcrossprod(xb, lm)
   reps <- 3L
   own <- elapsed(for (i in seq_len(reps))
-    p <- .Call(fastkpca:::C_nystrom_pass1, xb, c(0L, nb), lm, prog, list(), list(),
-               numeric(m), 1L))$seconds
+    p <- .Call(fastkpca:::C_nystrom_statistics, xb, lm, prog, list(), list(),
+               numeric(m), nb, 1L, NULL))$seconds
   blas <- elapsed(for (i in seq_len(reps)) S <- crossprod(K))$seconds
   madds <- reps * as.double(nb) * m * (m + 1) / 2
   cat(sprintf(paste0("%d x %d block, 1 thread: fastkpca %.2f G multiply-adds/s, ",

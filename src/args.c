@@ -16,7 +16,7 @@ int as_count(SEXP s, const char *what, int lo, int hi)
 
 int as_threads(SEXP s)
 {
-    return as_count(s, "threads", 1, 1024);
+    return as_count(s, "threads", 1, MAX_THREADS);
 }
 
 double as_number(SEXP s, const char *what)
@@ -24,6 +24,41 @@ double as_number(SEXP s, const char *what)
     if (!isReal(s) || XLENGTH(s) != 1 || !R_FINITE(REAL(s)[0]))
         error("'%s' must be a single finite number", what);
     return REAL(s)[0];
+}
+
+/* Call the R function step() (a progress bar) after a block; NULL: none. */
+void call_step(SEXP step)
+{
+    if (isNull(step)) return;
+    SEXP call = PROTECT(lang1(step));
+    eval(call, R_GlobalEnv);
+    UNPROTECT(1);
+}
+
+/* A step argument: NULL or an R function. */
+void check_step(SEXP step)
+{
+    if (!isNull(step) && !isFunction(step))
+        error("'step' must be NULL or a function");
+}
+
+/* .Call (engine_limits() in R/validate.R): the limits of fastkpca.h as a
+ * named list, so that R checks the user's arguments against the same
+ * numbers. */
+SEXP engine_limits(void)
+{
+    const char *names[] = {"threads", "bessel_order", "kernel_power", "solver_iterations"};
+    double values[] = {MAX_THREADS, BESSEL_MAX_ORDER, KERNEL_MAX_POWER,
+                       SOLVER_MAX_ITERATIONS};
+    SEXP ans = PROTECT(allocVector(VECSXP, 4));
+    SEXP nms = PROTECT(allocVector(STRSXP, 4));
+    for (int i = 0; i < 4; i++) {
+        SET_VECTOR_ELT(ans, i, ScalarReal(values[i]));
+        SET_STRING_ELT(nms, i, mkChar(names[i]));
+    }
+    setAttrib(ans, R_NamesSymbol, nms);
+    UNPROTECT(2);
+    return ans;
 }
 
 /* The error for a LAPACK routine that reports a non-zero info. */

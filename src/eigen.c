@@ -21,9 +21,11 @@ static void reverse_pairs(int n, int k, double *values, double *vectors)
 }
 
 /* Fix each column's sign so that its largest-magnitude entry (the first
- * such where several tie) is positive: the rule of R's orient_signs
- * (R/eigen.R), applied here so that R need not copy hundreds of columns. */
-static void orient_columns(int n, int k, double *vectors)
+ * such where several tie) is positive: the one sign rule of every fit
+ * (the iterative solver's vectors in fit.c and the Nystrom coefficients in
+ * nystrom.c use it too), applied here so that R need not copy hundreds of
+ * columns. */
+void orient_columns(int n, int k, double *vectors)
 {
     for (int j = 0; j < k; j++) {
         double *v = vectors + (size_t) j * n, best = -1.0;

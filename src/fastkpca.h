@@ -8,12 +8,20 @@
  *             then dormtr; dsyevr for small problems)
  *   lanczos.c top eigenpairs by thick-restart Lanczos (the iterative solver)
  *   fit.c     the .Call entry point that runs the steps on one n x n buffer
+ *   project.c rows projected onto a fit's components, block by block
+ *             (predict(), and the scores of a Nystrom fit)
  *   args.c    argument checks shared by the entry points
- *   nystrom.c centered Nystrom kernel PCA: the passes over row blocks, the
- *             blocked rank-k update, k-means++ landmarks
+ *   nystrom.c centered Nystrom kernel PCA: the sufficient statistics over
+ *             row blocks, the blocked rank-k update, the landmark
+ *             coefficients, k-means++ landmarks
  *   preimage.c the linear system of the pre-image map (kernel ridge regression)
+ *             and the fixed-point pre-images, in blocks of rows
  *   ichol.c   kernel ICA: incomplete Cholesky of one source's Gaussian Gram matrix
- *   kica.c    kernel ICA: the KGV and KCCA contrasts and the pairwise rotation search
+ *   kica.c    kernel ICA: the KGV and KCCA contrasts and the Jacobi sweeps over
+ *             pairwise rotations (Brent's method), on cached factors
+ *   kcca.c    kernel canonical correlation: incomplete Cholesky for any kernel
+ *   string_kernel.c string kernels (kernlab's stringdot types) on character
+ *             vectors, and their algebra: Gram and cross matrices, the fit's fill
  *   init.c    registration
  */
 #ifndef FASTKPCA_H
@@ -28,10 +36,11 @@
 #include <R_ext/Utils.h>
 #ifndef FCONE
 # define FCONE
+
 #endif
 #include <stddef.h>
 
-/* Kernel codes. The order matches fastkpca:::kernel_names in R/kernels.R,
+/* Kernel codes. The order matches fastkpca:::kernel_names in R/kernel_spec.R,
  * where the code of a name is its position; 0 is a precomputed kernel matrix. */
 typedef enum {
     KERNEL_PRECOMPUTED = 0,
@@ -46,6 +55,16 @@ typedef enum {
     KERNEL_COUNT
 } kernel_code;
 
+/* The limits of the engine, the one place they are written: R reads them
+ * (fastkpca:::engine_limits(), through engine_limits() in args.c) to check
+ * the user's arguments, and C re-checks them where a value out of range
+ * would crash or overflow. */
+#define MAX_THREADS 1024          /* 'threads' */
+#define BESSEL_MAX_ORDER 50.0     /* besseldot's 'order': beyond about 52,
+                                   * J_order(t) underflows for small t */
+#define KERNEL_MAX_POWER 1e6      /* k^p */
+#define SOLVER_MAX_ITERATIONS 1e6 /* control$maxit of the iterative solver */
+
 /* Kernel parameters, passed from R as one double vector in this order
  * (fastkpca:::kpar_slots). Unused slots are ignored. */
 enum { KPAR_SIGMA = 0, KPAR_DEGREE, KPAR_SCALE, KPAR_OFFSET, KPAR_ORDER, KPAR_COUNT };
@@ -57,7 +76,7 @@ typedef struct {
 } kernel_spec;
 
 /* A kernel expression compiled to a postfix program (fastkpca:::kernel_program
- * in R/kern.R): each op takes its operands from a stack of kernel values.
+ * in R/kernel_spec.R): each op takes its operands from a stack of kernel values.
  * The codes match kernel_ops there. */
 typedef enum {
     OP_BASE = 1,    /* push base kernel number arg */
@@ -108,6 +127,10 @@ const double *kernel_shift(const kernel_eval *k, const double *x, int ldx, int n
 void kernel_points_prepare(const kernel_eval *k, const double *x, int ldx, int row0,
                            int n, int d, const double *shift, SEXP weights,
                            kernel_points *p);
+const double *kernel_points_fixed(const kernel_eval *k, SEXP rows, SEXP weights,
+                                  kernel_points *p);
+void check_weights(const kernel_eval *k, SEXP weights, const char *what);
+int check_point_sets(SEXP moving, const char *mwhat, SEXP fixed, const char *fwhat);
 void kernel_block(const kernel_eval *k, const kernel_points *a, const kernel_points *b,
                   int lower_only, double *out, int threads, const char *what);
 void kernel_fill_lower(const kernel_eval *k, const double *x, int n, int d,
@@ -129,7 +152,10 @@ SEXP kernel_vector_exp(SEXP x, SEXP avx2);
 void center_in_place(double *K, int n, double *colmeans, double *grand_mean,
                      double *trace, int threads);
 
-/* eigen.c: results in decreasing order; return the number of pairs found */
+/* eigen.c: results in decreasing order; return the number of pairs found.
+ * orient_columns: the sign rule (largest-magnitude entry of each column
+ * positive) of every fit. */
+void orient_columns(int n, int k, double *vectors);
 int top_eigen_exact(double *A, int n, int f, double *values, double *vectors);
 int exact_eigen(double *A, int n, int f, double lower, int method, double **values,
                 double **vectors);
@@ -150,36 +176,66 @@ int as_count(SEXP s, const char *what, int lo, int hi);
 int as_threads(SEXP s);
 double as_number(SEXP s, const char *what);
 void check_lapack_info(int info, const char *routine);
+SEXP engine_limits(void);
+void check_step(SEXP step);   /* NULL or an R function ... */
+void call_step(SEXP step);    /* ... called between blocks (a progress bar) */
 SEXP with_square_buffer(int n, SEXP (*body)(void *data, double *buffer), void *data);
 
 /* .Call entry points */
-SEXP kpca_fit(SEXP x, SEXP kernel, SEXP weights, SEXP features, SEXP th,
+SEXP kpca_exact(SEXP x, SEXP kernel, SEXP weights, SEXP features, SEXP th,
               SEXP solver, SEXP threads, SEXP control, SEXP variance);
 SEXP kernel_cross(SEXP z, SEXP x, SEXP kernel, SEXP zweights, SEXP xweights,
                   SEXP threads);
-SEXP kernel_gram(SEXP x, SEXP kernel, SEXP weights, SEXP threads);
-SEXP kernel_diag(SEXP x, SEXP kernel, SEXP weights);
-SEXP preimage_solve(SEXP z, SEXP kernel, SEXP weights, SEXP x, SEXP ridge,
-                    SEXP threads);
+SEXP kernel_matrix(SEXP x, SEXP kernel, SEXP weights, SEXP threads);
+SEXP kernel_self(SEXP x, SEXP kernel, SEXP weights);
+SEXP preimage_coefficients(SEXP z, SEXP kernel, SEXP weights, SEXP x, SEXP ridge,
+                           SEXP threads);
+SEXP preimage_fixed_point(SEXP start, SEXP t, SEXP A, SEXP x, SEXP kernel, SEXP maxit,
+                          SEXP tol, SEXP threads);
 
-/* nystrom.c: centered Nystrom kernel PCA, one block of rows per call */
-SEXP nystrom_pass1(SEXP x, SEXP rows, SEXP landmarks, SEXP kernel, SEXP xweights,
-                   SEXP lweights, SEXP shift, SEXP threads);
-SEXP nystrom_pass2(SEXP x, SEXP rows, SEXP landmarks, SEXP kernel, SEXP xweights,
-                   SEXP lweights, SEXP coef, SEXP offset, SEXP threads);
-SEXP nystrom_kmeanspp(SEXP x, SEXP m, SEXP kernel, SEXP weights, SEXP threads);
+/* nystrom.c: centered Nystrom kernel PCA */
+SEXP nystrom_statistics(SEXP x, SEXP landmarks, SEXP kernel, SEXP xweights,
+                        SEXP lweights, SEXP shift, SEXP block_rows, SEXP threads,
+                        SEXP step);
+SEXP nystrom_alpha(SEXP basis, SEXP vectors, SEXP n);
+SEXP nystrom_kmeanspp(SEXP x, SEXP m, SEXP kernel, SEXP weights);
+
+/* project.c: rows projected onto a fit's components (predict(), and the
+ * scores of a Nystrom fit) */
+SEXP kernel_project_rows(SEXP z, SEXP x, SEXP kernel, SEXP zweights, SEXP xweights,
+                         SEXP alpha, SEXP offset, SEXP alpha_sums, SEXP block_rows,
+                         SEXP threads, SEXP step);
+
+/* string_kernel.c: string kernels. string_eval_from_R() returns NULL when
+ * the program is not a string kernel's; string_fill_lower() fills the
+ * lower triangle of a fit's n x n buffer. */
+typedef struct string_eval string_eval;
+int is_string_program(SEXP program);
+string_eval *string_eval_from_R(SEXP program, SEXP x, SEXP weights);
+void string_fill_lower(string_eval *e, double *K, int threads);
+SEXP string_kernel_gram(SEXP x, SEXP program, SEXP weights, SEXP threads);
+SEXP string_kernel_cross(SEXP z, SEXP x, SEXP program, SEXP zweights, SEXP xweights,
+                         SEXP threads);
 
 /* Kernel ICA contrasts: the order matches fastkpca:::kica_contrasts in R/kica.R. */
 enum { KICA_KGV = 1, KICA_KCCA = 2 };
 
 /* ichol.c */
-int ichol_gauss(const double *y, int n, double sigma, double tol, double **G,
-                int *pivots, double *residual_trace);
+typedef struct {
+    int n, capacity;
+    double *g, *diag, *prow;
+    char *used;
+} ichol_work;
+void ichol_work_init(ichol_work *w, int n);
+int ichol_gauss(const double *y, double sigma, double tol, ichol_work *w, double **G);
 
-/* kernel ICA .Call entry points (ichol.c, kica.c) */
-SEXP kica_ichol(SEXP y, SEXP sigma, SEXP tol);
+/* kica.c: kernel ICA .Call entry points */
 SEXP kica_contrast(SEXP S, SEXP par, SEXP contrast);
-SEXP kica_pair_search(SEXP S, SEXP pair, SEXP angles, SEXP half, SEXP tol,
-                      SEXP par, SEXP contrast);
+SEXP kica_sweeps(SEXP z, SEXP V, SEXP par, SEXP contrast, SEXP angles, SEXP half,
+                 SEXP tol, SEXP maxit);
+
+
+/* kcca.c: kernel canonical correlation */
+SEXP kcca_ichol(SEXP x, SEXP kernel, SEXP weights, SEXP tol, SEXP max_rank);
 
 #endif

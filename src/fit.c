@@ -37,6 +37,7 @@ static void copy_symmetric_lower(const double *P, int n, double *K)
 /* What the steps of a fit need, and the buffer they share. */
 typedef struct {
     const kernel_eval *kernel; /* NULL for a precomputed kernel matrix */
+    string_eval *strings;      /* a string kernel (string_kernel.c), or NULL */
     SEXP x, weights;
     int n, d, features;
     double threshold;
@@ -52,7 +53,9 @@ static SEXP fit_steps(void *data, double *K)
 {
     fit_job *job = (fit_job *) data;
     int n = job->n, f = job->features;
-    if (job->kernel == NULL)
+    if (job->strings != NULL)
+        string_fill_lower(job->strings, K, job->threads);
+    else if (job->kernel == NULL)
         copy_symmetric_lower(REAL(job->x), n, K);
     else
         kernel_fill_lower(job->kernel, REAL(job->x), n, job->d, job->weights, K,
@@ -75,12 +78,15 @@ static SEXP fit_steps(void *data, double *K)
         found = f;
         converged = top_eigen_lanczos(K, n, f, job->ncv, job->tol, job->maxit, values,
                                       vectors, &restarts, &residual);
+        /* the exact solvers fix the signs themselves (eigen.c) */
+        orient_columns(n, f, vectors);
     } else if (job->solver == SOLVER_RANDOMIZED) {
         values = (double *) R_alloc((size_t) f, sizeof(double));
         vectors = (double *) R_alloc((size_t) n * f, sizeof(double));
         found = f;
         top_eigen_randomized(K, n, f, job->oversample, job->power, job->threads, values,
                              vectors);
+        orient_columns(n, f, vectors);
     } else {
         found = exact_eigen(K, n, f, job->threshold * n, job->exact_method, &values,
                             &vectors);
@@ -109,7 +115,7 @@ static SEXP fit_steps(void *data, double *K)
     return ans;
 }
 
-/* .Call: fit kernel PCA.
+/* .Call (kpca_exact() in R/kpca.R): fit kernel PCA.
  * x: double matrix, the data (n x d), or the kernel matrix (n x n) when
  *    kernel is NULL (precomputed); kernel: a program from
  *    fastkpca:::kernel_program(); weights: the conformal weights of the rows
@@ -122,23 +128,26 @@ static SEXP fit_steps(void *data, double *K)
  * leading components must reach (features is then 0 and the solver exact).
  * Returns list(values, vectors, colmeans, grand_mean, variance_total,
  * converged, restarts, residual): the eigenvalues of Kc/n (decreasing), the
- * unit eigenvectors (n x k), the centering terms of K, trace(Kc)/n, and for
+ * unit eigenvectors (n x k, each column's largest-magnitude entry positive), the centering terms of K, trace(Kc)/n, and for
  * the iterative solver whether it converged, its restarts and its largest
  * relative residual. */
-SEXP kpca_fit(SEXP x, SEXP kernel, SEXP weights, SEXP features, SEXP th,
+SEXP kpca_exact(SEXP x, SEXP kernel, SEXP weights, SEXP features, SEXP th,
               SEXP solver, SEXP threads, SEXP control, SEXP variance)
 {
     kernel_eval k, *kernel_ptr = NULL;
-    if (!isNull(kernel)) {
+    /* string kernels: x is a character vector (string_kernel.c) */
+    string_eval *strings = string_eval_from_R(kernel, x, weights);
+    if (!isNull(kernel) && strings == NULL) {
         kernel_eval_from_R(kernel, &k);
         kernel_ptr = &k;
     }
-    if (!isReal(x) || !isMatrix(x)) error("'x' must be a double matrix");
-    int n = nrows(x), d = ncols(x);
+    if (strings == NULL && (!isReal(x) || !isMatrix(x))) error("'x' must be a double matrix");
+    int n = strings ? (int) XLENGTH(x) : nrows(x), d = strings ? 1 : ncols(x);
     if (n < 2) error("'x' must have at least 2 rows");
     if (d < 1) error("'x' must have at least 1 column");
-    if (kernel_ptr == NULL && d != n) error("'x' must be a square kernel matrix");
-    if (kernel_ptr != NULL && (!isNewList(weights) || XLENGTH(weights) != k.nweights))
+    if (kernel_ptr == NULL && strings == NULL && d != n)
+        error("'x' must be a square kernel matrix");
+    if (kernel_ptr != NULL && (TYPEOF(weights) != VECSXP || XLENGTH(weights) != k.nweights))
         error("'weights' must be a list of %d conformal weight vectors", k.nweights);
     int f = as_count(features, "features", 0, n);
     double threshold = as_number(th, "th");
@@ -155,8 +164,8 @@ SEXP kpca_fit(SEXP x, SEXP kernel, SEXP weights, SEXP features, SEXP th,
     if (solver_id == SOLVER_ITERATIVE) {
         if (f == 0) error("the iterative solver needs 'features' > 0");
         if (!R_FINITE(tol) || tol <= 0 || tol >= 1) error("'tol' must be between 0 and 1");
-        if (!R_FINITE(maxit) || maxit < 1 || maxit > 1e6)
-            error("'maxit' must be between 1 and 1e6");
+        if (!R_FINITE(maxit) || maxit < 1 || maxit > SOLVER_MAX_ITERATIONS)
+            error("'maxit' must be between 1 and %g", SOLVER_MAX_ITERATIONS);
         if (!R_FINITE(ncv) || ncv < 2 || ncv > n) error("'ncv' must be between 2 and n");
     }
 
@@ -175,7 +184,7 @@ SEXP kpca_fit(SEXP x, SEXP kernel, SEXP weights, SEXP features, SEXP th,
     if (prop > 0 && (f != 0 || solver_id != SOLVER_EXACT))
         error("'variance' needs 'features' = 0 and the exact solver");
 
-    fit_job job = {kernel_ptr, x, weights, n, d, f, threshold, solver_id, nthreads, tol,
+    fit_job job = {kernel_ptr, strings, x, weights, n, d, f, threshold, solver_id, nthreads, tol,
                    (int) maxit, (int) ncv, (int) exact_method, prop, (int) oversample,
                    (int) power};
     /* the one n x n buffer, freed as soon as the fit is done */

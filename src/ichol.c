@@ -11,35 +11,70 @@
 #include <math.h>
 #include <string.h>
 
-/* Columns allocated at first; the buffer doubles when a source needs more. */
-#define ICHOL_FIRST_CAPACITY 32
+/* Columns of the factor's buffer, at most; a source that needs more gets a
+ * temporary larger buffer. */
+#define ICHOL_CAPACITY 64
 
-/* Returns the rank M and sets *G to an n x M column-major factor (R_alloc'ed,
- * leading dimension n). pivots (length n, may be NULL) receives the 0-based
- * pivot rows in order. *residual_trace receives trace(K - G G'). */
-int ichol_gauss(const double *y, int n, double sigma, double tol, double **G,
-                int *pivots, double *residual_trace)
+/* Buffers for ichol_gauss, allocated once (R_alloc) and reused for every
+ * source: fresh buffers for each of the thousands of factors of a kica()
+ * fit cost page faults and garbage collections. */
+void ichol_work_init(ichol_work *w, int n)
 {
-    const double inv2s2 = 1.0 / (2.0 * sigma * sigma);
+    w->n = n;
+    w->capacity = n < ICHOL_CAPACITY ? n : ICHOL_CAPACITY;
+    size_t len = (size_t) (n > 0 ? n : 1);
+    w->g = (double *) R_alloc(len * (w->capacity > 0 ? w->capacity : 1), sizeof(double));
+    w->diag = (double *) R_alloc(len, sizeof(double));
+    w->prow = (double *) R_alloc(len, sizeof(double));
+    w->used = R_alloc(len, sizeof(char));
+}
+
+/* The unused row with the largest residual diagonal entry (the first on
+ * ties), its entry in *best (-1 when every row is used). */
+static int largest_residual(const double *diag, const char *used, int n, double *best)
+{
+    int p = 0;
+    *best = -1.0;
+    for (int a = 0; a < n; a++)
+        if (!used[a] && diag[a] > *best) { *best = diag[a]; p = a; }
+    return p;
+}
+
+/* Column k of the factor, for pivot p: K[, p] - G[, 1:k] G[p, 1:k]' into col
+ * (G: n x k, leading dimension n; prow: scratch of k). */
+static void residual_column(const double *y, int n, int p, double inv2s2,
+                            const double *g, int k, double *prow, double *col)
+{
     const int one = 1;
     const double minus_one = -1.0, plus_one = 1.0;
     const char trans = 'N';
-    int capacity = n < ICHOL_FIRST_CAPACITY ? n : ICHOL_FIRST_CAPACITY;
-    double *g = (double *) R_alloc((size_t) n * (capacity > 0 ? capacity : 1),
-                                   sizeof(double));
-    double *diag = (double *) R_alloc((size_t) n, sizeof(double));
-    double *prow = (double *) R_alloc((size_t) (n > 0 ? n : 1), sizeof(double));
-    char *used = R_alloc((size_t) (n > 0 ? n : 1), sizeof(char));
+    const double yp = y[p];
+    for (int a = 0; a < n; a++) {
+        double t = y[a] - yp;
+        col[a] = exp(-t * t * inv2s2);
+    }
+    if (k == 0) return;
+    for (int l = 0; l < k; l++) prow[l] = g[p + (size_t) l * n];
+    F77_CALL(dgemv)(&trans, &n, &k, &minus_one, g, &n, prow, &one, &plus_one, col, &one
+                    FCONE);
+}
+
+/* Returns the rank M and sets *G to the n x M column-major factor (leading
+ * dimension n), in w->g unless it needed more than w->capacity columns (then
+ * R_alloc'ed). */
+int ichol_gauss(const double *y, double sigma, double tol, ichol_work *w, double **G)
+{
+    const int n = w->n;
+    const double inv2s2 = 1.0 / (2.0 * sigma * sigma);
+    int capacity = w->capacity;
+    double *g = w->g, *diag = w->diag;
+    char *used = w->used;
     memset(used, 0, (size_t) n);
     for (int a = 0; a < n; a++) diag[a] = 1.0;
-    double trace = (double) n;
+    double trace = (double) n, best;
     int k = 0;
-
     while (k < n && trace > tol) {
-        int p = 0;
-        double best = -1.0;
-        for (int a = 0; a < n; a++)
-            if (!used[a] && diag[a] > best) { best = diag[a]; p = a; }
+        int p = largest_residual(diag, used, n, &best);
         /* rounding can leave the residual trace above tol with every entry
          * at zero (or negative): nothing left to pivot on */
         if (best <= 0.0) break;
@@ -51,20 +86,9 @@ int ichol_gauss(const double *y, int n, double sigma, double tol, double **G,
             capacity = bigger;
         }
         double *col = g + (size_t) k * n;
-        const double yp = y[p];
-        for (int a = 0; a < n; a++) {
-            double t = y[a] - yp;
-            col[a] = exp(-t * t * inv2s2);
-        }
-        /* col -= G[, 1:k] G[p, 1:k]' */
-        if (k > 0) {
-            for (int l = 0; l < k; l++) prow[l] = g[p + (size_t) l * n];
-            F77_CALL(dgemv)(&trans, &n, &k, &minus_one, g, &n, prow, &one, &plus_one,
-                            col, &one FCONE);
-        }
+        residual_column(y, n, p, inv2s2, g, k, w->prow, col);
         const double root = sqrt(best);
         used[p] = 1;
-        if (pivots) pivots[k] = p;
         trace = 0.0;
         for (int a = 0; a < n; a++) {
             if (used[a]) {
@@ -80,38 +104,5 @@ int ichol_gauss(const double *y, int n, double sigma, double tol, double **G,
         k++;
     }
     *G = g;
-    *residual_trace = trace;
     return k;
-}
-
-/* .Call entry point for tests: ichol(y, sigma, tol) ->
- * list(G = n x M factor, pivots = 1-based pivot rows, residual = trace). */
-SEXP kica_ichol(SEXP y, SEXP sigma, SEXP tol)
-{
-    if (!isReal(y)) error("'y' must be a double vector");
-    if (!isReal(sigma) || XLENGTH(sigma) != 1 || !(REAL(sigma)[0] > 0))
-        error("'sigma' must be a single positive number");
-    if (!isReal(tol) || XLENGTH(tol) != 1 || !(REAL(tol)[0] >= 0))
-        error("'tol' must be a single non-negative number");
-    if (XLENGTH(y) > INT_MAX) error("'y' is too long");
-    int n = (int) XLENGTH(y);
-    int *piv = (int *) R_alloc((size_t) (n > 0 ? n : 1), sizeof(int));
-    double *g, resid;
-    int k = ichol_gauss(REAL(y), n, REAL(sigma)[0], REAL(tol)[0], &g, piv, &resid);
-
-    SEXP ans = PROTECT(allocVector(VECSXP, 3));
-    SEXP gm = PROTECT(allocMatrix(REALSXP, n, k));
-    if (k > 0) memcpy(REAL(gm), g, (size_t) n * k * sizeof(double));
-    SEXP pv = PROTECT(allocVector(INTSXP, k));
-    for (int l = 0; l < k; l++) INTEGER(pv)[l] = piv[l] + 1;
-    SET_VECTOR_ELT(ans, 0, gm);
-    SET_VECTOR_ELT(ans, 1, pv);
-    SET_VECTOR_ELT(ans, 2, ScalarReal(resid));
-    SEXP nms = PROTECT(allocVector(STRSXP, 3));
-    SET_STRING_ELT(nms, 0, mkChar("G"));
-    SET_STRING_ELT(nms, 1, mkChar("pivots"));
-    SET_STRING_ELT(nms, 2, mkChar("residual"));
-    setAttrib(ans, R_NamesSymbol, nms);
-    UNPROTECT(4);
-    return ans;
 }

@@ -5,18 +5,23 @@
 #define CALLDEF(name, n) {#name, (DL_FUNC) &name, n}
 
 static const R_CallMethodDef call_methods[] = {
-    CALLDEF(kpca_fit, 9),
+    CALLDEF(kpca_exact, 9),
     CALLDEF(kernel_cross, 6),
-    CALLDEF(kernel_gram, 4),
-    CALLDEF(kernel_diag, 3),
+    CALLDEF(kernel_matrix, 4),
+    CALLDEF(kernel_self, 3),
+    CALLDEF(kernel_project_rows, 11),
+    CALLDEF(nystrom_statistics, 9),
+    CALLDEF(nystrom_alpha, 3),
+    CALLDEF(nystrom_kmeanspp, 4),
+    CALLDEF(engine_limits, 0),
+    CALLDEF(preimage_coefficients, 6),
+    CALLDEF(preimage_fixed_point, 8),
     CALLDEF(kernel_vector_exp, 2),
-    CALLDEF(nystrom_pass1, 8),
-    CALLDEF(nystrom_pass2, 9),
-    CALLDEF(nystrom_kmeanspp, 5),
-    CALLDEF(preimage_solve, 6),
-    CALLDEF(kica_ichol, 3),
     CALLDEF(kica_contrast, 3),
-    CALLDEF(kica_pair_search, 7),
+    CALLDEF(kica_sweeps, 8),
+    CALLDEF(kcca_ichol, 5),
+    CALLDEF(string_kernel_gram, 4),
+    CALLDEF(string_kernel_cross, 6),
     {NULL, NULL, 0}
 };
 

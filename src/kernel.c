@@ -1,6 +1,6 @@
 /* Step 1: the kernel matrix, for a named kernel or an expression of them.
  *
- * A kernel comes from R as a postfix program (R/kern.R): base kernels and
+ * A kernel comes from R as a postfix program (R/kernel_spec.R): base kernels and
  * the operations that keep a kernel positive semidefinite (sums, products,
  * positive scaling, whole powers, exp, conformal weights g(x) g(y)). It is
  * evaluated one column segment at a time: each base kernel fills a segment
@@ -29,9 +29,6 @@
 /* Columns per thread in a block, at least, so that threads share a block. */
 #define KERNEL_BLOCK_MIN_COLUMNS 8
 
-/* Largest 'order' of besseldot: beyond about 52, J_order(t) underflows for
- * small t and R's bessel_j_ex warns once per kernel value. Matches R/kernels.R. */
-#define BESSEL_MAX_ORDER 50.0
 
 /* A base kernel from its code and its parameters in kpar_slots order.
  * R validates ranges; C re-checks what would crash or loop. */
@@ -68,8 +65,6 @@ static int is_distance_code(kernel_code code)
     return code == KERNEL_RBF || code == KERNEL_LAPLACE || code == KERNEL_BESSEL;
 }
 
-/* Largest whole power OP_POWER accepts (R/kern.R checks the same). */
-#define KERNEL_MAX_POWER 1e6
 
 static SEXP program_part(SEXP program, const char *name)
 {
@@ -80,41 +75,10 @@ static SEXP program_part(SEXP program, const char *name)
     return R_NilValue; /* not reached */
 }
 
-/* Read and check the program list(ops, args, codes, kpar, nweights) that
- * fastkpca:::kernel_program() makes; everything points into R's vectors,
- * which the caller holds, or comes from R_alloc. */
-void kernel_eval_from_R(SEXP program, kernel_eval *k)
+/* Check that the program's stack never underflows and ends with one value;
+ * returns the stack depth it needs. */
+static int program_depth(const kernel_eval *k)
 {
-    if (!isNewList(program) || isNull(getAttrib(program, R_NamesSymbol)))
-        error("'kernel' must be a kernel program");
-    SEXP ops = program_part(program, "ops"), args = program_part(program, "args");
-    SEXP codes = program_part(program, "codes"), kpar = program_part(program, "kpar");
-    SEXP nweights = program_part(program, "nweights");
-    if (!isInteger(ops) || !isReal(args) || XLENGTH(ops) != XLENGTH(args) ||
-        XLENGTH(ops) < 1 || XLENGTH(ops) > 100000)
-        error("'kernel' program: 'ops' and 'args' must be integer and double vectors of one length");
-    if (!isInteger(codes) || XLENGTH(codes) < 1 || XLENGTH(codes) > XLENGTH(ops))
-        error("'kernel' program: 'codes' must be an integer vector");
-    if (!isReal(kpar) || XLENGTH(kpar) != (R_xlen_t) KPAR_COUNT * XLENGTH(codes))
-        error("'kernel' program: 'kpar' must hold %d doubles per base kernel", KPAR_COUNT);
-    k->nops = (int) XLENGTH(ops);
-    k->ops = INTEGER(ops);
-    k->args = REAL(args);
-    k->nbase = (int) XLENGTH(codes);
-    k->nweights = as_count(nweights, "nweights", 0, k->nops);
-    k->bases = (kernel_spec *) R_alloc((size_t) k->nbase, sizeof(kernel_spec));
-    k->any_distance = k->any_inner = k->any_bessel = 0;
-    k->bessel_order = 0.0;
-    for (int b = 0; b < k->nbase; b++) {
-        kernel_spec *spec = k->bases + b;
-        base_spec(INTEGER(codes)[b], REAL(kpar) + (size_t) b * KPAR_COUNT, spec);
-        if (is_distance_code(spec->code)) k->any_distance = 1; else k->any_inner = 1;
-        if (spec->code == KERNEL_BESSEL) {
-            k->any_bessel = 1;
-            if (spec->order > k->bessel_order) k->bessel_order = spec->order;
-        }
-    }
-    /* the stack must never underflow and must end with one value */
     int top = 0, depth = 0;
     for (int o = 0; o < k->nops; o++) {
         double arg = k->args[o];
@@ -151,7 +115,44 @@ void kernel_eval_from_R(SEXP program, kernel_eval *k)
         if (top > depth) depth = top;
     }
     if (top != 1) error("'kernel' program must leave exactly one kernel value");
-    k->depth = depth;
+    return depth;
+}
+
+/* Read and check the program list(ops, args, codes, kpar, nweights) that
+ * fastkpca:::kernel_program() makes; everything points into R's vectors,
+ * which the caller holds, or comes from R_alloc. */
+void kernel_eval_from_R(SEXP program, kernel_eval *k)
+{
+    if (!isNewList(program) || isNull(getAttrib(program, R_NamesSymbol)))
+        error("'kernel' must be a kernel program");
+    SEXP ops = program_part(program, "ops"), args = program_part(program, "args");
+    SEXP codes = program_part(program, "codes"), kpar = program_part(program, "kpar");
+    SEXP nweights = program_part(program, "nweights");
+    if (!isInteger(ops) || !isReal(args) || XLENGTH(ops) != XLENGTH(args) ||
+        XLENGTH(ops) < 1 || XLENGTH(ops) > 100000)
+        error("'kernel' program: 'ops' and 'args' must be integer and double vectors of one length");
+    if (!isInteger(codes) || XLENGTH(codes) < 1 || XLENGTH(codes) > XLENGTH(ops))
+        error("'kernel' program: 'codes' must be an integer vector");
+    if (!isReal(kpar) || XLENGTH(kpar) != (R_xlen_t) KPAR_COUNT * XLENGTH(codes))
+        error("'kernel' program: 'kpar' must hold %d doubles per base kernel", KPAR_COUNT);
+    k->nops = (int) XLENGTH(ops);
+    k->ops = INTEGER(ops);
+    k->args = REAL(args);
+    k->nbase = (int) XLENGTH(codes);
+    k->nweights = as_count(nweights, "nweights", 0, k->nops);
+    k->bases = (kernel_spec *) R_alloc((size_t) k->nbase, sizeof(kernel_spec));
+    k->any_distance = k->any_inner = k->any_bessel = 0;
+    k->bessel_order = 0.0;
+    for (int b = 0; b < k->nbase; b++) {
+        kernel_spec *spec = k->bases + b;
+        base_spec(INTEGER(codes)[b], REAL(kpar) + (size_t) b * KPAR_COUNT, spec);
+        if (is_distance_code(spec->code)) k->any_distance = 1; else k->any_inner = 1;
+        if (spec->code == KERNEL_BESSEL) {
+            k->any_bessel = 1;
+            if (spec->order > k->bessel_order) k->bessel_order = spec->order;
+        }
+    }
+    k->depth = program_depth(k);
 }
 
 static inline double dot(const double *a, const double *b, int d)
@@ -286,6 +287,14 @@ static const double *transpose_points(const double *x, int ldx, int row0, int n,
     return xt;
 }
 
+/* Conformal weights for kernel k: a list of one vector per conformal part
+ * (their lengths are checked where the points are prepared). */
+void check_weights(const kernel_eval *k, SEXP weights, const char *what)
+{
+    if (TYPEOF(weights) != VECSXP || XLENGTH(weights) != k->nweights)
+        error("'%s' must be a list of %d conformal weight vectors", what, k->nweights);
+}
+
 /* Prepare rows row0..row0+n-1 of x (leading dimension ldx) for kernel k:
  * transposed as the base kernels need them (shift: from kernel_shift() on
  * the training data), and the conformal weights of these rows, from the R
@@ -300,8 +309,7 @@ void kernel_points_prepare(const kernel_eval *k, const double *x, int ldx, int r
     if (k->any_inner) p->inner = transpose_points(x, ldx, row0, n, d, NULL, &p->inner_norms);
     if (k->any_distance)
         p->shifted = transpose_points(x, ldx, row0, n, d, shift, &p->shifted_norms);
-    if (!isNewList(weights) || XLENGTH(weights) != k->nweights)
-        error("'weights' must be a list of %d conformal weight vectors", k->nweights);
+    check_weights(k, weights, "weights");
     p->weights = (const double **) R_alloc((size_t) k->nweights + 1, sizeof(double *));
     for (int w = 0; w < k->nweights; w++) {
         SEXP v = VECTOR_ELT(weights, w);
@@ -309,6 +317,20 @@ void kernel_points_prepare(const kernel_eval *k, const double *x, int ldx, int r
             error("'weights' must hold one double per point");
         p->weights[w] = REAL(v) + row0;
     }
+}
+
+/* The fixed side of an evaluation, prepared once per call: all rows of the
+ * double matrix rows (the training rows, the landmarks), shifted by their
+ * own column means and transposed, with their conformal weights. Returns
+ * the shift, which the other side's points take too (distances do not
+ * change). */
+const double *kernel_points_fixed(const kernel_eval *k, SEXP rows, SEXP weights,
+                                  kernel_points *p)
+{
+    int m = nrows(rows), d = ncols(rows);
+    const double *shift = kernel_shift(k, REAL(rows), m, m, d);
+    kernel_points_prepare(k, REAL(rows), m, 0, m, d, shift, weights, p);
+    return shift;
 }
 
 /* Rough cost of one value of a base kernel, in units of one multiply-add. */
@@ -547,7 +569,20 @@ static void check_points_matrix(SEXP x, const char *what)
     if (ncols(x) < 1) error("'%s' must have at least 1 column", what);
 }
 
-/* .Call: the cross-kernel k(z_i, x_j), an nz x m matrix.
+/* The two sets of points of a blocked evaluation: double matrices with at
+ * least one column, the moving one (new rows, data rows) with the fixed
+ * one's (training rows, landmarks). Returns the number of columns. */
+int check_point_sets(SEXP moving, const char *mwhat, SEXP fixed, const char *fwhat)
+{
+    check_points_matrix(moving, mwhat);
+    check_points_matrix(fixed, fwhat);
+    int d = ncols(fixed);
+    if (ncols(moving) != d) error("'%s' must have %d columns, not %d", mwhat, d, ncols(moving));
+    return d;
+}
+
+/* .Call (kernel_cross() in R/kernel_matrix.R): the cross-kernel k(z_i, x_j),
+ * an nz x m matrix.
  * z: nz x d double matrix; x: m x d double matrix, the training data (its
  * column means shift the distance kernels); kernel: a program from
  * fastkpca:::kernel_program(); zweights, xweights: the conformal weights of
@@ -557,17 +592,13 @@ SEXP kernel_cross(SEXP z, SEXP x, SEXP kernel, SEXP zweights, SEXP xweights,
 {
     kernel_eval k;
     kernel_eval_from_R(kernel, &k);
-    check_points_matrix(z, "z");
-    check_points_matrix(x, "x");
-    int nz = nrows(z), m = nrows(x), d = ncols(x);
-    if (ncols(z) != d) error("'z' must have %d columns, not %d", d, ncols(z));
+    int d = check_point_sets(z, "z", x, "x");
+    int nz = nrows(z), m = nrows(x);
     int nthreads = as_threads(threads);
 
-    /* z is shifted by the training means too: distances do not change */
-    const double *shift = kernel_shift(&k, REAL(x), m, m, d);
     kernel_points zp, xp;
+    const double *shift = kernel_points_fixed(&k, x, xweights, &xp);
     kernel_points_prepare(&k, REAL(z), nz, 0, nz, d, shift, zweights, &zp);
-    kernel_points_prepare(&k, REAL(x), m, 0, m, d, shift, xweights, &xp);
 
     SEXP ans = PROTECT(allocMatrix(REALSXP, nz, m));
     kernel_block(&k, &zp, &xp, 0, REAL(ans), nthreads,
@@ -576,11 +607,12 @@ SEXP kernel_cross(SEXP z, SEXP x, SEXP kernel, SEXP zweights, SEXP xweights,
     return ans;
 }
 
-/* .Call: the symmetric kernel matrix k(x_i, x_j), n x n: the lower triangle
- * is computed, the upper one copied from it.
+/* .Call (kernel_matrix() in R/kernel_matrix.R, and the landmarks' kernel of
+ * a Nystrom fit): the symmetric kernel matrix k(x_i, x_j), n x n: the lower
+ * triangle is computed, the upper one copied from it.
  * x: n x d double matrix; kernel: a program; weights: the conformal weights
  * of the rows of x; threads: integer >= 1. */
-SEXP kernel_gram(SEXP x, SEXP kernel, SEXP weights, SEXP threads)
+SEXP kernel_matrix(SEXP x, SEXP kernel, SEXP weights, SEXP threads)
 {
     kernel_eval k;
     kernel_eval_from_R(kernel, &k);
@@ -598,19 +630,18 @@ SEXP kernel_gram(SEXP x, SEXP kernel, SEXP weights, SEXP threads)
     return ans;
 }
 
-/* .Call: the diagonal k(x_i, x_i) of the kernel matrix of the rows of x,
+/* .Call (kernel_self() in R/kernel_matrix.R): the diagonal k(x_i, x_i) of
+ * the kernel matrix of the rows of x,
  * without the matrix. x: n x d double matrix; kernel: a program; weights:
  * the conformal weights of the rows of x. Returns a double vector of n. */
-SEXP kernel_diag(SEXP x, SEXP kernel, SEXP weights)
+SEXP kernel_self(SEXP x, SEXP kernel, SEXP weights)
 {
     kernel_eval k;
     kernel_eval_from_R(kernel, &k);
     check_points_matrix(x, "x");
-    int n = nrows(x), d = ncols(x);
     kernel_points p;
-    kernel_points_prepare(&k, REAL(x), n, 0, n, d, kernel_shift(&k, REAL(x), n, n, d),
-                          weights, &p);
-    SEXP ans = PROTECT(allocVector(REALSXP, n));
+    kernel_points_fixed(&k, x, weights, &p);
+    SEXP ans = PROTECT(allocVector(REALSXP, p.n));
     kernel_diagonal(&k, &p, REAL(ans));
     UNPROTECT(1);
     return ans;

@@ -1,13 +1,19 @@
-/* Kernel ICA, steps 3 to 5: the KGV and KCCA contrasts of m estimated
- * sources (Bach and Jordan 2002), and the one-dimensional search over a
- * Givens rotation of two of them that R's optimiser (R/kica.R) sweeps over.
+/* Kernel ICA, steps 3 to 5 and the optimiser: the KGV and KCCA contrasts of
+ * m estimated sources (Bach and Jordan 2002), and the Jacobi sweeps over
+ * Givens rotations of pairs of sources that minimise them (R/kica.R starts
+ * them from each initial rotation).
  *
  * For source i with incomplete Cholesky factor G_i (ichol.c): centre the
  * columns of G_i; G_i'G_i = A_i D_i A_i'; keep D_i > n eta;
  * U_i = G_i A_i D_i^-1/2, r_i = D_i / (D_i + n kappa / 2), and
  * Z_i = U_i diag(r_i) (n x M_i). R_kappa has identity diagonal blocks and
  * off-diagonal blocks Z_i'Z_j. KGV = -1/2 log det R_kappa and
- * KCCA = -1/2 log lambda_min(R_kappa). */
+ * KCCA = -1/2 log lambda_min(R_kappa).
+ *
+ * A sweep visits every pair (i, j) and searches the angle of its rotation;
+ * only sources i and j change along the search, so the factors Z_k of the
+ * others, and their part of R_kappa, are computed once per pair and every
+ * factor is cached between pairs. */
 #include "fastkpca.h"
 #include <float.h>
 #include <math.h>
@@ -19,38 +25,32 @@ typedef struct {
     int contrast; /* KICA_KGV or KICA_KCCA */
 } kica_setup;
 
-/* Eigen-decomposition of the symmetric M x M matrix A (lower triangle, destroyed)
- * with dsyevr: all pairs (vectors != NULL) or the il-th smallest value only. */
-static int sym_eigen(double *A, int M, int il, int iu, double *values, double *vectors)
+/* Buffers of source_factor, allocated once per .Call and reused for every
+ * factor (see ichol_work). */
+typedef struct {
+    ichol_work chol;
+    double *gtg, *vectors, *values, *z;
+} factor_work;
+
+static void factor_work_init(factor_work *fw, int n)
 {
-    const char jobz = vectors ? 'V' : 'N', range = (il > 0) ? 'I' : 'A', uplo = 'L';
-    double vl = 0.0, vu = 0.0, abstol = 0.0, work_query, dummy = 0.0;
-    int found = 0, info = 0, lwork = -1, liwork = -1, iwork_query, ldz = M;
-    int *isuppz = (int *) R_alloc(2 * (size_t) M, sizeof(int));
-    double *z = vectors ? vectors : &dummy;
-    if (!vectors) ldz = 1;
-    F77_CALL(dsyevr)(&jobz, &range, &uplo, &M, A, &M, &vl, &vu, &il, &iu, &abstol,
-                     &found, values, z, &ldz, isuppz, &work_query, &lwork,
-                     &iwork_query, &liwork, &info FCONE FCONE FCONE);
-    check_lapack_info(info, "dsyevr");
-    lwork = (int) work_query;
-    liwork = iwork_query;
-    double *work = (double *) R_alloc((size_t) lwork, sizeof(double));
-    int *iwork = (int *) R_alloc((size_t) liwork, sizeof(int));
-    F77_CALL(dsyevr)(&jobz, &range, &uplo, &M, A, &M, &vl, &vu, &il, &iu, &abstol,
-                     &found, values, z, &ldz, isuppz, work, &lwork, iwork, &liwork,
-                     &info FCONE FCONE FCONE);
-    check_lapack_info(info, "dsyevr");
-    return found;
+    ichol_work_init(&fw->chol, n);
+    size_t c = (size_t) (fw->chol.capacity > 0 ? fw->chol.capacity : 1);
+    fw->gtg = (double *) R_alloc(c * c, sizeof(double));
+    fw->vectors = (double *) R_alloc(c * c, sizeof(double));
+    fw->values = (double *) R_alloc(c, sizeof(double));
+    fw->z = (double *) R_alloc((size_t) (n > 0 ? n : 1) * c, sizeof(double));
 }
 
 /* The reduced, regularised factor Z = U diag(r) of one source y (length n).
- * Returns its number of columns; *Z is R_alloc'ed (NULL when 0 columns). */
-static int source_factor(const double *y, const kica_setup *s, double **Z)
+ * Returns its number of columns; *Z (NULL when 0 columns) is in fw->z, or
+ * R_alloc'ed when the source needs more columns than fw holds. */
+static int source_factor(const double *y, const kica_setup *s, factor_work *fw,
+                         double **Z)
 {
     const int n = s->n;
-    double *G, resid;
-    int M = ichol_gauss(y, n, s->sigma, n * s->eta, &G, NULL, &resid);
+    double *G;
+    int M = ichol_gauss(y, s->sigma, n * s->eta, &fw->chol, &G);
     *Z = NULL;
     if (M == 0) return 0;
     /* centring the factor centres the approximate Gram matrix: H G G' H */
@@ -60,15 +60,16 @@ static int source_factor(const double *y, const kica_setup *s, double **Z)
         mean /= n;
         for (int a = 0; a < n; a++) col[a] -= mean;
     }
+    const int big = M > fw->chol.capacity;
+    double *GtG = big ? (double *) R_alloc((size_t) M * M, sizeof(double)) : fw->gtg;
+    double *A = big ? (double *) R_alloc((size_t) M * M, sizeof(double)) : fw->vectors;
+    double *D = big ? (double *) R_alloc((size_t) M, sizeof(double)) : fw->values;
     const char uplo = 'L', tr = 'T', nt = 'N';
     const double one = 1.0, zero = 0.0;
-    double *GtG = (double *) R_alloc((size_t) M * M, sizeof(double));
     F77_CALL(dsyrk)(&uplo, &tr, &M, &n, &one, G, &n, &zero, GtG, &M FCONE FCONE);
-    double *D = (double *) R_alloc((size_t) M, sizeof(double));
-    double *A = (double *) R_alloc((size_t) M * M, sizeof(double));
-    sym_eigen(GtG, M, 0, 0, D, A);
-    /* keep the eigenvalues above n eta (ascending order from LAPACK) and scale
-     * the kept eigenvectors by r / sqrt(D), so that Z = G B */
+    top_eigen_exact(GtG, M, M, D, A);
+    /* keep the eigenvalues above n eta and scale the kept eigenvectors by
+     * r / sqrt(D), so that Z = G B */
     const double floor = n * s->eta, shrink = n * s->kappa / 2.0;
     int kept = 0;
     for (int k = 0; k < M; k++) {
@@ -79,56 +80,64 @@ static int source_factor(const double *y, const kica_setup *s, double **Z)
         kept++;
     }
     if (kept == 0) return 0;
-    double *z = (double *) R_alloc((size_t) n * kept, sizeof(double));
+    double *z = big ? (double *) R_alloc((size_t) n * kept, sizeof(double)) : fw->z;
     F77_CALL(dgemm)(&nt, &nt, &n, &kept, &M, &one, G, &n, A, &M, &zero, z, &n
                     FCONE FCONE);
     *Z = z;
     return kept;
 }
 
-/* The contrast from the m reduced factors. */
-/* The lower triangle of R_kappa (T x T) for the first m factors: identity
- * diagonal blocks and blocks (j, i) = Z_j' Z_i for i < j. When base is given,
- * it already holds the T0 x T0 leading part for the first 'fixed' factors
- * (unchanged sources), and only blocks involving a later factor are computed. */
-static double *fill_r_kappa(double **Z, const int *M, int m, int n, int fixed,
-                            const double *base, int T0, int *T_out)
+/* out (ldo) = X'Y for X n x p and Y n x q, column-major with leading dimension n. */
+static void cross_block(const double *X, int p, const double *Y, int q, int n,
+                        double *out, int ldo)
 {
-    int T = 0;
-    int *off = (int *) R_alloc((size_t) (m > 0 ? m : 1), sizeof(int));
-    for (int i = 0; i < m; i++) { off[i] = T; T += M[i]; }
-    *T_out = T;
-    if (T == 0) return NULL;
-    double *R = (double *) R_alloc((size_t) T * T, sizeof(double));
-    memset(R, 0, (size_t) T * T * sizeof(double));
-    for (int k = 0; k < T; k++) R[k + (size_t) k * T] = 1.0;
-    if (base)
-        for (int c = 0; c < T0; c++)
-            memcpy(R + (size_t) c * T, base + (size_t) c * T0, (size_t) T0 * sizeof(double));
+    if (p == 0 || q == 0) return;
     const char tr = 'T', nt = 'N';
     const double one = 1.0, zero = 0.0;
-    for (int j = (base ? fixed : 1); j < m; j++)
-        for (int i = 0; i < j; i++) {
-            if (M[i] == 0 || M[j] == 0) continue;
-            F77_CALL(dgemm)(&tr, &nt, &M[j], &M[i], &n, &one, Z[j], &n, Z[i], &n,
-                            &zero, R + off[j] + (size_t) off[i] * T, &T FCONE FCONE);
-        }
-    return R;
+    F77_CALL(dgemm)(&tr, &nt, &p, &q, &n, &one, X, &n, Y, &n, &zero, out, &ldo
+                    FCONE FCONE);
 }
 
-/* The contrast from the factors of the m sources (see fill_r_kappa for
- * base, fixed and T0; base = NULL computes every block). */
-static double contrast_from_factors(double **Z, const int *M, int fixed,
-                                    const double *base, int T0, const kica_setup *s)
+/* out (ldo) = X'Y from Xt = X' (p x n, leading dimension ldx) and Y (n x q):
+ * BLAS's 'N', 'N' product runs along columns, which the reference BLAS does
+ * about twice as fast as the dot products of 'T', 'N'. */
+static void cross_block_t(const double *Xt, int p, int ldx, const double *Y, int q,
+                          int n, double *out, int ldo)
 {
-    int T;
-    double *R = fill_r_kappa(Z, M, s->m, s->n, fixed, base, T0, &T);
+    if (p == 0 || q == 0) return;
+    const char nt = 'N';
+    const double one = 1.0, zero = 0.0;
+    F77_CALL(dgemm)(&nt, &nt, &p, &q, &n, &one, Xt, &ldx, Y, &n, &zero, out, &ldo
+                    FCONE FCONE);
+}
+
+/* [X1 X2]' for X1 n x p1 and X2 n x p2: a (p1 + p2) x n matrix (R_alloc'ed),
+ * so that both factors of a pair multiply the others' in one product. */
+static double *transposed_pair(const double *X1, int p1, const double *X2, int p2,
+                               int n)
+{
+    const int p = p1 + p2;
+    double *Xt = (double *) R_alloc((size_t) n * (p > 0 ? p : 1), sizeof(double));
+    for (int a = 0; a < n; a++) {
+        double *row = Xt + (size_t) a * p;
+        for (int c = 0; c < p1; c++) row[c] = X1[a + (size_t) c * n];
+        for (int c = 0; c < p2; c++) row[p1 + c] = X2[a + (size_t) c * n];
+    }
+    return Xt;
+}
+
+/* The contrast from the lower triangle of R_kappa (T x T, destroyed). */
+static double contrast_of_r_kappa(double *R, int T, int contrast)
+{
     if (T == 0) return 0.0;
-    if (s->contrast == KICA_KCCA) {
-        /* dsyevr's W must hold T values even when one is asked for */
+    if (contrast == KICA_KCCA) {
+        /* the smallest eigenvalue of R is minus the largest of -R */
+        for (int c = 0; c < T; c++)
+            for (int r = c; r < T; r++) R[r + (size_t) c * T] = -R[r + (size_t) c * T];
         double *w = (double *) R_alloc((size_t) T, sizeof(double));
-        sym_eigen(R, T, 1, 1, w, NULL);
-        double lmin = w[0] < DBL_EPSILON ? DBL_EPSILON : w[0];
+        double *v = (double *) R_alloc((size_t) T, sizeof(double));
+        top_eigen_exact(R, T, 1, w, v);
+        double lmin = -w[0] < DBL_EPSILON ? DBL_EPSILON : -w[0];
         return -0.5 * log(lmin);
     }
     /* KGV: log det through Cholesky; R_kappa is positive semidefinite, and
@@ -146,10 +155,36 @@ static double contrast_from_factors(double **Z, const int *M, int fixed,
         logdet *= 2.0;
     } else {
         double *ev = (double *) R_alloc((size_t) T, sizeof(double));
-        sym_eigen(copy, T, 0, 0, ev, NULL);
+        double *vec = (double *) R_alloc((size_t) T * T, sizeof(double));
+        top_eigen_exact(copy, T, T, ev, vec);
         for (int k = 0; k < T; k++) logdet += log(ev[k] > DBL_EPSILON ? ev[k] : DBL_EPSILON);
     }
     return -0.5 * logdet;
+}
+
+/* An identity T x T matrix (R_alloc'ed) whose leading T0 x T0 part is base. */
+static double *r_kappa_start(int T, const double *base, int T0)
+{
+    double *R = (double *) R_alloc((size_t) (T > 0 ? T : 1) * (T > 0 ? T : 1),
+                                   sizeof(double));
+    memset(R, 0, (size_t) T * T * sizeof(double));
+    for (int k = 0; k < T; k++) R[k + (size_t) k * T] = 1.0;
+    for (int c = 0; c < T0; c++)
+        memcpy(R + (size_t) c * T, base + (size_t) c * T0, (size_t) T0 * sizeof(double));
+    return R;
+}
+
+/* The lower triangle of R_kappa for m factors Z[k] (n x M[k]), T x T. */
+static double *r_kappa_of(double **Z, const int *M, int m, int n, int *T_out)
+{
+    int T = 0;
+    for (int k = 0; k < m; k++) T += M[k];
+    *T_out = T;
+    double *R = r_kappa_start(T, NULL, 0);
+    for (int j = 0, offj = 0; j < m; offj += M[j], j++)
+        for (int i = 0, offi = 0; i < j; offi += M[i], i++)
+            cross_block(Z[j], M[j], Z[i], M[i], n, R + offj + (size_t) offi * T, T);
+    return R;
 }
 
 static void setup_from_R(SEXP S, SEXP par, SEXP contrast, kica_setup *s)
@@ -180,9 +215,17 @@ SEXP kica_contrast(SEXP S, SEXP par, SEXP contrast)
     setup_from_R(S, par, contrast, &s);
     double **Z = (double **) R_alloc((size_t) (s.m > 0 ? s.m : 1), sizeof(double *));
     int *M = (int *) R_alloc((size_t) (s.m > 0 ? s.m : 1), sizeof(int));
-    for (int i = 0; i < s.m; i++)
-        M[i] = source_factor(REAL(S) + (size_t) i * s.n, &s, &Z[i]);
-    double value = contrast_from_factors(Z, M, 0, NULL, 0, &s);
+    factor_work fw;
+    factor_work_init(&fw, s.n);
+    for (int i = 0; i < s.m; i++) {
+        double *z;
+        M[i] = source_factor(REAL(S) + (size_t) i * s.n, &s, &fw, &z);
+        Z[i] = (double *) R_alloc((size_t) s.n * (M[i] > 0 ? M[i] : 1), sizeof(double));
+        if (M[i] > 0) memcpy(Z[i], z, (size_t) s.n * M[i] * sizeof(double));
+    }
+    int T;
+    double *R = r_kappa_of(Z, M, s.m, s.n, &T);
+    double value = contrast_of_r_kappa(R, T, s.contrast);
     SEXP ans = PROTECT(ScalarReal(value));
     SEXP ranks = PROTECT(allocVector(INTSXP, s.m));
     for (int i = 0; i < s.m; i++) INTEGER(ranks)[i] = M[i];
@@ -191,134 +234,305 @@ SEXP kica_contrast(SEXP S, SEXP par, SEXP contrast)
     return ans;
 }
 
-/* Contrast after rotating sources i and j by theta:
- * y_i = cos(theta) s_i + sin(theta) s_j, y_j = -sin(theta) s_i + cos(theta) s_j.
- * Z and M hold the factors of the other m - 2 sources first; the two rotated
- * ones go into the last two slots. base is their precomputed T0 x T0 part of
- * R_kappa. Scratch is released before returning. */
-static double rotated_contrast(const double *S, int i, int j, double theta,
-                               double **Z, int *M, const double *base, int T0,
-                               double *yi, double *yj, const kica_setup *s)
+/* ---- Brent's method ---------------------------------------------------- */
+
+typedef double (*univariate_fn)(double x, void *data);
+
+/* Brent's minimisation of f (golden section with parabolic steps; Brent
+ * 1973, as in R's optimize()) on [a, b], from x inside it, whose value fx is
+ * known, until the bracket is about tol wide. Returns the best point seen,
+ * its value in *fbest. */
+static double brent_minimise(univariate_fn f, void *data, double a, double b,
+                             double x, double fx, double tol, double *fbest)
 {
-    const void *vmax = vmaxget();
-    const int n = s->n, m = s->m;
+    const double golden = (3.0 - sqrt(5.0)) / 2.0;
+    double w = x, v = x, fw = fx, fv = fx, d = 0.0, e = 0.0;
+    for (;;) {
+        double xm = 0.5 * (a + b), tol1 = tol / 3.0, tol2 = 2.0 * tol1;
+        if (fabs(x - xm) <= tol2 - 0.5 * (b - a)) break;
+        int parabolic = 0;
+        if (fabs(e) > tol1) {
+            double r = (x - w) * (fx - fv), q = (x - v) * (fx - fw);
+            double p = (x - v) * q - (x - w) * r;
+            q = 2.0 * (q - r);
+            if (q > 0.0) p = -p; else q = -q;
+            double etemp = e;
+            e = d;
+            if (fabs(p) < fabs(0.5 * q * etemp) && p > q * (a - x) && p < q * (b - x)) {
+                d = p / q;
+                double u = x + d;
+                if (u - a < tol2 || b - u < tol2) d = (xm >= x) ? tol1 : -tol1;
+                parabolic = 1;
+            }
+        }
+        if (!parabolic) {
+            e = (x >= xm) ? a - x : b - x;
+            d = golden * e;
+        }
+        double u = x + (fabs(d) >= tol1 ? d : (d >= 0 ? tol1 : -tol1));
+        double fu = f(u, data);
+        if (fu <= fx) {
+            if (u >= x) a = x; else b = x;
+            v = w; fv = fw; w = x; fw = fx; x = u; fx = fu;
+        } else {
+            if (u < x) a = u; else b = u;
+            if (fu <= fw || w == x) { v = w; fv = fw; w = u; fw = fu; }
+            else if (fu <= fv || v == x || v == w) { v = u; fv = fu; }
+        }
+    }
+    *fbest = fx;
+    return x;
+}
+
+/* ---- the Jacobi sweeps --------------------------------------------------- */
+
+/* State of the sweeps. S (n x m) holds the current sources; factors (a
+ * protected list) their cached factors Z_k, n x M_k matrices. During the
+ * search over the rotation of pair (i, j): the others' factors side by side
+ * in Zf (n x T0) and their part of R_kappa in base (T0 x T0); the best angle
+ * seen, its value, and the factors of the two rotated sources there
+ * (protected in 'best'; R_NilValue while the best is the angle 0). */
+typedef struct {
+    kica_setup s;
+    double *S, *V;
+    SEXP factors, best;
+    int i, j, T0, evaluations;
+    factor_work wi, wj;
+    double *Zf, *base, *yi, *yj;
+    double best_theta, best_value;
+} sweep_state;
+
+static SEXP matrix_copy(const double *z, int n, int cols)
+{
+    SEXP out = PROTECT(allocMatrix(REALSXP, n, cols));
+    if (cols > 0) memcpy(REAL(out), z, (size_t) n * cols * sizeof(double));
+    UNPROTECT(1);
+    return out;
+}
+
+/* Sources i and j of S rotated by theta into yi, yj. */
+static void rotate_sources(const sweep_state *st, double theta, double *yi, double *yj)
+{
+    const int n = st->s.n;
     const double c = cos(theta), sn = sin(theta);
-    const double *si = S + (size_t) i * n, *sj = S + (size_t) j * n;
+    const double *si = st->S + (size_t) st->i * n, *sj = st->S + (size_t) st->j * n;
     for (int a = 0; a < n; a++) {
         yi[a] = c * si[a] + sn * sj[a];
         yj[a] = -sn * si[a] + c * sj[a];
     }
-    M[m - 2] = source_factor(yi, s, &Z[m - 2]);
-    M[m - 1] = source_factor(yj, s, &Z[m - 1]);
-    double value = contrast_from_factors(Z, M, m - 2, base, T0, s);
-    Z[m - 2] = Z[m - 1] = NULL;
+}
+
+/* The contrast after rotating the current pair by theta (the objective of
+ * the pair search); a new best keeps the two factors. Scratch is released
+ * before returning. */
+static double pair_contrast(double theta, void *data)
+{
+    sweep_state *st = (sweep_state *) data;
+    const void *vmax = vmaxget();
+    const int n = st->s.n, T0 = st->T0;
+    double *Zi, *Zj;
+    rotate_sources(st, theta, st->yi, st->yj);
+    int Mi = source_factor(st->yi, &st->s, &st->wi, &Zi);
+    int Mj = source_factor(st->yj, &st->s, &st->wj, &Zj);
+    int T = T0 + Mi + Mj;
+    double *R = r_kappa_start(T, st->base, T0);
+    /* rows T0.. of R: [Zi Zj]' Zf, then Zj' Zi */
+    double *Zt = transposed_pair(Zi, Mi, Zj, Mj, n);
+    cross_block_t(Zt, Mi + Mj, Mi + Mj, st->Zf, T0, n, R + T0, T);
+    cross_block_t(Zt + Mi, Mj, Mi + Mj, Zi, Mi, n, R + T0 + Mi + (size_t) T0 * T, T);
+    double value = contrast_of_r_kappa(R, T, st->s.contrast);
+    st->evaluations++;
+    if (value < st->best_value) {
+        st->best_value = value;
+        st->best_theta = theta;
+        SET_VECTOR_ELT(st->best, 0, matrix_copy(Zi, n, Mi));
+        SET_VECTOR_ELT(st->best, 1, matrix_copy(Zj, n, Mj));
+    }
+    vmaxset(vmax);
+    R_CheckUserInterrupt();
+    return value;
+}
+
+/* Zf and base for pair (i, j): the other sources' cached factors side by
+ * side, and their part of R_kappa. R_alloc'ed for the pair's search. */
+static void prepare_pair(sweep_state *st, int i, int j)
+{
+    const int n = st->s.n, m = st->s.m;
+    st->i = i;
+    st->j = j;
+    int T0 = 0;
+    for (int k = 0; k < m; k++)
+        if (k != i && k != j) T0 += ncols(VECTOR_ELT(st->factors, k));
+    st->T0 = T0;
+    st->Zf = (double *) R_alloc((size_t) n * (T0 > 0 ? T0 : 1), sizeof(double));
+    double **Z = (double **) R_alloc((size_t) m, sizeof(double *));
+    int *M = (int *) R_alloc((size_t) m, sizeof(int));
+    int others = 0, off = 0;
+    for (int k = 0; k < m; k++) {
+        if (k == i || k == j) continue;
+        SEXP zk = VECTOR_ELT(st->factors, k);
+        M[others] = ncols(zk);
+        Z[others] = st->Zf + (size_t) off * n;
+        if (M[others] > 0)
+            memcpy(Z[others], REAL(zk), (size_t) n * M[others] * sizeof(double));
+        off += M[others++];
+    }
+    int T;
+    st->base = r_kappa_of(Z, M, others, n, &T);
+}
+
+/* Rotate pair (i, j) of V (rows) and S (columns) by theta, and cache the
+ * factors kept by the search. */
+static void apply_rotation(sweep_state *st, double theta)
+{
+    const int n = st->s.n, m = st->s.m, i = st->i, j = st->j;
+    const double c = cos(theta), sn = sin(theta);
+    rotate_sources(st, theta, st->yi, st->yj);
+    memcpy(st->S + (size_t) i * n, st->yi, (size_t) n * sizeof(double));
+    memcpy(st->S + (size_t) j * n, st->yj, (size_t) n * sizeof(double));
+    for (int col = 0; col < m; col++) {
+        double vi = st->V[i + (size_t) col * m], vj = st->V[j + (size_t) col * m];
+        st->V[i + (size_t) col * m] = c * vi + sn * vj;
+        st->V[j + (size_t) col * m] = -sn * vi + c * vj;
+    }
+    SET_VECTOR_ELT(st->factors, i, VECTOR_ELT(st->best, 0));
+    SET_VECTOR_ELT(st->factors, j, VECTOR_ELT(st->best, 1));
+}
+
+/* The search over the rotation of pair (i, j), from the current contrast
+ * (*value, at angle 0): the contrast at each of the angles (0 is not
+ * evaluated again), then Brent's method within +- half of the best, to tol.
+ * Rotates the pair by the best angle seen; returns it, and sets *value and
+ * *at_edge (1 when the best lies within 2 tol of the refined bracket's edge). */
+static double pair_search(sweep_state *st, int i, int j, const double *angles,
+                          int nangles, double half, double tol, double *value,
+                          int *at_edge)
+{
+    const void *vmax = vmaxget();
+    prepare_pair(st, i, j);
+    st->best_theta = 0.0;
+    st->best_value = *value;
+    SET_VECTOR_ELT(st->best, 0, R_NilValue);
+    SET_VECTOR_ELT(st->best, 1, R_NilValue);
+    for (int g = 0; g < nangles; g++)
+        if (angles[g] != 0.0) pair_contrast(angles[g], st);
+    double centre = st->best_theta, fbest;
+    *at_edge = 0;
+    if (half > 0) {
+        brent_minimise(pair_contrast, st, centre - half, centre + half, centre,
+                       st->best_value, tol, &fbest);
+        *at_edge = fabs(st->best_theta - centre) > half - 2.0 * tol;
+    }
+    if (st->best_theta != 0.0) apply_rotation(st, st->best_theta);
+    *value = st->best_value;
+    vmaxset(vmax);
+    return st->best_theta;
+}
+
+/* Factors of every source of S into the cache; returns the contrast. */
+static double cache_all_factors(sweep_state *st)
+{
+    const void *vmax = vmaxget();
+    const int n = st->s.n, m = st->s.m;
+    double **Z = (double **) R_alloc((size_t) m, sizeof(double *));
+    int *M = (int *) R_alloc((size_t) m, sizeof(int));
+    for (int k = 0; k < m; k++) {
+        double *z;
+        M[k] = source_factor(st->S + (size_t) k * n, &st->s, &st->wi, &z);
+        SET_VECTOR_ELT(st->factors, k, matrix_copy(z, n, M[k]));
+        Z[k] = REAL(VECTOR_ELT(st->factors, k));
+    }
+    int T;
+    double *R = r_kappa_of(Z, M, m, n, &T);
+    double value = contrast_of_r_kappa(R, T, st->s.contrast);
+    st->evaluations++;
     vmaxset(vmax);
     return value;
 }
 
-/* kica_pair_search(S, pair, angles, half, tol, par, contrast)
- * Minimises the contrast over the rotation of sources pair[1], pair[2]
- * (1-based): evaluates it at each of 'angles', then refines around the best
- * by Brent's method on [best - half, best + half] down to a bracket of
- * width about tol. Returns c(theta, value, evaluations, at_edge); theta is the best
- * angle seen (an angle of 0 among 'angles' guarantees no increase), at_edge
- * is 1 when it lies within 2 tol of the edge of the refined bracket. */
-SEXP kica_pair_search(SEXP S, SEXP pair, SEXP angles, SEXP half, SEXP tol,
-                      SEXP par, SEXP contrast)
-{
-    kica_setup s;
-    setup_from_R(S, par, contrast, &s);
-    if (!isInteger(pair) || XLENGTH(pair) != 2) error("'pair' must be two integers");
-    int i = INTEGER(pair)[0] - 1, j = INTEGER(pair)[1] - 1;
-    if (i < 0 || j < 0 || i >= s.m || j >= s.m || i == j)
-        error("'pair' must be two different columns of 'S'");
-    if (!isReal(angles) || XLENGTH(angles) < 1) error("'angles' must be a double vector");
-    if (!isReal(half) || XLENGTH(half) != 1 || !(REAL(half)[0] >= 0))
-        error("'half' must be a single non-negative number");
-    if (!isReal(tol) || XLENGTH(tol) != 1 || !(REAL(tol)[0] > 0))
-        error("'tol' must be a single positive number");
-    const int n = s.n, m = s.m;
-    const double *x = REAL(S);
-    double **Z = (double **) R_alloc((size_t) m, sizeof(double *));
-    int *M = (int *) R_alloc((size_t) m, sizeof(int));
-    /* the sources that do not rotate come first, with their part of R_kappa
-     * computed once */
-    int slot = 0;
-    for (int k = 0; k < m; k++) {
-        if (k == i || k == j) continue;
-        M[slot] = source_factor(x + (size_t) k * n, &s, &Z[slot]);
-        slot++;
-    }
-    Z[m - 2] = Z[m - 1] = NULL;
-    M[m - 2] = M[m - 1] = 0;
-    int T0 = 0;
-    double *base = fill_r_kappa(Z, M, m - 2, n, 0, NULL, 0, &T0);
-    double *yi = (double *) R_alloc((size_t) n, sizeof(double));
-    double *yj = (double *) R_alloc((size_t) n, sizeof(double));
+/* A sweep lowering the contrast by less than this ends the search. */
+#define KICA_SWEEP_FTOL 1e-6
 
-    int evals = 0;
-    double best_theta = 0.0, best = R_PosInf;
-    for (R_xlen_t g = 0; g < XLENGTH(angles); g++) {
-        double t = REAL(angles)[g];
-        if (!R_FINITE(t)) error("'angles' must be finite");
-        double v = rotated_contrast(x, i, j, t, Z, M, base, T0, yi, yj, &s);
-        evals++;
-        if (v < best) { best = v; best_theta = t; }
-        R_CheckUserInterrupt();
+/* Sweeps over all pairs until no angle exceeds tol, the contrast falls by
+ * less than KICA_SWEEP_FTOL, or maxit sweeps. The first sweep searches
+ * 'angles', later ones the current angle 0 only. Returns the sweeps done. */
+static int jacobi_sweeps(sweep_state *st, const double *angles, int nangles,
+                         double half, double tol, int maxit, double *value)
+{
+    const int m = st->s.m;
+    const double zero = 0.0;
+    int sweeps = 0;
+    for (int it = 1; it <= maxit && m > 1; it++) {
+        sweeps = it;
+        double before = *value, largest = 0.0;
+        int edge = 0, at_edge;
+        for (int i = 0; i < m - 1; i++)
+            for (int j = i + 1; j < m; j++) {
+                double theta = pair_search(st, i, j, angles, nangles, half, tol, value,
+                                           &at_edge);
+                if (fabs(theta) > largest) largest = fabs(theta);
+                edge = edge || at_edge;
+            }
+        angles = &zero;
+        nangles = 1;
+        /* one pair: a sweep is a complete search of the only angle, unless
+         * the minimum lies on the edge of the bracket */
+        if (m == 2 && !edge) break;
+        if (largest < tol || before - *value < KICA_SWEEP_FTOL) break;
     }
-    double h = REAL(half)[0], eps = REAL(tol)[0], centre = best_theta;
-    int at_edge = 0;
-    if (h > 0) {
-        /* Brent's minimisation (golden section with parabolic steps) on
-         * [best - h, best + h], from the best angle seen, whose value is known */
-        const double golden = (3.0 - sqrt(5.0)) / 2.0;
-        double a = best_theta - h, b = best_theta + h;
-        double x0 = best_theta, w = x0, v = x0, fx = best, fw = best, fv = best;
-        double d = 0.0, e = 0.0;
-        for (;;) {
-            double xm = 0.5 * (a + b), tol1 = eps / 3.0, tol2 = 2.0 * tol1;
-            if (fabs(x0 - xm) <= tol2 - 0.5 * (b - a)) break;
-            int parabolic = 0;
-            if (fabs(e) > tol1) {
-                double r = (x0 - w) * (fx - fv), q = (x0 - v) * (fx - fw);
-                double p = (x0 - v) * q - (x0 - w) * r;
-                q = 2.0 * (q - r);
-                if (q > 0.0) p = -p; else q = -q;
-                double etemp = e;
-                e = d;
-                if (fabs(p) < fabs(0.5 * q * etemp) && p > q * (a - x0) &&
-                    p < q * (b - x0)) {
-                    d = p / q;
-                    double u = x0 + d;
-                    if (u - a < tol2 || b - u < tol2) d = (xm >= x0) ? tol1 : -tol1;
-                    parabolic = 1;
-                }
-            }
-            if (!parabolic) {
-                e = (x0 >= xm) ? a - x0 : b - x0;
-                d = golden * e;
-            }
-            double u = x0 + (fabs(d) >= tol1 ? d : (d >= 0 ? tol1 : -tol1));
-            double fu = rotated_contrast(x, i, j, u, Z, M, base, T0, yi, yj, &s);
-            evals++;
-            R_CheckUserInterrupt();
-            if (fu <= fx) {
-                if (u >= x0) a = x0; else b = x0;
-                v = w; fv = fw; w = x0; fw = fx; x0 = u; fx = fu;
-            } else {
-                if (u < x0) a = u; else b = u;
-                if (fu <= fw || w == x0) { v = w; fv = fw; w = u; fw = fu; }
-                else if (fu <= fv || v == x0 || v == w) { v = u; fv = fu; }
-            }
-        }
-        if (fx < best) { best = fx; best_theta = x0; }
-        at_edge = fabs(best_theta - centre) > h - 2.0 * eps;
-    }
-    SEXP ans = PROTECT(allocVector(REALSXP, 4));
-    REAL(ans)[0] = best_theta;
-    REAL(ans)[1] = best;
-    REAL(ans)[2] = evals;
-    REAL(ans)[3] = at_edge;
-    UNPROTECT(1);
+    return sweeps;
+}
+
+/* kica_sweeps(z, V, par, contrast, angles, half, tol, maxit)
+ * z: the n x m whitened data; V: the m x m starting rotation (rows are the
+ * unmixing directions); par = c(sigma, kappa, eta); contrast 1 (KGV) or 2
+ * (KCCA); angles: the grid of the first sweep's pair searches (containing
+ * 0); half: the half-width of Brent's bracket around the best grid angle;
+ * tol: the tolerance of Brent's method and of the stop rule, in radians;
+ * maxit: the most sweeps. Returns list(V, value, sweeps, evaluations). */
+SEXP kica_sweeps(SEXP z, SEXP V, SEXP par, SEXP contrast, SEXP angles, SEXP half,
+                 SEXP tol, SEXP maxit)
+{
+    sweep_state st;
+    setup_from_R(z, par, contrast, &st.s);
+    const int n = st.s.n, m = st.s.m;
+    if (!isReal(V) || !isMatrix(V) || nrows(V) != m || ncols(V) != m)
+        error("'V' must be a %d x %d double matrix", m, m);
+    if (!isReal(angles) || XLENGTH(angles) < 1 || XLENGTH(angles) > INT_MAX)
+        error("'angles' must be a double vector");
+    for (R_xlen_t g = 0; g < XLENGTH(angles); g++)
+        if (!R_FINITE(REAL(angles)[g])) error("'angles' must be finite");
+    double h = as_number(half, "half"), eps = as_number(tol, "tol");
+    if (h < 0) error("'half' must be a single non-negative number");
+    if (!(eps > 0)) error("'tol' must be a single positive number");
+    int sweeps_max = as_count(maxit, "maxit", 1, INT_MAX);
+
+    SEXP ans = PROTECT(allocVector(VECSXP, 4));
+    SEXP Vout = PROTECT(duplicate(V));
+    SET_VECTOR_ELT(ans, 0, Vout);
+    st.factors = PROTECT(allocVector(VECSXP, m));
+    st.best = PROTECT(allocVector(VECSXP, 2));
+    st.V = REAL(Vout);
+    st.S = (double *) R_alloc((size_t) n * m, sizeof(double));
+    st.yi = (double *) R_alloc((size_t) n, sizeof(double));
+    st.yj = (double *) R_alloc((size_t) n, sizeof(double));
+    st.evaluations = 0;
+    factor_work_init(&st.wi, n);
+    factor_work_init(&st.wj, n);
+    const char nt = 'N', tr = 'T';
+    const double one = 1.0, zero = 0.0;
+    F77_CALL(dgemm)(&nt, &tr, &n, &m, &m, &one, REAL(z), &n, st.V, &m, &zero, st.S, &n
+                    FCONE FCONE);
+    double value = cache_all_factors(&st);
+    int sweeps = jacobi_sweeps(&st, REAL(angles), (int) XLENGTH(angles), h, eps,
+                               sweeps_max, &value);
+    SET_VECTOR_ELT(ans, 1, ScalarReal(value));
+    SET_VECTOR_ELT(ans, 2, ScalarInteger(sweeps));
+    SET_VECTOR_ELT(ans, 3, ScalarInteger(st.evaluations));
+    SEXP nms = PROTECT(allocVector(STRSXP, 4));
+    const char *names[] = {"V", "value", "sweeps", "evaluations"};
+    for (int k = 0; k < 4; k++) SET_STRING_ELT(nms, k, mkChar(names[k]));
+    setAttrib(ans, R_NamesSymbol, nms);
+    UNPROTECT(5);
     return ans;
 }

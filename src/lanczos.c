@@ -68,6 +68,77 @@ static void ritz_vectors(const double *V, int n, int m, const double *Y, int col
                     out, &n FCONE FCONE);
 }
 
+/* After an invariant subspace: next (column j + 1 of V) from a fresh
+ * random direction orthogonal to V[:, 0..j]; left as it is if none of
+ * three tries gives one (j + 1 < n). */
+static void fresh_direction(const double *V, int n, int j, double *next, double *h,
+                            double *h2, unsigned long long *seed)
+{
+    for (int tries = 0; tries < 3; tries++) {
+        fill_start_vector(next, n, (*seed)++);
+        orthogonalise(V, n, j, next, h2, h);
+        double t = norm2(next, n);
+        if (t > 1e-8) {
+            for (int i = 0; i < n; i++) next[i] /= t;
+            return;
+        }
+    }
+}
+
+/* The state of one Lanczos run: the basis V (n x (ncv + 1)), the projected
+ * matrix H (ncv x ncv), scratch, and the running norms. */
+typedef struct {
+    const double *A;
+    int n, ncv;
+    double *V, *H, *h, *h2, *w;
+    double anorm, beta;
+    unsigned long long seed;
+} lanczos_state;
+
+/* Extend the basis from column start to m columns (fewer if the whole
+ * space is spanned first); returns the basis size reached. */
+static int extend_basis(lanczos_state *s, int start, int m)
+{
+    const char uplo = 'L';
+    int n = s->n;
+    for (int j = start; j < m; j++) {
+        double *vj = s->V + (size_t) j * n;
+        F77_CALL(dsymv)(&uplo, &n, &D_ONE, s->A, &n, vj, &ONE, &D_ZERO, s->w, &ONE FCONE);
+        double wnorm = norm2(s->w, n);
+        if (wnorm > s->anorm) s->anorm = wnorm;
+        orthogonalise(s->V, n, j, s->w, s->h, s->h2);
+        for (int i = 0; i <= j; i++)
+            s->H[i + (size_t) j * s->ncv] = s->H[j + (size_t) i * s->ncv] = s->h[i];
+        s->beta = norm2(s->w, n);
+        double *next = s->V + (size_t) (j + 1) * n;
+        if (s->beta > 1e-12 * s->anorm) {
+            for (int i = 0; i < n; i++) next[i] = s->w[i] / s->beta;
+        } else {
+            /* an invariant subspace: continue from a fresh direction */
+            s->beta = 0.0;
+            if (j + 1 < n) fresh_direction(s->V, n, j, next, s->h, s->h2, &s->seed);
+        }
+        R_CheckUserInterrupt();
+        if (j + 1 == n) return j + 1; /* the whole space is spanned */
+    }
+    return m;
+}
+
+/* The largest residual of the k leading Ritz pairs relative to the largest
+ * |Ritz value|: the residual of pair i is beta |Y[m-1, i]|. */
+static double largest_residual(const double *theta, const double *Y, int m, int k,
+                               double beta)
+{
+    double scale = fabs(theta[0]) > fabs(theta[m - 1]) ? fabs(theta[0]) : fabs(theta[m - 1]);
+    if (scale == 0.0) scale = 1.0;
+    double worst = 0.0;
+    for (int i = 0; i < k; i++) {
+        double r = beta * fabs(Y[(m - 1) + (size_t) i * m]) / scale;
+        if (r > worst) worst = r;
+    }
+    return worst;
+}
+
 /* The k largest eigenpairs of the symmetric A (lower triangle, n x n, read
  * only), decreasing. ncv: basis size (k < ncv <= n, or ncv = n); tol:
  * residual tolerance relative to the largest |Ritz value|; maxit: restarts.
@@ -77,87 +148,50 @@ int top_eigen_lanczos(const double *A, int n, int k, int ncv, double tol, int ma
                       double *values, double *vectors, int *restarts,
                       double *residual)
 {
-    const char uplo = 'L';
     if (ncv > n) ncv = n;
     if (ncv <= k && ncv < n) ncv = k + 1 < n ? k + 1 : n;
     int m = ncv;
-    double *V = (double *) R_alloc((size_t) n * (m + 1), sizeof(double));
-    double *H = (double *) R_alloc((size_t) ncv * ncv, sizeof(double));
-    double *h = (double *) R_alloc((size_t) m + 1, sizeof(double));
-    double *h2 = (double *) R_alloc((size_t) m + 1, sizeof(double));
+    lanczos_state s = {A, n, ncv,
+                       (double *) R_alloc((size_t) n * (m + 1), sizeof(double)),
+                       (double *) R_alloc((size_t) ncv * ncv, sizeof(double)),
+                       (double *) R_alloc((size_t) m + 1, sizeof(double)),
+                       (double *) R_alloc((size_t) m + 1, sizeof(double)),
+                       (double *) R_alloc((size_t) n, sizeof(double)), 0.0, 0.0, 2};
     double *theta = (double *) R_alloc((size_t) m, sizeof(double));
     double *Y = (double *) R_alloc((size_t) m * m, sizeof(double));
-    double *w = (double *) R_alloc((size_t) n, sizeof(double));
     int keep_max = m - 1 > k ? m - 1 : k;
     double *X = (double *) R_alloc((size_t) n * keep_max, sizeof(double));
-    memset(H, 0, (size_t) ncv * ncv * sizeof(double));
+    memset(s.H, 0, (size_t) ncv * ncv * sizeof(double));
 
-    fill_start_vector(V, n, 1);
-    double nrm = norm2(V, n);
-    for (int i = 0; i < n; i++) V[i] /= nrm;
+    fill_start_vector(s.V, n, 1);
+    double nrm = norm2(s.V, n);
+    for (int i = 0; i < n; i++) s.V[i] /= nrm;
 
     int start = 0, converged = 0, cycle = 0;
-    unsigned long long seed = 2;
-    double anorm = 0.0, beta = 0.0, worst = R_PosInf;
+    double worst = R_PosInf;
     for (cycle = 0; cycle <= maxit; cycle++) {
-        /* extend the basis to m columns */
-        for (int j = start; j < m; j++) {
-            double *vj = V + (size_t) j * n;
-            F77_CALL(dsymv)(&uplo, &n, &D_ONE, A, &n, vj, &ONE, &D_ZERO, w, &ONE FCONE);
-            double wnorm = norm2(w, n);
-            if (wnorm > anorm) anorm = wnorm;
-            orthogonalise(V, n, j, w, h, h2);
-            for (int i = 0; i <= j; i++) H[i + (size_t) j * ncv] = H[j + (size_t) i * ncv] = h[i];
-            beta = norm2(w, n);
-            double *next = V + (size_t) (j + 1) * n;
-            if (beta > 1e-12 * anorm) {
-                for (int i = 0; i < n; i++) next[i] = w[i] / beta;
-            } else {
-                /* an invariant subspace: continue from a fresh direction */
-                beta = 0.0;
-                if (j + 1 < n) {
-                    for (int tries = 0; tries < 3; tries++) {
-                        fill_start_vector(next, n, seed++);
-                        orthogonalise(V, n, j, next, h2, h);
-                        double t = norm2(next, n);
-                        if (t > 1e-8) {
-                            for (int i = 0; i < n; i++) next[i] /= t;
-                            break;
-                        }
-                    }
-                }
-            }
-            R_CheckUserInterrupt();
-            if (j + 1 == n) { m = j + 1; break; } /* the whole space is spanned */
-        }
-
-        /* Rayleigh-Ritz; residual of Ritz pair i is beta |Y[m-1, i]| */
+        m = extend_basis(&s, start, m);
+        /* Rayleigh-Ritz */
         const void *vmax = vmaxget(); /* release the scratch of each cycle */
-        small_eigen(H, m, ncv, theta, Y);
+        small_eigen(s.H, m, ncv, theta, Y);
         vmaxset(vmax);
-        double scale = fabs(theta[0]) > fabs(theta[m - 1]) ? fabs(theta[0]) : fabs(theta[m - 1]);
-        if (scale == 0.0) scale = 1.0;
-        worst = 0.0;
-        for (int i = 0; i < k; i++) {
-            double r = beta * fabs(Y[(m - 1) + (size_t) i * m]) / scale;
-            if (r > worst) worst = r;
-        }
+        worst = largest_residual(theta, Y, m, k, s.beta);
         if (worst <= tol || m == n) { converged = 1; break; }
         if (cycle == maxit) break;
 
         /* thick restart: the leading Ritz vectors, then the residual direction */
         int keep = k + (m - k) / 2;
         if (keep > m - 1) keep = m - 1;
-        ritz_vectors(V, n, m, Y, keep, X);
-        memcpy(V + (size_t) keep * n, V + (size_t) m * n, (size_t) n * sizeof(double));
-        memcpy(V, X, (size_t) n * keep * sizeof(double));
-        memset(H, 0, (size_t) ncv * ncv * sizeof(double));
-        for (int i = 0; i < keep; i++) H[i + (size_t) i * ncv] = theta[i];
+        ritz_vectors(s.V, n, m, Y, keep, X);
+        memcpy(s.V + (size_t) keep * n, s.V + (size_t) m * n, (size_t) n * sizeof(double));
+        memcpy(s.V, X, (size_t) n * keep * sizeof(double));
+        memset(s.H, 0, (size_t) ncv * ncv * sizeof(double));
+        for (int i = 0; i < keep; i++) s.H[i + (size_t) i * ncv] = theta[i];
         start = keep;
     }
 
     int found = k < m ? k : m;
-    ritz_vectors(V, n, m, Y, found, vectors);
+    ritz_vectors(s.V, n, m, Y, found, vectors);
     for (int i = 0; i < found; i++) values[i] = theta[i];
     *restarts = cycle;
     *residual = worst;

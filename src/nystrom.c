@@ -1,15 +1,15 @@
-/* Centered Nystrom kernel PCA: the two passes over row blocks, the blocked
- * symmetric rank-k update they need, and k-means++ landmarks.
+/* Centered Nystrom kernel PCA: pass 1 over row blocks (the sufficient
+ * statistics), the blocked symmetric rank-k update it needs, the landmark
+ * coefficients, and k-means++ landmarks. Pass 2 (the scores) is the
+ * projection of rows in project.c, which predict() uses too.
  *
- * R (R/nystrom.R) drives the passes one block of rows at a time; each call
- * here computes the kernel between that block and the m landmarks
- * (block x m, never n x m) and returns the block's contribution:
- *   pass 1: sum_i (k_i - c) and sum_i (k_i - c)(k_i - c)' (m x m, lower),
- *           with k_i the kernel between row i and the landmarks and c a
- *           shift close to their mean (so that the centered covariance does
- *           not come from the difference of two large numbers);
- *   pass 2: the scores k_i' A - offset' of the rows of the block.
- * Both are sums (or stacks) over blocks, so blocks could go to workers.
+ * Pass 1 computes, block by block, the kernel between the block and the m
+ * landmarks (block x m, never n x m) and sums
+ *   sum_i (k_i - c) and sum_i (k_i - c)(k_i - c)' (m x m),
+ * with k_i the kernel between row i and the landmarks and c a shift close
+ * to their mean (so that the centered covariance does not come from the
+ * difference of two large numbers). These are sums over rows, so chunks of
+ * rows can be summed apart and added (R/nystrom.R).
  *
  * The rank-k update (the n m^2 part of a fit) is cache-blocked and
  * multithreaded here rather than left to the BLAS: R's reference dsyrk (as
@@ -193,130 +193,151 @@ static void syrk_lower_add(const double *B, int nb, int m, const double *c, doub
     R_CheckUserInterrupt();
 }
 
-/* What one block call needs: the kernel, the landmarks prepared for it, and
- * the block's rows. */
-typedef struct {
-    kernel_eval k;
-    kernel_points landmarks;
-    const double *shift;
-    int n, d, m, threads;
-} nystrom_setup;
-
 static void check_double_matrix(SEXP x, const char *what)
 {
     if (!isReal(x) || !isMatrix(x)) error("'%s' must be a double matrix", what);
 }
 
-/* Read the arguments every block call shares; the distance kernels are
- * shifted by the landmarks' column means, as predict() does (through
- * kernel_cross with the landmarks as the training rows). */
-static void nystrom_setup_from_R(SEXP x, SEXP landmarks, SEXP kernel, SEXP lweights,
-                                 SEXP threads, nystrom_setup *s)
+/* The statistics of one block (its kernel Kb, nb x m) added to the totals
+ * S (m) and G (m x m, lower triangle): the block's own sums bs and bg start
+ * from zero, so that the totals are sums of whole blocks. */
+static void add_block_statistics(const double *Kb, int nb, int m, const double *shift,
+                                 double *bs, double *bg, double *S, double *G, int threads)
 {
-    kernel_eval_from_R(kernel, &s->k);
-    check_double_matrix(x, "x");
-    check_double_matrix(landmarks, "landmarks");
-    s->n = nrows(x);
-    s->d = ncols(x);
-    s->m = nrows(landmarks);
-    if (ncols(landmarks) != s->d)
-        error("'landmarks' must have %d columns, not %d", s->d, ncols(landmarks));
-    if (s->m < 1) error("'landmarks' must have at least one row");
-    s->threads = as_threads(threads);
-    s->shift = kernel_shift(&s->k, REAL(landmarks), s->m, s->m, s->d);
-    kernel_points_prepare(&s->k, REAL(landmarks), s->m, 0, s->m, s->d, s->shift,
-                          lweights, &s->landmarks);
+    memset(bs, 0, (size_t) m * sizeof(double));
+    memset(bg, 0, (size_t) m * m * sizeof(double));
+    syrk_lower_add(Kb, nb, m, shift, bg, bs, threads);
+    for (int j = 0; j < m; j++) {
+        S[j] += bs[j];
+        for (int i = j; i < m; i++) G[i + (size_t) j * m] += bg[i + (size_t) j * m];
+    }
 }
 
-/* The row block rows = c(first row, number of rows) (first row from 0),
- * checked against n. */
-static void block_rows(SEXP rows, int n, int *row0, int *nb)
+/* A names attribute of two strings. */
+static SEXP pair_names(const char *a, const char *b)
 {
-    if (!isInteger(rows) || XLENGTH(rows) != 2) error("'rows' must be two integers");
-    *row0 = INTEGER(rows)[0];
-    *nb = INTEGER(rows)[1];
-    if (*row0 == NA_INTEGER || *nb == NA_INTEGER || *row0 < 0 || *nb < 1 ||
-        *nb > n - *row0)
-        error("'rows' must be a block of rows of 'x'");
+    SEXP names = PROTECT(allocVector(STRSXP, 2));
+    SET_STRING_ELT(names, 0, mkChar(a));
+    SET_STRING_ELT(names, 1, mkChar(b));
+    UNPROTECT(1);
+    return names;
 }
 
-/* The kernel between rows row0..row0+nb-1 of x and the landmarks: nb x m. */
-static double *block_kernel(const nystrom_setup *s, SEXP x, SEXP xweights, int row0,
-                            int nb)
+/* .Call, pass 1: the sufficient statistics of the rows of x for the
+ * landmarks, over blocks of rows, in one call: the kernel program is parsed
+ * and the landmarks prepared (shifted by their column means, as predict()
+ * shifts them, and transposed) once; each block's kernel with the
+ * landmarks (block x m) is then folded into the sums. Each block's sums
+ * start from zero and are added to the totals, so the result does not
+ * depend on anything but the block size.
+ * x: n x d double matrix (the data); landmarks: m x d double matrix;
+ * kernel: a program from fastkpca:::kernel_program(); xweights, lweights:
+ * the conformal weights of the rows of x and of the landmarks; shift: m
+ * doubles, c; block_rows: integer, rows per block, 1 to n; threads; step:
+ * NULL or a function called after each block (a progress bar).
+ * Returns list(sums = sum_i (k_i - c), cross = sum_i (k_i - c)(k_i - c)',
+ * m x m, symmetric). */
+SEXP nystrom_statistics(SEXP x, SEXP landmarks, SEXP kernel, SEXP xweights,
+                        SEXP lweights, SEXP shift, SEXP block_rows, SEXP threads,
+                        SEXP step)
 {
-    kernel_points bp;
-    kernel_points_prepare(&s->k, REAL(x), s->n, row0, nb, s->d, s->shift, xweights, &bp);
-    double *Kb = (double *) R_alloc((size_t) nb * s->m, sizeof(double));
-    kernel_block(&s->k, &bp, &s->landmarks, 0, Kb, s->threads, "");
-    return Kb;
-}
+    kernel_eval k;
+    kernel_eval_from_R(kernel, &k);
+    int d = check_point_sets(x, "x", landmarks, "landmarks");
+    int n = nrows(x), m = nrows(landmarks);
+    if (m < 1) error("'landmarks' must have at least one row");
+    if (!isReal(shift) || XLENGTH(shift) != m) error("'shift' must hold %d doubles", m);
+    int block = as_count(block_rows, "block_rows", 1, n);
+    int nthreads = as_threads(threads);
+    check_step(step);
 
-/* .Call, pass 1 on one block of rows.
- * x: n x d double matrix (the data); rows: c(first row from 0, rows);
- * landmarks: m x d double matrix; kernel: a program from
- * fastkpca:::kernel_program(); xweights, lweights: the conformal weights of
- * the rows of x and of the landmarks; shift: m doubles, c; threads.
- * Returns list(sums = sum_i (k_i - c), cross = the lower triangle of
- * sum_i (k_i - c)(k_i - c)', m x m with zeros above the diagonal). */
-SEXP nystrom_pass1(SEXP x, SEXP rows, SEXP landmarks, SEXP kernel, SEXP xweights,
-                   SEXP lweights, SEXP shift, SEXP threads)
-{
-    nystrom_setup s;
-    nystrom_setup_from_R(x, landmarks, kernel, lweights, threads, &s);
-    int row0, nb;
-    block_rows(rows, s.n, &row0, &nb);
-    if (!isReal(shift) || XLENGTH(shift) != s.m)
-        error("'shift' must hold %d doubles", s.m);
-    double *Kb = block_kernel(&s, x, xweights, row0, nb);
+    kernel_points lp;
+    const double *lshift = kernel_points_fixed(&k, landmarks, lweights, &lp);
+    check_weights(&k, xweights, "xweights");
 
-    SEXP sums = PROTECT(allocVector(REALSXP, s.m));
-    SEXP cross = PROTECT(allocMatrix(REALSXP, s.m, s.m));
-    memset(REAL(sums), 0, (size_t) s.m * sizeof(double));
-    memset(REAL(cross), 0, (size_t) s.m * s.m * sizeof(double));
-    syrk_lower_add(Kb, nb, s.m, REAL(shift), REAL(cross), REAL(sums), s.threads);
+    SEXP sums = PROTECT(allocVector(REALSXP, m));
+    SEXP cross = PROTECT(allocMatrix(REALSXP, m, m));
+    double *S = REAL(sums), *G = REAL(cross);
+    memset(S, 0, (size_t) m * sizeof(double));
+    memset(G, 0, (size_t) m * m * sizeof(double));
+    double *Kb = (double *) R_alloc((size_t) block * m, sizeof(double));
+    double *bs = (double *) R_alloc((size_t) m, sizeof(double));
+    double *bg = (double *) R_alloc((size_t) m * m, sizeof(double));
+    for (int row0 = 0; row0 < n; row0 += block) {
+        int nb = n - row0 < block ? n - row0 : block;
+        const void *vmax = vmaxget();
+        kernel_points bp;
+        kernel_points_prepare(&k, REAL(x), n, row0, nb, d, lshift, xweights, &bp);
+        kernel_block(&k, &bp, &lp, 0, Kb, nthreads, "");
+        add_block_statistics(Kb, nb, m, REAL(shift), bs, bg, S, G, nthreads);
+        vmaxset(vmax);
+        call_step(step);
+    }
+    for (int j = 0; j < m; j++)
+        for (int i = j + 1; i < m; i++) G[j + (size_t) i * m] = G[i + (size_t) j * m];
 
     SEXP ans = PROTECT(allocVector(VECSXP, 2));
-    SEXP names = PROTECT(allocVector(STRSXP, 2));
     SET_VECTOR_ELT(ans, 0, sums);
     SET_VECTOR_ELT(ans, 1, cross);
-    SET_STRING_ELT(names, 0, mkChar("sums"));
-    SET_STRING_ELT(names, 1, mkChar("cross"));
-    setAttrib(ans, R_NamesSymbol, names);
-    UNPROTECT(4);
+    setAttrib(ans, R_NamesSymbol, pair_names("sums", "cross"));
+    UNPROTECT(3);
     return ans;
 }
 
-/* .Call, pass 2 on one block of rows: the scores K_b A - 1 offset', nb x f.
- * x, rows, landmarks, kernel, xweights, lweights, threads: as pass 1;
- * coef: m x f double matrix A; offset: f doubles. */
-SEXP nystrom_pass2(SEXP x, SEXP rows, SEXP landmarks, SEXP kernel, SEXP xweights,
-                   SEXP lweights, SEXP coef, SEXP offset, SEXP threads)
+/* .Call: the coefficients of a Nystrom fit on its landmarks,
+ * alpha = sqrt(n) T W, with each column's sign fixed by orient_columns()
+ * (eigen.c), the one rule for the signs of every fit.
+ * basis: m x r double matrix T = U diag(s^-1/2); vectors: r x k double
+ * matrix W; n: the number of rows, a double >= 1. Returns m x k. */
+SEXP nystrom_alpha(SEXP basis, SEXP vectors, SEXP n)
 {
-    nystrom_setup s;
-    nystrom_setup_from_R(x, landmarks, kernel, lweights, threads, &s);
-    int row0, nb;
-    block_rows(rows, s.n, &row0, &nb);
-    check_double_matrix(coef, "coef");
-    if (nrows(coef) != s.m) error("'coef' must have %d rows", s.m);
-    int f = ncols(coef);
-    if (!isReal(offset) || XLENGTH(offset) != f) error("'offset' must hold %d doubles", f);
-    double *Kb = block_kernel(&s, x, xweights, row0, nb);
-
-    SEXP ans = PROTECT(allocMatrix(REALSXP, nb, f));
-    double *S = REAL(ans);
-    if (f > 0) {
-        double one = 1.0, zero = 0.0;
-        int m = s.m;
-        F77_CALL(dgemm)("N", "N", &nb, &f, &m, &one, Kb, &nb, REAL(coef), &m, &zero, S,
-                        &nb FCONE FCONE);
-        const double *off = REAL(offset);
-        for (int j = 0; j < f; j++) {
-            double *col = S + (size_t) j * nb;
-            for (int i = 0; i < nb; i++) col[i] -= off[j];
-        }
+    check_double_matrix(basis, "basis");
+    check_double_matrix(vectors, "vectors");
+    int m = nrows(basis), r = ncols(basis), k = ncols(vectors);
+    if (m < 1 || r < 1) error("'basis' must have at least 1 row and 1 column");
+    if (nrows(vectors) != r) error("'vectors' must have %d rows, not %d", r, nrows(vectors));
+    double rows = as_number(n, "n");
+    if (rows < 1) error("'n' must be at least 1");
+    SEXP ans = PROTECT(allocMatrix(REALSXP, m, k));
+    double *A = REAL(ans);
+    if (k > 0) {
+        double one = 1.0, zero = 0.0, root = sqrt(rows);
+        F77_CALL(dgemm)("N", "N", &m, &k, &r, &one, REAL(basis), &m, REAL(vectors), &r,
+                        &zero, A, &m FCONE FCONE);
+        /* sqrt(n) * (T %*% W), in that order, as R computed it */
+        for (size_t t = 0; t < (size_t) m * k; t++) A[t] = root * A[t];
+        orient_columns(m, k, A);
     }
     UNPROTECT(1);
     return ans;
+}
+
+/* One k-means++ draw: d2 (the squared feature-space distance of each row
+ * to its nearest landmark) updated with the new landmark c, whose kernel
+ * column is kc; then the next landmark drawn with probability proportional
+ * to d2: the first row whose running sum passes u, so that a row with
+ * d2 = 0 is never chosen, whatever the rounding. Returns -1 when every row
+ * is at distance 0 (or the distances overflow). */
+static int kmeanspp_next(double *d2, const double *diag, const double *kc, int n, int c)
+{
+    double total = 0.0;
+    for (int i = 0; i < n; i++) {
+        double dist = diag[i] + diag[c] - 2.0 * kc[i];
+        if (!(dist > 0.0)) dist = 0.0;
+        if (dist < d2[i]) d2[i] = dist;
+        if (i == c) d2[i] = 0.0; /* a landmark is never drawn again */
+        total += d2[i];
+    }
+    if (!(total > 0.0) || !R_FINITE(total)) return -1;
+    double u = unif_rand() * total, run = 0.0;
+    int next = -1;
+    for (int i = 0; i < n; i++) {
+        if (d2[i] <= 0.0) continue;
+        next = i;
+        run += d2[i];
+        if (run > u) break;
+    }
+    return next;
 }
 
 /* .Call: m landmark rows by kernel k-means++ seeding (D^2 sampling in
@@ -325,23 +346,21 @@ SEXP nystrom_pass2(SEXP x, SEXP rows, SEXP landmarks, SEXP kernel, SEXP xweights
  * squared feature-space distance k(x,x) + k(c,c) - 2 k(x,c) to the nearest
  * landmark so far. Uses R's random number generator.
  * x: n x d double matrix; m: integer, 1..n; kernel: a program; weights: the
- * conformal weights of the rows of x; threads (checked, unused: each draw
- * needs the one before).
+ * conformal weights of the rows of x. One thread: each draw needs the one
+ * before.
  * Returns the m row numbers (from 1), or fewer if the rest of the data are
  * at distance 0 from the landmarks already (duplicated rows). */
-SEXP nystrom_kmeanspp(SEXP x, SEXP m_, SEXP kernel, SEXP weights, SEXP threads)
+SEXP nystrom_kmeanspp(SEXP x, SEXP m_, SEXP kernel, SEXP weights)
 {
     kernel_eval k;
     kernel_eval_from_R(kernel, &k);
     check_double_matrix(x, "x");
     int n = nrows(x), d = ncols(x);
     int m = as_count(m_, "m", 1, n > 0 ? n : 1);
-    as_threads(threads); /* checked; the draws are sequential, on one thread */
-    if (n < 1) error("'x' must have at least one row");
+    if (n < 1 || d < 1) error("'x' must have at least 1 row and 1 column");
 
     kernel_points p;
-    const double *shift = kernel_shift(&k, REAL(x), n, n, d);
-    kernel_points_prepare(&k, REAL(x), n, 0, n, d, shift, weights, &p);
+    kernel_points_fixed(&k, x, weights, &p);
     const double **wb = (const double **) R_alloc((size_t) k.nweights + 1, sizeof(double *));
 
     double *diag = (double *) R_alloc((size_t) n, sizeof(double));
@@ -366,25 +385,7 @@ SEXP nystrom_kmeanspp(SEXP x, SEXP m_, SEXP kernel, SEXP weights, SEXP threads)
         const void *vmax = vmaxget();
         kernel_block(&k, &p, &v, 0, kc, 1, "");
         vmaxset(vmax);
-        double total = 0.0;
-        for (int i = 0; i < n; i++) {
-            double dist = diag[i] + diag[c] - 2.0 * kc[i];
-            if (!(dist > 0.0)) dist = 0.0;
-            if (dist < d2[i]) d2[i] = dist;
-            if (i == c) d2[i] = 0.0; /* a landmark is never drawn again */
-            total += d2[i];
-        }
-        if (!(total > 0.0) || !R_FINITE(total)) break;
-        /* the first row whose running sum passes u: a row with d2 = 0 is
-         * never chosen, whatever the rounding */
-        double u = unif_rand() * total, run = 0.0;
-        int next = -1;
-        for (int i = 0; i < n; i++) {
-            if (d2[i] <= 0.0) continue;
-            next = i;
-            run += d2[i];
-            if (run > u) break;
-        }
+        int next = kmeanspp_next(d2, diag, kc, n, c);
         if (next < 0) break;
         c = next;
     }

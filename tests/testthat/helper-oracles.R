@@ -246,3 +246,13 @@ expect_cols_equal_up_to_sign <- function(a, ref, tol = 1e-8, label = "") {
   err <- vapply(seq_len(ncol(a)), function(j) rel_diff(a[, j], ref[, j]), numeric(1))
   expect_lt(max(err), tol, label = paste(label, "worst column relative difference"))
 }
+
+# Evaluate expr with R's random number generator seeded, leaving the
+# global seed as it was.
+with_seed <- function(seed, expr) {
+  old <- if (exists(".Random.seed", globalenv())) get(".Random.seed", globalenv())
+  on.exit(if (is.null(old)) rm(".Random.seed", envir = globalenv())
+          else assign(".Random.seed", old, globalenv()))
+  set.seed(seed)
+  expr
+}

@@ -41,7 +41,7 @@ test_that("bad data are refused with an error naming 'x'", {
   n_na_all <- matrix(NA_real_, 10, 3)
   cases <- list(
     list("character matrix", quote(kpca(matrix(letters[1:12], 6))), "'x' must be numeric, not character"),
-    list("character vector", quote(kpca(letters)), "'x' must be numeric, not character"),
+    list("character vector with a numeric kernel", quote(kpca(letters, kernel = "rbfdot")), "'x' must be numeric, not character"),
     list("factor", quote(kpca(factor(1:10))), "'x' must be numeric, not a factor"),
     list("complex", quote(kpca(complex(real = 1:10, imaginary = 1))), "'x' must be numeric, not complex"),
     list("complex matrix", quote(kpca(matrix(1i, 4, 2))), "'x' must be numeric, not complex"),
@@ -166,7 +166,7 @@ test_that("bad 'kpar' entries are refused with an error naming the entry", {
     cases <- c(cases, list(
       list("kernlab object with a negative sigma", quote(kpca(x, kernel = kernlab::rbfdot(sigma = -1))), "'kpar\\$sigma' must be positive"),
       list("kernlab object with a fractional degree", quote(kpca(x, kernel = kernlab::polydot(degree = 2.5))), "'kpar\\$degree'"),
-      list("unsupported kernlab kernel", quote(kpca(x, kernel = kernlab::stringdot())), "'kernel' is a kernlab kernel of class \"stringkernel\"")
+      list("kernlab string kernel on numbers", quote(kpca(x, kernel = kernlab::stringdot())), "'x' must be a character vector or a list of strings for a string kernel")
     ))
   }
   bad_input_count$kpar <- expect_bad_input_cases(cases, env)

@@ -25,8 +25,13 @@ entry_garbage <- function() list(
 )
 
 # (routine, argument position, garbage name) triples that may succeed.
-# kernel_gram() has one data matrix: a single point in one dimension is data.
-entry_accepts <- list(list("kernel_gram", 1L, "1 x 1"))
+# kernel_matrix() has one data matrix: a single point in one dimension is data.
+entry_accepts <- list(list("kernel_matrix", 1L, "1 x 1"),
+  # predict() on an exact fit: NULL row-mean terms mean a Nystrom projection;
+  # two doubles are a valid offset or alpha_sums for two components; no
+  # progress function is the usual case
+  list("kernel_project_rows", 7L, "c(0.5, 2)"), list("kernel_project_rows", 8L, "NULL"),
+  list("kernel_project_rows", 8L, "c(0.5, 2)"), list("kernel_project_rows", 11L, "NULL"))
 
 entry_routines <- function() getDLLRegisteredRoutines("fastkpca")$.Call
 
@@ -121,7 +126,7 @@ test_that("every routine errors when any one of its real arguments is garbage", 
   routines <- entry_routines()
   baselines <- entry_capture_args()
   # the workflow reaches the routines the R code uses
-  expect_true(all(c("kpca_fit", "kernel_cross", "kernel_gram") %in% names(baselines)))
+  expect_true(all(c("kpca_exact", "kernel_project_rows", "kernel_matrix") %in% names(baselines)))
   garbage <- entry_garbage()
   for (r in routines) {
     args <- baselines[[r$name]]

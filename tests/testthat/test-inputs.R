@@ -42,7 +42,7 @@ test_that("the formula method handles factors like kernlab (one column per level
 })
 
 test_that("a formula with a response is an error", {
-  expect_error(kpca(Species ~ Sepal.Length, data = iris))
+  expect_error(kpca(Species ~ Sepal.Length, data = iris), "'x' must be a formula without a response")
 })
 
 test_that("formula + data frame with NA rows: na.omit, na.action stored, na.fail errors", {
@@ -61,7 +61,7 @@ test_that("formula + data frame with NA rows: na.omit, na.action stored, na.fail
   expect_equal(unclass(fit$na.action), unclass(kl@n.action),
                ignore_attr = TRUE)
   expect_error(kpca(~ ., data = df, kernel = "rbfdot", kpar = kp, features = 3,
-                    na.action = na.fail))
+                    na.action = na.fail), "missing values in object")
 })
 
 test_that("a data frame of numeric columns equals the matrix and kernlab", {
@@ -74,7 +74,7 @@ test_that("a data frame of numeric columns equals the matrix and kernlab", {
   expect_identical(fd$eig, fm$eig)
   expect_equal(unname(fd$xmatrix), unname(as.matrix(df)))
   expect_kpca_equal(fd, kernlab_fit(as.matrix(df), "rbfdot", kp, features = 4), label = "df")
-  expect_error(kpca(iris, kernel = "rbfdot", kpar = kp))   # a factor column
+  expect_error(kpca(iris, kernel = "rbfdot", kpar = kp), "'x' has non-numeric column: Species")   # a factor column
 })
 
 test_that("integer and logical matrices are coerced to double", {
@@ -120,10 +120,10 @@ test_that("NA rows in a matrix are dropped by na.omit (as kernlab on na.omit'ed 
   expect_equal(unname(fit$xmatrix), unname(matrix(xo, nrow(xo))))
   expect_equal(as.integer(fit$na.action), c(2L, 11L, 30L))
   expect_equal(fit$na.action, attr(xo, "na.action"))
-  expect_error(kpca(x, kernel = "laplacedot", kpar = kp, features = 3, na.action = na.fail))
+  expect_error(kpca(x, kernel = "laplacedot", kpar = kp, features = 3, na.action = na.fail), "missing values in object")
   # Inf is not missing: an error, not silently dropped
   y <- fx_arrests(); y[5, 2] <- Inf
-  expect_error(kpca(y, kernel = "rbfdot", kpar = kp))
+  expect_error(kpca(y, kernel = "rbfdot", kpar = kp), "'x' must not contain infinite values")
 })
 
 test_that("a precomputed kernel matrix matches kernlab::kpca on as.kernelMatrix(K)", {
@@ -169,11 +169,11 @@ test_that("the user's precomputed matrix is not modified", {
 test_that("precomputed: non-square or asymmetric matrices are errors", {
   x <- fx_random()
   K <- plain_kernel(x, x, "rbfdot", list(sigma = 0.5))
-  expect_error(kpca(K[, -1], kernel = "precomputed"))
+  expect_error(kpca(K[, -1], kernel = "precomputed"), "'x' must be a square kernel matrix")
   Ka <- K; Ka[1, 2] <- Ka[1, 2] + 0.5
-  expect_error(kpca(Ka, kernel = "precomputed"))
+  expect_error(kpca(Ka, kernel = "precomputed"), "'x' must be a symmetric kernel matrix")
   Kn <- K; Kn[3, 3] <- NA
-  expect_error(kpca(Kn, kernel = "precomputed"))
+  expect_error(kpca(Kn, kernel = "precomputed"), "'x' must not contain missing or infinite values")
 })
 
 test_that("kernlab kernel objects give the same fit as the name and kpar, for all eight kernels", {
@@ -199,7 +199,7 @@ test_that("kernlab kernel objects give the same fit as the name and kpar, for al
                "'kpar' must not be given with a kernel object")
   # a user-defined kernlab kernel is not supported: an error
   custom <- methods::new("kernel", .Data = function(x, y) sum(x * y), kpar = list())
-  expect_error(kpca(x, kernel = custom))
+  expect_error(kpca(x, kernel = custom), "'kernel' is a kernlab kernel of class \"kernel\"")
 })
 
 test_that("kernel = \"polydot\" without kpar uses polydot's defaults (degree 1, scale 1, offset 1)", {
@@ -260,15 +260,15 @@ test_that("an unknown or invalid kpar entry is an error", {
   x <- fx_random()
   expect_error(kpca(x, kernel = "rbfdot", kpar = list(sigma = 1, degree = 2)), "degree")
   expect_error(kpca(x, kernel = "polydot", kpar = list(sigma = 1)), "sigma")
-  expect_error(kpca(x, kernel = "vanilladot", kpar = list(sigma = 0.1)))
-  expect_error(kpca(x, kernel = "rbfdot", kpar = list(sigam = 1)))
-  expect_error(kpca(x, kernel = "rbfdot", kpar = list(sigma = -1)))
-  expect_error(kpca(x, kernel = "rbfdot", kpar = list(sigma = NA)))
-  expect_error(kpca(x, kernel = "polydot", kpar = list(degree = 1.5)))
-  expect_error(kpca(x, kernel = "rbfdot", kpar = list(0.5)))
-  expect_error(kpca(x, kernel = "nosuchdot"))
+  expect_error(kpca(x, kernel = "vanilladot", kpar = list(sigma = 0.1)), "'kpar' has unknown entry \"sigma\"")
+  expect_error(kpca(x, kernel = "rbfdot", kpar = list(sigam = 1)), "'kpar' has unknown entry \"sigam\"")
+  expect_error(kpca(x, kernel = "rbfdot", kpar = list(sigma = -1)), "'kpar\\$sigma' must be positive")
+  expect_error(kpca(x, kernel = "rbfdot", kpar = list(sigma = NA)), "'kpar\\$sigma' must be a single finite number")
+  expect_error(kpca(x, kernel = "polydot", kpar = list(degree = 1.5)), "'kpar\\$degree' must be a whole number")
+  expect_error(kpca(x, kernel = "rbfdot", kpar = list(0.5)), "'kpar' must be a named list")
+  expect_error(kpca(x, kernel = "nosuchdot"), "'kernel' must be one of .*not \"nosuchdot\"")
 })
 
 test_that("unused arguments are errors", {
-  expect_error(kpca(fx_random(), kernel = "rbfdot", sigma = 0.5))
+  expect_error(kpca(fx_random(), kernel = "rbfdot", sigma = 0.5), "unused argument: sigma")
 })

@@ -1,4 +1,4 @@
-# Kernel objects and their algebra (R/kern.R, src/kernel.c) against plain-R
+# Kernel objects and their algebra (R/kernel_algebra.R, R/kernel_spec.R, src/kernel.c) against plain-R
 # oracles: the kernel matrix from the formulas (helper-oracles.R) combined
 # with R's matrix arithmetic, and the fit and predict() from eigen() of the
 # centered matrix.
@@ -114,7 +114,7 @@ test_that("kernel_matrix() checks its data and arguments like kpca()", {
   expect_error(kernel_matrix("rbfdot", x, x[, 1:2]), "'y' must have 3 columns")
   expect_error(kernel_matrix("rbfdot", letters), "'x' must be numeric")
   expect_error(kernel_matrix("rbfdot", x, kpar = list(sigma = 0)), "'kpar\\$sigma' must be positive")
-  expect_error(kernel_matrix(kern("rbfdot"), x, kpar = list(sigma = 1)), "'kpar' goes with a kernel name")
+  expect_error(kernel_matrix(kern("rbfdot"), x, kpar = list(sigma = 1)), "'kpar' must not be given with a kernel object")
   expect_error(kernel_matrix("foo", x), "'kernel' must be one of")
   expect_error(kernel_matrix(kern("polydot", degree = 400, scale = 10), x * 100),
                "kernel values are not finite")
@@ -286,11 +286,11 @@ test_that("the kernel diagonal in C equals the diagonal of the kernel matrix", {
                list(kern_conformal(2 * kern("rbfdot", sigma = 0.3) + kern("polydot")^2, g),
                     exp(0.1 * kern("vanilladot")) * kern("besseldot", order = 2)))
   for (k in kernels) {
-    d <- .Call(fastkpca:::C_kernel_diag, x, fastkpca:::kernel_program(k),
+    d <- .Call(fastkpca:::C_kernel_self, x, fastkpca:::kernel_program(k),
                fastkpca:::kernel_weights(k, x))
     expect_equal(d, diag(kernel_matrix(k, x), names = FALSE), tolerance = 1e-13,
                  label = format(k))
   }
-  expect_error(.Call(fastkpca:::C_kernel_diag, x * 1e3, fastkpca:::kernel_program(
+  expect_error(.Call(fastkpca:::C_kernel_self, x * 1e3, fastkpca:::kernel_program(
     kern("polydot", degree = 400, scale = 10)), list()), "kernel values are not finite")
 })

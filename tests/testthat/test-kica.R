@@ -2,29 +2,23 @@
 # full Gram matrices, recovery of known mixings, invariance, the object and
 # its methods, bad input. Oracles are in helper-kica.R.
 
-test_that("the incomplete Cholesky factor leaves a residual trace of at most tol", {
+test_that("the contrasts equal a plain-R computation with incomplete Cholesky factors", {
   set.seed(11)
-  for (y in list(stats::rnorm(150), stats::rt(150, 3), stats::runif(150))) {
-    for (sigma in c(0.25, 1)) {
-      tol <- 150 * 1e-4
-      ch <- .Call(fastkpca:::C_kica_ichol, y, sigma, tol)
-      K <- exp(-outer(y, y, "-")^2 / (2 * sigma^2))
-      R <- K - tcrossprod(ch$G)
-      expect_lte(sum(diag(R)), tol)
-      expect_equal(sum(diag(R)), ch$residual, tolerance = 1e-8)
-      # the residual of a Cholesky-type factor is positive semidefinite
-      expect_gt(min(eigen(R, symmetric = TRUE, only.values = TRUE)$values), -1e-8)
-      expect_equal(anyDuplicated(ch$pivots), 0L)
-      expect_lt(ncol(ch$G), 150L)
-      # the first pivot is row 1 (all diagonal entries are 1, the first wins)
-      expect_equal(ch$pivots[1L], 1L)
-    }
+  n <- 120
+  S <- scale(oracle_sources(n, c("uniform", "exponential", "bimodal")))
+  S[, 3] <- S[, 3] + 0.5 * S[, 1]
+  for (contrast in c("kgv", "kcca")) for (par in list(c(0.5, 2e-2, 2e-4), c(1, 2e-3, 2e-5))) {
+    value <- fastkpca:::kica_contrast(S, par, match(contrast, c("kgv", "kcca")))
+    oracle <- oracle_reduced_contrast(S, par[1], par[2], par[3], contrast)
+    expect_equal(as.numeric(value), oracle, tolerance = 1e-9)
   }
-  # tol = 0 gives the full decomposition
-  y <- stats::rnorm(30)
-  ch <- .Call(fastkpca:::C_kica_ichol, y, 2, 0)
-  K <- exp(-outer(y, y, "-")^2 / 8)
-  expect_lt(max(abs(K - tcrossprod(ch$G))), 1e-6)
+  # the incomplete Cholesky factor leaves a residual trace of at most tol,
+  # and a positive semidefinite residual
+  y <- S[, 2]
+  G <- oracle_ichol(y, 0.5, n * 1e-4)
+  R <- exp(-outer(y, y, "-")^2 / 0.5) - tcrossprod(G)
+  expect_lte(sum(diag(R)), n * 1e-4)
+  expect_gt(min(eigen(R, symmetric = TRUE, only.values = TRUE)$values), -1e-8)
 })
 
 test_that("the KGV and KCCA contrasts agree with the full-Gram oracle as eta gets small", {
@@ -37,7 +31,7 @@ test_that("the KGV and KCCA contrasts agree with the full-Gram oracle as eta get
     code <- match(contrast, c("kgv", "kcca"))
     exact <- oracle_kica_contrast(S, sigma, 2e-2, contrast)
     errors <- vapply(c(2e-4, 2e-6, 2e-9), function(eta)
-      abs(.Call(fastkpca:::C_kica_contrast, S, c(sigma, 2e-2, eta), code) - exact), 0)
+      abs(fastkpca:::kica_contrast(S, c(sigma, 2e-2, eta), code) - exact), 0)
     expect_lt(errors[3L], 1e-6 * max(1, abs(exact)))
     expect_lte(errors[3L], errors[1L] + 1e-12)
   }
@@ -45,12 +39,12 @@ test_that("the KGV and KCCA contrasts agree with the full-Gram oracle as eta get
   ind <- scale(oracle_sources(n, c("uniform", "exponential")))
   dep <- cbind(ind[, 1], scale(ind[, 1]^2 + 0.3 * ind[, 2]))
   for (code in 1:2) {
-    expect_lt(.Call(fastkpca:::C_kica_contrast, ind, c(1, 2e-2, 2e-4), code),
-              .Call(fastkpca:::C_kica_contrast, dep, c(1, 2e-2, 2e-4), code))
+    expect_lt(fastkpca:::kica_contrast(ind, c(1, 2e-2, 2e-4), code),
+              fastkpca:::kica_contrast(dep, c(1, 2e-2, 2e-4), code))
   }
 })
 
-test_that("the pairwise search finds the minimum of the contrast over the angle", {
+test_that("the sweeps over one pair find the minimum of the contrast over the angle", {
   set.seed(13)
   S <- scale(oracle_sources(200, c("uniform", "bimodal")))
   th <- 0.3
@@ -59,16 +53,26 @@ test_that("the pairwise search finds the minimum of the contrast over the angle"
   par <- c(1, 2e-2, 2e-4)
   step <- pi / 16
   grid <- step * (0:7 - 4)
-  r <- .Call(fastkpca:::C_kica_pair_search, mixed, 1:2, grid, step, 1e-4, par, 1L)
+  r <- fastkpca:::kica_sweeps(mixed, diag(2), par, 1L, grid, step, 1e-4, 10L)
   # the same minimum by brute force over a fine grid of the period
+  rotation <- function(t) matrix(c(cos(t), -sin(t), sin(t), cos(t)), 2)
   fine <- seq(-pi / 4, pi / 4, length.out = 721)
-  vals <- vapply(fine, function(t) {
-    R <- matrix(c(cos(t), -sin(t), sin(t), cos(t)), 2)
-    .Call(fastkpca:::C_kica_contrast, mixed %*% t(R), par, 1L)
-  }, 0)
-  expect_lte(r[2L], min(vals) + 1e-9)
-  expect_equal(r[2L], { R <- matrix(c(cos(r[1]), -sin(r[1]), sin(r[1]), cos(r[1])), 2)
-                        as.numeric(.Call(fastkpca:::C_kica_contrast, mixed %*% t(R), par, 1L)) },
+  vals <- vapply(fine, function(t)
+    as.numeric(fastkpca:::kica_contrast(mixed %*% t(rotation(t)), par, 1L)), 0)
+  expect_lte(r$value, min(vals) + 1e-9)
+  # V is a rotation, and the value is the contrast there
+  expect_equal(crossprod(r$V), diag(2), tolerance = 1e-12)
+  expect_equal(r$value, as.numeric(fastkpca:::kica_contrast(mixed %*% t(r$V), par, 1L)),
+               tolerance = 1e-10)
+  expect_gte(r$sweeps, 1L)
+  expect_gt(r$evaluations, length(grid))
+  # four sources: every sweep lowers the contrast from the start's
+  S4 <- scale(oracle_sources(200, c("uniform", "bimodal", "exponential", "t5")))
+  V0 <- qr.Q(qr(matrix(stats::rnorm(16), 4)))
+  start <- as.numeric(fastkpca:::kica_contrast(S4 %*% t(V0), par, 1L))
+  r4 <- fastkpca:::kica_sweeps(S4, V0, par, 1L, grid, step, 1e-3, 10L)
+  expect_lt(r4$value, start)
+  expect_equal(r4$value, as.numeric(fastkpca:::kica_contrast(S4 %*% t(r4$V), par, 1L)),
                tolerance = 1e-10)
 })
 
@@ -104,7 +108,7 @@ test_that("the fit is a 'bss' object with consistent W, A, S and Xmu", {
   # whitened: unit variance (cov() divides by n - 1), uncorrelated sources
   expect_equal(stats::cov(fit$S), diag(3), ignore_attr = TRUE, tolerance = 1e-10)
   expect_equal(fit$objective,
-               as.numeric(.Call(fastkpca:::C_kica_contrast, fit$S, c(1, 2e-2, 2e-4), 1L)))
+               as.numeric(fastkpca:::kica_contrast(fit$S, c(1, 2e-2, 2e-4), 1L)))
   expect_equal(fit$objective, min(fit$starts$contrast), tolerance = 1e-10)
   expect_equal(fit$starts$kind, c("jade", "random"))
   # every setting, resolved
@@ -138,7 +142,7 @@ test_that("polish, fewer components than columns and a single source work", {
   expect_lt(amari_distance(fit$W, A), 0.05)
   expect_true(is.finite(fit$objective.polish))
   expect_equal(fit$objective.polish,
-               as.numeric(.Call(fastkpca:::C_kica_contrast, fit$S, c(0.5, 2e-2, 2e-4), 1L)),
+               as.numeric(fastkpca:::kica_contrast(fit$S, c(0.5, 2e-2, 2e-4), 1L)),
                tolerance = 1e-6)
   # three observed mixtures of two sources (plus a little noise): n.comp = 2
   B <- matrix(c(1, 0.5, -0.3, 0.2, 1, 0.7), 3)
@@ -220,8 +224,10 @@ test_that("bad input to kica() gives errors that name the argument", {
   expect_error(kica(X, foo = 1), "unused argument")
   expect_error(kica(letters), "'x' must be numeric")
   # the C entry points check their arguments too
-  expect_error(.Call(fastkpca:::C_kica_contrast, X, c(1, 0, 1), 1L), "'kappa'")
-  expect_error(.Call(fastkpca:::C_kica_contrast, X, c(1, 1, 1), 3L), "'contrast'")
-  expect_error(.Call(fastkpca:::C_kica_pair_search, X, c(1L, 1L), 0, 0.1, 1e-3,
-                     c(1, 1, 1), 1L), "'pair'")
+  expect_error(fastkpca:::kica_contrast(X, c(1, 0, 1), 1L), "'kappa'")
+  expect_error(fastkpca:::kica_contrast(X, c(1, 1, 1), 3L), "'contrast'")
+  expect_error(.Call(fastkpca:::C_kica_sweeps, X, diag(3), c(1, 1, 1), 1L, 0, 0.1,
+                     1e-3, 10L), "'V' must be a 2 x 2 double matrix")
+  expect_error(kica(X[, 1]), "'x' must have at least two columns")
+  expect_error(kica(X[, 1, drop = FALSE]), "'x' must have at least two columns")
 })

@@ -167,8 +167,8 @@ test_that("features beyond the rank: a warning, only the real components, all fi
 test_that("features = 0 with a threshold above every eigenvalue is an error", {
   x <- fx_arrests()
   top <- plain_kpca(x, "rbfdot", list(sigma = 0.2), features = 1)$eig
-  expect_error(kpca(x, kernel = "rbfdot", kpar = list(sigma = 0.2), th = 2 * top))
-  expect_error(kpca(x, kernel = "vanilladot", th = 1e6))
+  expect_error(kpca(x, kernel = "rbfdot", kpar = list(sigma = 0.2), th = 2 * top), "no eigenvalue of the centered kernel matrix exceeds 'th'")
+  expect_error(kpca(x, kernel = "vanilladot", th = 1e6), "no eigenvalue of the centered kernel matrix exceeds 'th'")
 })
 
 test_that("tanhdot far from positive semidefinite: a warning and finite results", {
@@ -189,13 +189,13 @@ test_that("tanhdot far from positive semidefinite: a warning and finite results"
 
 test_that("invalid 'features' and 'th' are errors", {
   x <- fx_random()
-  expect_error(kpca(x, features = -1))
-  expect_error(kpca(x, features = 2.5))
-  expect_error(kpca(x, features = nrow(x) + 1))
-  expect_error(kpca(x, features = NA))
-  expect_error(kpca(x, th = -1))
-  expect_error(kpca(x, threads = 0))
-  expect_error(kpca(x[1, , drop = FALSE], kernel = "vanilladot"))
+  expect_error(kpca(x, features = -1), "'features' must be a whole number")
+  expect_error(kpca(x, features = 2.5), "'features' must be a whole number")
+  expect_error(kpca(x, features = nrow(x) + 1), "'features' must be a whole number")
+  expect_error(kpca(x, features = NA), "'features' must be a whole number")
+  expect_error(kpca(x, th = -1), "'th' must be a single non-negative number")
+  expect_error(kpca(x, threads = 0), "'threads' must be a whole number")
+  expect_error(kpca(x[1, , drop = FALSE], kernel = "vanilladot"), "'x' must have at least 2 rows")
 })
 
 test_that("a larger fit (rings, n = 300: solver = 'auto' may go iterative) matches kernlab", {

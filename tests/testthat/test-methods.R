@@ -77,7 +77,7 @@ test_that("plot() draws on a null device for which = 1, 2, both, and a 1-compone
   expect_no_error(plot(one, which = 1))
   expect_no_error(plot(one, which = 2))
   expect_no_error(plot(one))
-  expect_error(plot(fit, which = 3))
+  expect_error(plot(fit, which = 3), "'which' must be 1, 2 or both")
 })
 
 test_that("fields: eig names, kernel, resolved kpar, xmatrix, settings", {

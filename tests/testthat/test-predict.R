@@ -73,14 +73,14 @@ test_that("matrix fits: named columns are matched by name; the wrong width is an
   base <- predict(fit, s$test)
   expect_equal(predict(fit, s$test[, 4:1]), base)
   expect_equal(predict(fit, as.data.frame(s$test)[, c(2, 4, 1, 3)]), base)
-  expect_error(predict(fit, s$test[, 1:3]))
-  expect_error(predict(fit, cbind(unname(s$test), 1)))
+  expect_error(predict(fit, s$test[, 1:3]), "'newdata' lacks column Petal.Width")
+  expect_error(predict(fit, cbind(unname(s$test), 1)), "'newdata' must have 4 columns, as the training data, not 5")
   # a row with NA gives NA scores (as predict.prcomp), the other row its own
   na_row <- s$test[1:2, ]; na_row[1, 1] <- NA
   p_na <- predict(fit, na_row)
   expect_true(all(is.na(p_na[1, ])))
   expect_equal(p_na[2, ], base[2, ])
-  expect_error(predict(fit, s$test, foo = 1))
+  expect_error(predict(fit, s$test, foo = 1), "unused argument: foo")
 })
 
 test_that("a data.frame fit predicts a data.frame with columns in another order", {
@@ -112,7 +112,7 @@ test_that("a formula fit predicts a data frame: columns in another order, extras
   fm <- kpca(as.matrix(tr[, cols]), kernel = "rbfdot", kpar = kp, features = 3)
   expect_equal(unname(predict(fit, shuffled)), unname(predict(fm, as.matrix(te[, cols]))),
                tolerance = 1e-12)
-  expect_error(predict(fit, te[, c("Sepal.Length", "Petal.Width")]))   # a variable missing
+  expect_error(predict(fit, te[, c("Sepal.Length", "Petal.Width")]), "'newdata' lacks variable of the formula: Petal.Length")   # a variable missing
 })
 
 test_that("a formula fit with a factor predicts new rows with the training levels", {
@@ -163,7 +163,7 @@ test_that("a precomputed fit predicts from the n_new x m cross kernel (as kernla
   # the same as the data fit's prediction
   fd <- kpca(s$train, kernel = "rbfdot", kpar = kp, features = 3)
   expect_equal(unname(predict(fit, Kz)), unname(predict(fd, s$test)), tolerance = 1e-9)
-  expect_error(predict(fit, Kz[, -1]))
+  expect_error(predict(fit, Kz[, -1]), "'newdata' must be the kernel matrix between new and training rows")
 })
 
 test_that("many new rows (several internal blocks) give the same as one row at a time", {

@@ -37,6 +37,38 @@ test_that("preimage() follows the kernel ridge formula (plain-R oracle)", {
                tolerance = 1e-10)
 })
 
+test_that("the solved map is reused only by the same fit and ridge, and survives a reload", {
+  x <- fx_random()
+  k <- rbf_oracle(0.3)
+  fit <- kpca(x, kpar = list(sigma = 0.3), features = 3)
+  other <- kpca(x[-1, ], kpar = list(sigma = 0.3), features = 3)
+  new <- x[1:4, ] + 0.05
+  for (ridge in c(0.5, 2, 0.5)) {
+    # the same fit with two ridges, then another fit, then the first again
+    expect_equal(unname(preimage(fit, predict(fit, new), ridge = ridge)),
+                 unname(preimage_oracle(fit, predict(fit, new), ridge, k)), tolerance = 1e-10)
+    expect_equal(unname(preimage(other, predict(other, new), ridge = ridge)),
+                 unname(preimage_oracle(other, predict(other, new), ridge, k)),
+                 tolerance = 1e-10)
+    expect_equal(unname(preimage(fit, ridge = ridge)),
+                 unname(preimage_oracle(fit, fit$rotated, ridge, k)), tolerance = 1e-10)
+  }
+  # a fit whose fields were changed (as kpca_cv() does) is a different map
+  sub <- fit
+  sub$rotated <- fit$rotated[, 1:2]
+  sub$alpha <- fit$alpha[, 1:2]
+  sub$eig <- fit$eig[1:2]
+  expect_equal(unname(preimage(sub, ridge = 0.5)),
+               unname(preimage_oracle(sub, sub$rotated, 0.5, k)), tolerance = 1e-10)
+  # saved and loaded again
+  path <- tempfile(fileext = ".rds")
+  on.exit(unlink(path))
+  saveRDS(fit, path)
+  again <- readRDS(path)
+  expect_equal(preimage(again, predict(again, new), ridge = 0.5),
+               preimage(fit, predict(fit, new), ridge = 0.5), tolerance = 1e-12)
+})
+
 test_that("preimage() does not depend on the signs of the components", {
   x <- fx_random()
   fit <- kpca(x, kpar = list(sigma = 0.3), features = 3)
@@ -137,6 +169,12 @@ test_that("preimage(method = \"fixed-point\") is Mika et al.'s iteration (plain-
   expect_gt(max(abs(preimage(full, ridge = 5) - small)), 1e-3)  # the start was elsewhere
   expect_warning(preimage(fit, s, method = "fixed-point", control = list(maxit = 1, tol = 1e-15)),
                  "did not converge")
+  # the training scores, iterated in C, as the oracle iterates them
+  all_rows <- suppressWarnings(preimage(fit, ridge = 0.1, method = "fixed-point",
+                                        control = list(maxit = 3, tol = 1e-15)))
+  expect_equal(unname(all_rows),
+               unname(mika_oracle(fit, fit$rotated, preimage(fit, ridge = 0.1), 1, 3)),
+               tolerance = 1e-10)
   expect_error(preimage(kpca(x, kernel = "laplacedot", features = 2), method = "fixed-point"),
                "needs the \"rbfdot\" kernel")
   expect_error(preimage(fit, method = "newton"), "'method' must be")
@@ -167,13 +205,13 @@ test_that("preimage() rejects bad input with clear errors", {
   expect_equal(dim(preimage(fit, fit$rotated[1, ])), c(1L, 4L))
 })
 
-test_that("the C entry point preimage_solve errors on garbage in any argument", {
+test_that("the C entry point preimage_coefficients errors on garbage in any argument", {
   x <- fx_random()
   fit <- kpca(x, kpar = list(sigma = 0.3), features = 3)
   z <- fit$rotated / sqrt(nrow(x))
   dimnames(z) <- NULL
   args <- list(z, fastkpca:::kernel_program(fit$kernel), list(), x, 0.5, 1L)
-  solve <- function(a) do.call(.Call, c(list(fastkpca:::C_preimage_solve), a))
+  solve <- function(a) do.call(.Call, c(list(fastkpca:::C_preimage_coefficients), a))
   B <- solve(args)
   k <- rbf_oracle(0.3)
   expect_equal(unname(B), unname(base::solve(k(z, z) + 0.5 * diag(nrow(x)), x)),
@@ -185,7 +223,9 @@ test_that("the C entry point preimage_solve errors on garbage in any argument", 
     for (g in seq_along(garbage)) {
       spoiled <- args
       spoiled[pos] <- list(garbage[[g]])
-      expect_error(suppressWarnings(solve(spoiled)), info = sprintf("argument %d, garbage %d", pos, g))
+      expect_error(suppressWarnings(solve(spoiled)),
+                   "^'(z|kernel|weights|x|ridge|threads)' must",
+                   info = sprintf("argument %d, garbage %d", pos, g))
     }
   }
 })

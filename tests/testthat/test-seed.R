@@ -68,3 +68,95 @@ test_that("seed 003: uncentered data give the same fit (centering in feature spa
   expect_printed(align_signs(unname(fit$rotated), seed003_rotated), seed003_rotated,
                  c(7, 8), "rotated (uncentered)")
 })
+
+# --- the walkthrough, verbatim (fixtures/seed003.R) ------------------------
+
+# The published output in the fixture: each run of "## " lines after a code
+# line is the output of that code line.
+seed_published_blocks <- function(lines) {
+  is_out <- grepl("^##", lines)
+  runs <- rle(is_out)
+  ends <- cumsum(runs$lengths)
+  starts <- ends - runs$lengths + 1L
+  lapply(which(runs$values), function(r) sub("^## ?", "", lines[starts[r]:ends[r]]))
+}
+
+# Run the code of the fixture in a fresh R session, one top-level expression
+# at a time, as the console would: the printed output of each expression that
+# prints something.
+seed_run_blocks <- function(code) {
+  callr::r(function(code) {
+    grDevices::pdf(NULL)
+    env <- new.env(parent = globalenv())
+    blocks <- list()
+    for (e in parse(text = code)) {
+      out <- utils::capture.output({
+        res <- withVisible(eval(e, env))
+        if (res$visible) print(res$value)
+      })
+      if (length(out)) blocks[[length(blocks) + 1L]] <- out
+    }
+    grDevices::dev.off()
+    blocks
+  }, args = list(code = code), libpath = .libPaths(),
+  env = c(callr::rcmd_safe_env(), R_TESTS = ""))
+}
+
+# The printed numbers of a block, as a matrix: one column per column of a
+# printed matrix (rows "[i,]"), else one column for the whole block. Labels
+# ([1,], [,2], [1]) and names (Comp.1, PC1) are not numbers. Each number
+# keeps its text, for the precision it was printed with.
+seed_numbers <- function(block) {
+  strip <- function(l) gsub("[A-Za-z][A-Za-z0-9._]*", " ", gsub("\\[[0-9]*,?[0-9]*\\]", " ", l))
+  tokens <- function(l) regmatches(l, gregexpr("-?[0-9]+(\\.[0-9]+)?(e[-+]?[0-9]+)?", l))[[1]]
+  rows <- grepl("^\\s*\\[[0-9]+,\\]", block)
+  if (any(rows)) {
+    tok <- lapply(strip(block[rows]), tokens)
+    return(do.call(rbind, tok))
+  }
+  matrix(unlist(lapply(strip(block), tokens)), ncol = 1L)
+}
+
+# Half a unit in the last printed digit of each published number; numbers
+# printed below 1e-12 are rounding noise of eigen() (they differ between
+# BLAS builds) and only need to be that small.
+seed_tolerance <- function(text) {
+  mant <- sub("e.*$", "", text)
+  decimals <- ifelse(grepl("\\.", mant), nchar(sub("^[^.]*\\.", "", mant)), 0L)
+  expo <- ifelse(grepl("e", text), as.numeric(sub("^.*e", "", text)), 0)
+  tol <- 0.5 * 10^(expo - decimals) + 1e-12
+  ifelse(abs(as.numeric(text)) < 1e-12, 1e-12, tol)
+}
+
+test_that("seed 003: the walkthrough runs verbatim with library(fastkpca) and prints the published numbers", {
+  skip_if_not_installed("callr")
+  lines <- readLines(test_path("fixtures", "seed003.R"))
+  expect_true(any(lines == "library(fastkpca)"))
+  expect_false(any(grepl("kernlab", lines[!grepl("^#", lines)])))
+  published <- seed_published_blocks(lines)
+  ours <- seed_run_blocks(paste(lines, collapse = "\n"))
+  expect_equal(length(ours), length(published))
+  expect_equal(length(published), 18L)  # the printing lines of the page
+  # pcv(kpc), eig(kpc) and rotated(kpc) are outputs 9 to 11
+  expect_identical(dim(seed_numbers(published[[9]])), c(10L, 2L))
+  expect_identical(as.numeric(seed_numbers(published[[10]])), c(1.15562494, 0.04417506))
+  expect_identical(dim(seed_numbers(published[[11]])), c(10L, 2L))
+  for (b in seq_along(published)) {
+    label <- sprintf("output %d (%s)", b, published[[b]][1L])
+    pub <- seed_numbers(published[[b]])
+    got <- seed_numbers(ours[[b]])
+    # TRUE / FALSE outputs print the same words
+    words <- function(x) unlist(regmatches(x, gregexpr("TRUE|FALSE", x)))
+    expect_identical(words(ours[[b]]), words(published[[b]]), label = label)
+    expect_identical(dim(got), dim(pub), label = label)
+    if (!identical(dim(got), dim(pub)) || length(pub) == 0L) next
+    p <- matrix(as.numeric(pub), nrow(pub))
+    g <- matrix(as.numeric(got), nrow(got))
+    tol <- matrix(seed_tolerance(pub), nrow(pub))
+    for (j in seq_len(ncol(p))) {
+      s <- if (sum(g[, j] * p[, j]) < 0) -1 else 1   # up to the sign of the column
+      expect_true(all(abs(s * g[, j] - p[, j]) <= tol[, j]),
+                  label = paste(label, "column", j))
+    }
+  }
+})

@@ -24,7 +24,7 @@ test_that("tidy() gives the scores and the component vectors in long form", {
   td <- tidy(named)
   expect_identical(td$row, rep(rownames(USArrests), each = 2))
   expect_identical(td$value[td$row == "Texas" & td$PC == 2], unname(named$rotated["Texas", 2]))
-  expect_error(tidy(fit, matrix = "loadings"), "'arg' should be one of")
+  expect_error(tidy(fit, matrix = "loadings"), "'matrix' must be one of")
 })
 
 test_that("tidy(matrix = \"eigenvalues\") gives the proportions of summary()", {

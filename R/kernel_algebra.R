@@ -1,6 +1,6 @@
-# Kernels as values: the constructor kern(), the algebra (Ops, Math,
-# kern_conformal()), printing, and the postfix program that the C engine
-# (src/kernel.c) evaluates tile by tile.
+# Kernels as values: the user's constructor kern(), the algebra (Ops, Math,
+# kern_conformal()), printing, and the structural check of a kernel object.
+# Resolving a kernel spec and compiling it for the C engine: R/kernel_spec.R.
 #
 # A kernel object is a tree of nodes, each a list with `op`:
 #   "base"      name, kpar        one of the eight named kernels
@@ -63,40 +63,15 @@
 #' kern_conformal(k1, function(x) exp(-rowSums(x^2) / 100))
 #' @export
 kern <- function(kernel, ...) {
-  if (inherits(kernel, "fastkpca_kernel")) {
+  if (is_kernel_spec_object(kernel)) {
     check_no_dots(...)
-    return(kernel)
+    return(as_kernel(kernel))
   }
-  if (inherits(kernel, "kernel")) {
-    check_no_dots(...)
-    return(kern_from_kernlab(kernel))
-  }
-  if (!is.character(kernel) || length(kernel) != 1L || is.na(kernel))
-    stop("'kernel' must be a kernel name, a kernel object or a kernlab kernel",
-         call. = FALSE)
-  if (!kernel %in% kernel_names)
-    stop("'kernel' must be one of ", paste(dQuote(kernel_names, FALSE), collapse = ", "),
-         ", not ", dQuote(kernel, FALSE), call. = FALSE)
   kpar <- list(...)
   if (length(kpar) > 0L && (is.null(names(kpar)) || any(names(kpar) == "")))
     stop("the parameters of 'kernel' must be named, such as kern(\"rbfdot\", sigma = 0.5)",
          call. = FALSE)
-  base_kernel(kernel, resolve_kpar(kernel, kpar, arg = ""))
-}
-
-# A base node; kpar is resolved and checked already.
-base_kernel <- function(name, kpar) {
-  structure(list(op = "base", name = name, kpar = kpar), class = "fastkpca_kernel")
-}
-
-kern_from_kernlab <- function(kernel) {
-  name <- kernlab_classes[intersect(class(kernel), names(kernlab_classes))]
-  if (length(name) != 1L)
-    stop("'kernel' is a kernlab kernel of class \"", class(kernel)[1L],
-         "\", which fastkpca does not support; use one of: ",
-         paste(kernel_names, collapse = ", "), call. = FALSE)
-  name <- unname(name)
-  base_kernel(name, resolve_kpar(name, attr(kernel, "kpar")))
+  as_kernel(kernel, kpar, kpar_arg = "")
 }
 
 # An operation node over kernel objects.
@@ -151,14 +126,13 @@ check_kernel_scale <- function(c) {
   as.double(c)
 }
 
-# Largest power (KERNEL_MAX_POWER in src/kernel.c).
-kernel_max_power <- 1e6
-
 check_kernel_power <- function(p) {
+  top <- engine_limits()$kernel_power
   if (!is.numeric(p) || length(p) != 1L || is.na(p) || !is.finite(p) || p < 1 ||
-      p != round(p) || p > kernel_max_power)
-    stop("a kernel can only be raised to a whole power of at least 1 (at most 1e6): ",
-         "other powers would not give a positive semidefinite kernel", call. = FALSE)
+      p != round(p) || p > top)
+    stop("a kernel can only be raised to a whole power of at least 1 (at most ",
+         format_limit(top), "): other powers would not give a positive semidefinite kernel",
+         call. = FALSE)
   as.double(p)
 }
 
@@ -215,130 +189,10 @@ format_kernel <- function(k, parent) {
   if (prec < parent) paste0("(", text, ")") else text
 }
 
-format_number <- function(v) format(signif(v, 7L))
-
-# The base nodes of a kernel, in the order of a depth-first walk.
-kernel_bases <- function(k) {
-  if (k$op == "base") return(list(k))
-  do.call(c, lapply(k$args, kernel_bases))
-}
-
-# The conformal nodes of a kernel, in the same order.
-kernel_conformals <- function(k) {
-  if (k$op == "base") return(list())
-  inner <- do.call(c, lapply(k$args, kernel_conformals))
-  if (k$op == "conformal") c(inner, list(k)) else inner
-}
-
-# A fit's kpar: a single named kernel's parameters; NULL for an expression
-# (its parameters are in the kernel object).
-kernel_kpar <- function(k) if (k$op == "base") k$kpar
-
-# Operation codes of the postfix program (kernel_op in src/fastkpca.h).
-kernel_ops <- c(base = 1L, sum = 2L, product = 3L, scale = 4L, power = 5L, exp = 6L,
-                conformal = 7L)
-
-# The postfix program src/kernel.c evaluates: list(ops, args, codes, kpar,
-# nweights). Base kernels and conformal weights are numbered from 0 in the
-# order of kernel_bases() and kernel_conformals().
-kernel_program <- function(k) {
-  ops <- integer(); args <- double()
-  nbase <- 0L; nweights <- 0L
-  emit <- function(node) {
-    for (a in node$args) emit(a)
-    arg <- switch(node$op,
-      base = { nbase <<- nbase + 1L; nbase - 1L },
-      conformal = { nweights <<- nweights + 1L; nweights - 1L },
-      scale = , power = node$value,
-      0)
-    ops <<- c(ops, kernel_ops[[node$op]])
-    args <<- c(args, as.double(arg))
-  }
-  emit(k)
-  bases <- kernel_bases(k)
-  list(ops = ops, args = args,
-       codes = vapply(bases, function(b) kernel_code(b$name), integer(1)),
-       kpar = as.double(vapply(bases, function(b) kpar_vector(b$kpar), numeric(length(kpar_slots)))),
-       nweights = nweights)
-}
-
-# The conformal weights g(x) of the rows of x, one double vector per
-# conformal node, checked: g must give one finite number per row.
-kernel_weights <- function(k, x) {
-  lapply(kernel_conformals(k), function(node) {
-    w <- tryCatch(node$g(x), error = function(e)
-      stop("'g' of the conformal kernel failed: ", conditionMessage(e), call. = FALSE))
-    if (!is.numeric(w) || length(w) != nrow(x))
-      stop(sprintf("'g' of the conformal kernel must return one number per row (%d), not %s",
-                   nrow(x), describe_value(w)), call. = FALSE)
-    w <- as.double(w)
-    if (!all(is.finite(w)))
-      stop("'g' of the conformal kernel must return finite numbers; it returned ",
-           if (anyNA(w)) "NA or NaN" else "infinite values", call. = FALSE)
-    w
-  })
-}
-
-describe_value <- function(w) {
-  if (is.numeric(w)) sprintf("%d number%s", length(w), if (length(w) == 1L) "" else "s")
-  else paste("an object of type", typeof(w))
-}
-
-#' Kernel matrices
-#'
-#' Evaluates a kernel on the rows of a matrix: the symmetric n x n matrix of
-#' \eqn{k(x_i, x_j)}, or the n x m matrix of \eqn{k(x_i, y_j)} between the
-#' rows of `x` and those of `y`. The kernel is computed in C (the same code
-#' as [kpca()]'s), with the same checks on the data.
-#'
-#' For the named kernels the values equal those of `kernlab::kernelMatrix()`
-#' (which rounds the squared distances of `laplacedot` and `besseldot` to 9
-#' decimals; fastkpca does not).
-#'
-#' @param kernel A kernel: a name (with `kpar`), a kernel object from
-#'   [kern()], or a kernlab kernel.
-#' @param x A numeric matrix or data frame (rows are points); a numeric
-#'   vector is one column.
-#' @param y Optional second set of points, with the columns of `x`.
-#' @param kpar With a kernel name, its parameters as a named list; missing
-#'   ones take the kernel's defaults.
-#' @param threads Number of threads; the result does not depend on it.
-#' @return A plain double matrix, with the row names of `x` (and of `y`).
-#' @seealso [kern()]
-#' @examples
-#' x <- as.matrix(iris[1:4, 1:4])
-#' kernel_matrix("rbfdot", x, kpar = list(sigma = 0.5))
-#' kernel_matrix(kern("polydot", degree = 2) + kern("vanilladot"), x,
-#'               as.matrix(iris[5:6, 1:4]))
-#' @export
-kernel_matrix <- function(kernel, x, y = NULL, kpar = list(), threads = kpca_threads()) {
-  if (is.character(kernel) && length(kernel) == 1L && !is.na(kernel) &&
-      kernel %in% kernel_names) {
-    k <- base_kernel(kernel, resolve_kpar(kernel, kpar))
-  } else {
-    if (!missing(kpar))
-      stop("'kpar' goes with a kernel name; a kernel object carries its parameters",
-           call. = FALSE)
-    k <- kern(kernel)
-  }
-  threads <- check_threads(threads)
-  x <- as_data_matrix(x, "x")
-  check_finite(x, "x")
-  if (ncol(x) == 0L) stop("'x' must have at least one column", call. = FALSE)
-  program <- kernel_program(k)
-  if (is.null(y)) {
-    out <- .Call(C_kernel_gram, x, program, kernel_weights(k, x), threads)
-    dimnames(out) <- list(rownames(x), rownames(x))
-    return(out)
-  }
-  y <- as_data_matrix(y, "y")
-  check_finite(y, "y")
-  if (ncol(y) != ncol(x))
-    stop(sprintf("'y' must have %d columns, as 'x', not %d", ncol(x), ncol(y)),
-         call. = FALSE)
-  out <- kernel_cross(x, y, k, threads)
-  dimnames(out) <- list(rownames(x), rownames(y))
-  out
+format_number <- function(v) {
+  if (is.character(v)) return(dQuote(v, FALSE))  # a string kernel's type
+  if (is.logical(v)) return(format(v))
+  format(signif(v, 7L))
 }
 
 # Check the structure of a kernel object (say, one edited by hand or read
@@ -352,6 +206,7 @@ check_kernel_tree <- function(k) {
   if (length(k$args) != arity) stop("'kernel' is not a valid kernel object", call. = FALSE)
   switch(k$op,
     base = {
+      if (identical(k$name, "stringdot")) return(invisible(resolve_string_kpar(k$kpar)))
       if (!is.character(k$name) || length(k$name) != 1L || !k$name %in% kernel_names)
         stop("'kernel' has an unknown base kernel", call. = FALSE)
       resolve_kpar(k$name, k$kpar)

@@ -1,0 +1,395 @@
+# Kernel canonical correlation analysis, kcca(): a low-rank factor of each
+# view's kernel matrix (incomplete Cholesky, src/kcca.c), the small
+# regularized problem on the two factors, the fit object, print() and
+# predict().
+
+#' Kernel canonical correlation analysis
+#'
+#' Finds functions \eqn{f} of `x` and \eqn{g} of `y`, in the feature spaces
+#' of a kernel for each, whose values on the rows are as correlated as the
+#' regularization allows: the kernel form of canonical correlation
+#' ([stats::cancor()]), which finds nonlinear relations between two sets of
+#' variables measured on the same rows. The call is that of
+#' `kernlab::kcca()`.
+#'
+#' @section The problem solved:
+#' With \eqn{K_x}, \eqn{K_y} the kernel matrices of the n rows, centered in
+#' feature space (\eqn{HKH}, as in [kpca()]), and \eqn{c = n\,gamma/2}, the
+#' first pair of canonical functions \eqn{f = K_x a}, \eqn{g = K_y b}
+#' maximizes
+#' \deqn{\rho = \frac{a' K_x K_y b}{\sqrt{a' (K_x + cI)^2 a}\; \sqrt{b' (K_y + cI)^2 b}}}{rho = a' Kx Ky b / sqrt(a' (Kx + c I)^2 a * b' (Ky + c I)^2 b)}
+#' and the next pairs do the same under orthogonality to the previous ones
+#' (Bach and Jordan, 2002, whose \eqn{\kappa} is `gamma`). `kcor` holds the
+#' \eqn{\rho}, largest first: they lie in [0, 1) and shrink as `gamma`
+#' grows (without regularization every pair of distinct rows could be
+#' separated, and the correlation would be 1 for any data).
+#'
+#' Each kernel matrix is replaced by a low-rank factor \eqn{G G'} (n x M) from
+#' pivoted incomplete Cholesky, stopped when the trace of what is left,
+#' \eqn{trace(K - GG')}, is at most `tol` times \eqn{trace(K)}, or at
+#' `max_rank` columns. The canonical correlations are then the singular
+#' values of \eqn{R_x U_x' U_y R_y}, where \eqn{U \Lambda U'} is the
+#' eigen-decomposition of the centered factor's \eqn{G G'} and
+#' \eqn{R = \Lambda (\Lambda + cI)^{-1}}. Time is \eqn{O(n M (d + M))} and
+#' memory \eqn{O(n M)}: no n x n matrix (and no 2n x 2n one) is formed, so
+#' 10^5 rows are within reach when M stays in the hundreds.
+#'
+#' @section kernlab's formulation:
+#' `formulation = "kernlab"` solves kernlab's problem instead: the kernel
+#' matrices are not centered, and the denominator is
+#' \eqn{a' ((K_x + gamma I) K_x + 10^{-6} I) a}{a' ((Kx + gamma I) Kx + 1e-6 I) a}
+#' (the same for \eqn{b}), with `gamma = 0.1` by default as in kernlab. Its
+#' correlations are those of `kernlab::kcor(kernlab::kcca(...))`, which
+#' kernlab computes from a dense 2n x 2n generalized eigenproblem and, from
+#' its non-symmetric eigensolver, reports each twice, as \eqn{\rho} and
+#' \eqn{-\rho} in some order: its first `ncomps` values are the first
+#' `ncomps / 2` correlations here. `xcoef`, `ycoef` equal kernlab's up to
+#' the sign of each column: they are scaled so that
+#' \eqn{a' ((K_x + gamma I) K_x + 10^{-6} I) a = 1/2}{a' ((Kx + gamma I) Kx + 1e-6 I) a = 1/2}.
+#' Without centering, the leading pair mostly follows the means of the
+#' kernel functions rather than a relation between `x` and `y`.
+#'
+#' @param x,y The two views: numeric matrices or data frames with the same
+#'   number of rows (a numeric vector is one column). No missing values.
+#' @param kernel,kpar The kernel of `x` and its parameters, as in [kpca()]:
+#'   a kernel name with `kpar`, a kernel object ([kern()], [rbfdot()], ...)
+#'   or a kernlab kernel; `kpar = "automatic"` chooses `sigma` by the median
+#'   heuristic ([median_sigma()]).
+#' @param gamma The regularization, a positive number: Bach and Jordan's
+#'   \eqn{\kappa} (default `0.02`) for the centered problem, kernlab's
+#'   `gamma` (default `0.1`) for `formulation = "kernlab"`.
+#' @param ncomps The number of canonical pairs, at most `nrow(x)`; fewer are
+#'   returned, with a warning, if the factors have lower rank.
+#' @param ykernel,ykpar The kernel of `y` and its parameters; by default
+#'   those of `x`.
+#' @param formulation `"centered"` (the default) for the centered,
+#'   regularized problem above; `"kernlab"` for kernlab's.
+#' @param tol The incomplete Cholesky factor of each kernel matrix stops when
+#'   the trace of the remainder is at most `tol` times the trace of the
+#'   kernel matrix (default `1e-6`).
+#' @param max_rank The most columns of each factor (default 500, at most
+#'   `nrow(x)`): memory is `8 * nrow(x) * max_rank` bytes per view at most.
+#' @param threads Threads for the kernel between new rows and the pivot rows
+#'   in `predict()` (see [kpca_threads()]); the factor itself is computed on
+#'   one thread, one kernel column at a time.
+#' @param ... Unused; an error if given.
+#' @return An object of class `"fastkpca_kcca"`, a list with
+#'   \item{kcor}{the canonical correlations, largest first (kernlab's
+#'     `kcor()`).}
+#'   \item{xcoef, ycoef}{n x k matrices of dual coefficients \eqn{a}, \eqn{b}
+#'     (kernlab's `xcoef()`, `ycoef()`): the canonical function of `x` is
+#'     \eqn{f(z) = \sum_i a_i k_c(z, x_i)}{f(z) = sum_i a_i kc(z, x_i)}, with
+#'     the centered kernel \eqn{k_c} (the plain kernel for kernlab's
+#'     formulation), scaled as the constraints above say.}
+#'   \item{xvariates, yvariates}{n x k canonical variates of the training
+#'     rows, \eqn{K_x a} and \eqn{K_y b} (`predict()` without new data).}
+#'   \item{kernel, kpar, ykernel, ykpar}{the kernels of `x` and `y` as kernel
+#'     objects, and their parameters (as in [kpca()]).}
+#'   \item{gamma, ncomps, formulation, tol, max_rank, threads}{the settings
+#'     used, resolved.}
+#'   \item{xfactor, yfactor}{what `predict()` needs of each factor: the
+#'     pivot rows (`rows`, with their row numbers `pivots`), the lower
+#'     triangular `L = G[pivots, ]`, the factor's column means `mean` (0 for
+#'     kernlab's formulation), the `projection` from factor rows to variates,
+#'     the conformal `weights` of the pivot rows, its `rank` and its relative
+#'     `residual`, \eqn{trace(K - GG') / trace(K)}.}
+#'   \item{n, call}{the number of rows and the call.}
+#' @references
+#' Bach F R, Jordan M I (2002). Kernel independent component analysis.
+#' *Journal of Machine Learning Research*, 3, 1--48.
+#' @seealso [predict.fastkpca_kcca()]; [stats::cancor()] for linear CCA;
+#'   [kica()], whose contrast is the first kernel canonical correlation of
+#'   each pair of sources; [kcor()], [xcoef()], [ycoef()].
+#' @examples
+#' # y depends on x through a parabola: no linear correlation
+#' set.seed(1)
+#' x <- runif(200, -1, 1)
+#' y <- x^2 + rnorm(200, sd = 0.05)
+#' cancor(x, y)$cor
+#' fit <- kcca(x, y, kernel = "rbfdot", kpar = list(sigma = 1), ncomps = 2)
+#' fit
+#' kcor(fit)
+#' # the first canonical variates are nearly a linear function of each other
+#' v <- predict(fit)
+#' cor(v$x[, 1], v$y[, 1])
+#' @export
+kcca <- function(x, y, kernel = "rbfdot", kpar = list(sigma = 0.1), gamma = NULL,
+                 ncomps = 10, ykernel = kernel, ykpar = list(sigma = 0.1),
+                 formulation = c("centered", "kernlab"), tol = 1e-6, max_rank = 500,
+                 threads = kpca_threads(), ...) {
+  check_no_dots(...)
+  call <- match.call()
+  formulation <- match_formulation(formulation)
+  x <- kcca_data(x, "x")
+  y <- kcca_data(y, "y")
+  if (nrow(x) != nrow(y))
+    stop(sprintf("'x' and 'y' must have the same number of rows, not %d and %d",
+                 nrow(x), nrow(y)), call. = FALSE)
+  n <- nrow(x)
+  if (n < 2L) stop("'x' and 'y' must have at least 2 rows", call. = FALSE)
+  xk <- kcca_kernel(kernel, kpar, missing(kpar), x, "kernel")
+  yk <- if (missing(ykernel) && missing(ykpar)) kcca_kernel(kernel, kpar, missing(kpar), y, "kernel")
+        else kcca_kernel(ykernel, ykpar, missing(ykpar), y, "ykernel")
+  gamma <- if (is.null(gamma)) c(centered = 0.02, kernlab = 0.1)[[formulation]]
+           else check_positive(gamma, "gamma")
+  ncomps <- check_whole(ncomps, "ncomps", 1, n)
+  if (!is.numeric(tol) || length(tol) != 1L || !is.finite(tol) || tol < 0 || tol >= 1)
+    stop("'tol' must be a single number in [0, 1)", call. = FALSE)
+  max_rank <- check_whole(max_rank, "max_rank", 1, 1e9)
+  max_rank <- min(max_rank, n)
+  threads <- check_threads(threads)
+
+  fx <- kcca_ichol(x, xk, tol, max_rank)
+  fy <- kcca_ichol(y, yk, tol, max_rank)
+  sol <- kcca_solve(fx, fy, n, gamma, ncomps, formulation)
+  new_fastkpca_kcca(
+    kcor = sol$kcor, xcoef = sol$xcoef, ycoef = sol$ycoef,
+    xvariates = sol$xvariates, yvariates = sol$yvariates,
+    kernel = xk, kpar = kernel_kpar(xk), ykernel = yk, ykpar = kernel_kpar(yk),
+    gamma = gamma, ncomps = ncomps, formulation = formulation, tol = as.double(tol),
+    max_rank = max_rank, threads = threads,
+    xfactor = kcca_factor_summary(fx, x, xk, sol$xprojection, sol$xmean),
+    yfactor = kcca_factor_summary(fy, y, yk, sol$yprojection, sol$ymean),
+    n = n, call = call)
+}
+
+match_formulation <- function(formulation) {
+  choices <- c("centered", "kernlab")
+  if (identical(formulation, choices)) return("centered")
+  if (!is.character(formulation) || length(formulation) != 1L || !formulation %in% choices)
+    stop("'formulation' must be \"centered\" or \"kernlab\"", call. = FALSE)
+  formulation
+}
+
+kcca_data <- function(x, arg) {
+  x <- as_data_matrix(x, arg)
+  check_finite(x, arg)
+  if (ncol(x) == 0L) stop(sprintf("'%s' must have at least one column", arg), call. = FALSE)
+  x
+}
+
+# A view's kernel, as kpca() resolves it (R/kernel_spec.R); arg names it in
+# errors ("kernel" or "ykernel").
+kcca_kernel <- function(kernel, kpar, kpar_missing, x, arg) {
+  if (identical(kernel, "precomputed"))
+    stop(sprintf("'%s' cannot be \"precomputed\" in kcca(): give the data", arg),
+         call. = FALSE)
+  k <- tryCatch(kpca_kernel(kernel, kpar, kpar_missing), error = function(e)
+    stop(sub("^'kernel'", sprintf("'%s'", arg), conditionMessage(e)), call. = FALSE))
+  if (identical(kpar, "automatic")) k <- automatic_sigma_kernel(k, x)
+  k
+}
+
+# The incomplete Cholesky factor of the kernel matrix of x (src/kcca.c).
+kcca_ichol <- function(x, kernel, tol, max_rank) {
+  weights <- kernel_weights(kernel, x)
+  res <- .Call(C_kcca_ichol, x, kernel_program(kernel), weights, as.double(tol),
+               as.integer(max_rank))
+  res$weights <- weights
+  if (ncol(res$G) == 0L)
+    stop("the kernel matrix of a view is zero: check the kernel and its parameters",
+         call. = FALSE)
+  res
+}
+
+# The eigen-decomposition of a factor's Gram matrix G'G (centered: of
+# (G - 1 mu')'(G - 1 mu')), keeping the directions with a positive
+# eigenvalue: list(B = A D^-1/2 (so that U = G B), d = D, mean = mu).
+kcca_basis <- function(G, centered) {
+  n <- nrow(G)
+  mu <- if (centered) colMeans(G) else numeric(ncol(G))
+  S <- crossprod(G) - n * tcrossprod(mu)
+  e <- eigen((S + t(S)) / 2, symmetric = TRUE)
+  keep <- e$values > 1e-12 * max(e$values, 0)
+  list(B = sweep(e$vectors[, keep, drop = FALSE], 2L, sqrt(e$values[keep]), "/"),
+       d = e$values[keep], mean = mu)
+}
+
+# The canonical pairs from the two factors. With U = G B (orthonormal
+# columns) and Lambda = D, the problem reduces to the SVD of
+# diag(r_x) U_x'U_y diag(r_y), r = D w, with w = 1 / (D + n gamma / 2)
+# (centered), or w = (D^2 + gamma D + 1e-6)^-1/2 / sqrt(2) (kernlab's
+# denominator, and kernlab's scale a'Ba = 1/2): the singular values are the
+# correlations; the dual coefficients are a = U diag(w) P, the variates
+# K a = U diag(D w) P. See ?kcca.
+kcca_solve <- function(fx, fy, n, gamma, ncomps, formulation) {
+  centered <- formulation == "centered"
+  bx <- kcca_basis(fx$G, centered)
+  by <- kcca_basis(fy$G, centered)
+  weight <- function(d) if (centered) 1 / (d + n * gamma / 2)
+                        else 1 / sqrt(2 * (d^2 + gamma * d + 1e-6))
+  wx <- weight(bx$d)
+  wy <- weight(by$d)
+  rx <- bx$d * wx * (if (centered) 1 else sqrt(2))
+  ry <- by$d * wy * (if (centered) 1 else sqrt(2))
+  cross <- crossprod(fx$G, fy$G) - n * tcrossprod(bx$mean, by$mean)
+  M <- rx * crossprod(bx$B, cross %*% by$B) * rep(ry, each = length(rx))
+  k <- min(ncomps, nrow(M), ncol(M))
+  if (k < ncomps)
+    warning(sprintf("only %d canonical pairs exist at this rank (asked for 'ncomps' = %d)",
+                    k, ncomps), call. = FALSE)
+  s <- svd(M, nu = k, nv = k)
+  # the dual coefficients and the maps from factor rows to variates;
+  # (G - 1 mu') W is formed as G W - 1 (mu'W): no copy of G
+  xsmall <- bx$B %*% (wx * s$u)
+  ysmall <- by$B %*% (wy * s$v)
+  xprojection <- bx$B %*% (bx$d * wx * s$u)
+  yprojection <- by$B %*% (by$d * wy * s$v)
+  dual <- function(G, small, mu) sweep(G %*% small, 2L, drop(crossprod(mu, small)))
+  xcoef <- dual(fx$G, xsmall, bx$mean)
+  ycoef <- dual(fy$G, ysmall, by$mean)
+  # signs: the largest-magnitude entry of each xcoef column is positive,
+  # and the y column follows (the correlation stays positive)
+  flip <- sign(xcoef[cbind(max.col(abs(t(xcoef)), ties.method = "first"), seq_len(k))])
+  flip[flip == 0] <- 1
+  xprojection <- sweep(xprojection, 2L, flip, "*")
+  yprojection <- sweep(yprojection, 2L, flip, "*")
+  list(kcor = s$d[seq_len(k)],
+       xcoef = sweep(xcoef, 2L, flip, "*"), ycoef = sweep(ycoef, 2L, flip, "*"),
+       xvariates = dual(fx$G, xprojection, bx$mean),
+       yvariates = dual(fy$G, yprojection, by$mean),
+       xprojection = xprojection, yprojection = yprojection,
+       xmean = bx$mean, ymean = by$mean)
+}
+
+# What predict() keeps of a view's factor: a new row z has the factor row
+# L^-1 k(pivot rows, z), and the variates (g(z) - mean)' projection.
+kcca_factor_summary <- function(f, x, kernel, projection, mean) {
+  piv <- f$pivots
+  list(rows = x[piv, , drop = FALSE], pivots = piv,
+       L = f$G[piv, , drop = FALSE], mean = mean, projection = projection,
+       weights = lapply(f$weights, function(w) w[piv]),
+       rank = length(piv), residual = if (f$trace > 0) f$residual / f$trace else 0)
+}
+
+new_fastkpca_kcca <- function(kcor, xcoef, ycoef, xvariates, yvariates, kernel, kpar,
+                              ykernel, ykpar, gamma, ncomps, formulation, tol,
+                              max_rank, threads, xfactor, yfactor, n, call) {
+  validate_fastkpca_kcca(structure(list(
+    kcor = kcor, xcoef = xcoef, ycoef = ycoef, xvariates = xvariates,
+    yvariates = yvariates, kernel = kernel, kpar = kpar, ykernel = ykernel,
+    ykpar = ykpar, gamma = gamma, ncomps = ncomps, formulation = formulation,
+    tol = tol, max_rank = max_rank, threads = threads, xfactor = xfactor,
+    yfactor = yfactor, n = n, call = call), class = "fastkpca_kcca"))
+}
+
+validate_fastkpca_kcca <- function(fit) {
+  bad <- function(what) stop("'object' is not a valid kcca fit: ", what, call. = FALSE)
+  k <- length(fit$kcor)
+  if (!is.double(fit$kcor) || k < 1L || any(!is.finite(fit$kcor)))
+    bad("'kcor' must hold finite numbers")
+  for (f in c("xcoef", "ycoef", "xvariates", "yvariates"))
+    if (!is.matrix(fit[[f]]) || !identical(dim(fit[[f]]), c(fit$n, k)))
+      bad(sprintf("'%s' must be a %d x %d matrix", f, fit$n, k))
+  if (!is_kernel(fit$kernel) || !is_kernel(fit$ykernel))
+    bad("'kernel' and 'ykernel' must be kernel objects")
+  for (f in c("xfactor", "yfactor")) {
+    fac <- fit[[f]]
+    m <- fac$rank
+    if (!is.matrix(fac$L) || !identical(dim(fac$L), c(m, m)) || nrow(fac$rows) != m ||
+        !identical(dim(fac$projection), c(m, k)) || length(fac$mean) != m)
+      bad(sprintf("'%s' does not hold a factor of rank %d", f, m))
+  }
+  fit
+}
+
+#' @rdname kcca
+#' @param digits Significant digits of the correlations.
+#' @export
+print.fastkpca_kcca <- function(x, digits = max(3L, getOption("digits") - 3L), ...) {
+  cat("Kernel canonical correlation (fastkpca) on ", x$n, " rows, ",
+      if (x$formulation == "centered") "centered" else "kernlab's uncentered formulation",
+      ", gamma = ", format(x$gamma), "\n", sep = "")
+  cat("Kernel of x: ", format(x$kernel), "  (factor rank ", x$xfactor$rank, ")\n", sep = "")
+  cat("Kernel of y: ", format(x$ykernel), "  (factor rank ", x$yfactor$rank, ")\n", sep = "")
+  cat("Canonical correlations:\n")
+  print(x$kcor, digits = digits)
+  invisible(x)
+}
+
+#' Canonical variates of new rows
+#'
+#' The canonical functions of a [kcca()] fit at new rows of `x`, of `y`, or
+#' of both: \eqn{f(z) = \sum_i a_i k_c(z, x_i)}{f(z) = sum_i a_i kc(z, x_i)},
+#' computed through the fit's low-rank factor (the kernel between the new
+#' rows and the factor's pivot rows only), so that on the training rows they
+#' equal the fit's `xvariates` and `yvariates`.
+#'
+#' @param object A fit from [kcca()].
+#' @param x,y New rows of the two views, with the training data's columns;
+#'   either may be left out. With neither, the training variates.
+#' @param ... Unused; an error if given.
+#' @return A list with `x` and `y`: the canonical variates of the new rows
+#'   (one column per canonical pair), or `NULL` for a view not given. Rows
+#'   with missing values get `NA`.
+#' @seealso [kcca()]
+#' @examples
+#' set.seed(1)
+#' x <- runif(150, -1, 1)
+#' y <- x^2 + rnorm(150, sd = 0.05)
+#' fit <- kcca(x[1:100], y[1:100], kpar = list(sigma = 1), ncomps = 1)
+#' v <- predict(fit, x = x[101:150], y = y[101:150])
+#' cor(v$x, v$y)   # the relation holds on new rows
+#' @export
+predict.fastkpca_kcca <- function(object, x = NULL, y = NULL, ...) {
+  check_no_dots(...)
+  if (is.null(x) && is.null(y))
+    return(list(x = object$xvariates, y = object$yvariates))
+  list(x = if (!is.null(x)) kcca_variates(object$xfactor, object$kernel, x, "x",
+                                          object$threads),
+       y = if (!is.null(y)) kcca_variates(object$yfactor, object$ykernel, y, "y",
+                                          object$threads))
+}
+
+kcca_variates <- function(factor, kernel, z, arg, threads) {
+  z <- as_data_matrix(z, arg)
+  if (ncol(z) != ncol(factor$rows))
+    stop(sprintf("'%s' must have %d columns, as the training data, not %d", arg,
+                 ncol(factor$rows), ncol(z)), call. = FALSE)
+  check_no_infinite(z, arg)
+  k <- ncol(factor$projection)
+  out <- matrix(NA_real_, nrow(z), k, dimnames = list(rownames(z), NULL))
+  ok <- rowSums(is.na(z)) == 0
+  if (!any(ok)) return(out)
+  kz <- kernel_cross(z[ok, , drop = FALSE], factor$rows, kernel, threads, factor$weights)
+  g <- forwardsolve(factor$L, t(kz))
+  out[ok, ] <- sweep(crossprod(g, factor$projection), 2L,
+                     drop(crossprod(factor$mean, factor$projection)))
+  out
+}
+
+#' @export
+kcor.fastkpca_kcca <- function(object, ...) {
+  check_accessor_dots("kcor", ...)
+  object$kcor
+}
+
+#' @export
+xcoef.fastkpca_kcca <- function(object, ...) {
+  check_accessor_dots("xcoef", ...)
+  object$xcoef
+}
+
+#' @export
+ycoef.fastkpca_kcca <- function(object, ...) {
+  check_accessor_dots("ycoef", ...)
+  object$ycoef
+}
+
+#' @export
+kernelf.fastkpca_kcca <- function(object, ...) {
+  check_accessor_dots("kernelf", ...)
+  object$kernel
+}
+
+#' @export
+kpar.fastkpca_kcca <- function(object, ...) {
+  check_accessor_dots("kpar", ...)
+  object$kpar
+}
+
+#' @export
+kcall.fastkpca_kcca <- function(object, ...) {
+  check_accessor_dots("kcall", ...)
+  object$call
+}

@@ -1,0 +1,70 @@
+# Evaluating kernels from R: the exported kernel_matrix(), and the internal
+# cross-kernel and diagonal that predict(), kpca_cv() and preimage() use.
+# All of them are one .Call into src/kernel.c on a kernel object resolved
+# by R/kernel_spec.R.
+
+#' Kernel matrices
+#'
+#' Evaluates a kernel on the rows of a matrix: the symmetric n x n matrix of
+#' \eqn{k(x_i, x_j)}, or the n x m matrix of \eqn{k(x_i, y_j)} between the
+#' rows of `x` and those of `y`. The kernel is computed in C (the same code
+#' as [kpca()]'s), with the same checks on the data.
+#'
+#' For the named kernels the values equal those of `kernlab::kernelMatrix()`
+#' (which rounds the squared distances of `laplacedot` and `besseldot` to 9
+#' decimals; fastkpca does not).
+#'
+#' @param kernel A kernel: a name (with `kpar`), a kernel object from
+#'   [kern()], or a kernlab kernel.
+#' @param x A numeric matrix or data frame (rows are points); a numeric
+#'   vector is one column.
+#' @param y Optional second set of points, with the columns of `x`.
+#' @param kpar With a kernel name, its parameters as a named list; missing
+#'   ones take the kernel's defaults.
+#' @param threads Number of threads; the result does not depend on it.
+#' @return A plain double matrix, with the row names of `x` (and of `y`).
+#' @seealso [kern()]
+#' @examples
+#' x <- as.matrix(iris[1:4, 1:4])
+#' kernel_matrix("rbfdot", x, kpar = list(sigma = 0.5))
+#' kernel_matrix(kern("polydot", degree = 2) + kern("vanilladot"), x,
+#'               as.matrix(iris[5:6, 1:4]))
+#' @export
+kernel_matrix <- function(kernel, x, y = NULL, kpar = list(), threads = kpca_threads()) {
+  if (is_string_kernel_spec(kernel))  # R/string_kernels.R
+    return(string_kernel_matrix(kernel, x, y, kpar, missing(kpar), threads))
+  k <- as_kernel(kernel, kpar, kpar_given = !missing(kpar))
+  threads <- check_threads(threads)
+  x <- as_data_matrix(x, "x")
+  check_finite(x, "x")
+  if (ncol(x) == 0L) stop("'x' must have at least one column", call. = FALSE)
+  if (is.null(y)) {
+    out <- .Call(C_kernel_matrix, x, kernel_program(k), kernel_weights(k, x), threads)
+    dimnames(out) <- list(rownames(x), rownames(x))
+    return(out)
+  }
+  y <- as_data_matrix(y, "y")
+  check_finite(y, "y")
+  if (ncol(y) != ncol(x))
+    stop(sprintf("'y' must have %d columns, as 'x', not %d", ncol(x), ncol(y)),
+         call. = FALSE)
+  out <- kernel_cross(x, y, k, threads)
+  dimnames(out) <- list(rownames(x), rownames(y))
+  out
+}
+
+# The cross-kernel matrix k(z_i, x_j) (nrow(z) x nrow(x)) of a kernel
+# object, computed in C; x is the training data (its column means shift the
+# distance kernels, which does not change them). xweights: the conformal
+# weights of x, when the caller has them already (a fit stores its own);
+# program: the kernel's program, when the caller has it already.
+kernel_cross <- function(z, x, kernel, threads = 1L, xweights = kernel_weights(kernel, x),
+                         program = kernel_program(kernel)) {
+  .Call(C_kernel_cross, z, x, program, kernel_weights(kernel, z), xweights,
+        as.integer(threads))
+}
+
+# k(z_i, z_i) for each row of z, one kernel value per row (in C).
+kernel_self <- function(z, kernel, program = kernel_program(kernel)) {
+  .Call(C_kernel_self, z, program, kernel_weights(kernel, z))
+}

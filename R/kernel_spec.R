@@ -1,0 +1,237 @@
+# The one kernel path: every kernel spec a user can give (a name with kpar,
+# a kernlab kernel object, a kernel object from kern()) becomes one kernel
+# object ("fastkpca_kernel", R/kernel_algebra.R) here, once per call, and a
+# kernel object becomes the engine-ready form here: the postfix program that
+# src/kernel.c evaluates, and the conformal weights of a set of rows.
+#
+# Adding a base kernel (a string kernel, say) means: its name and defaults
+# in kernel_defaults, its kernlab class in kernlab_classes if kernlab has
+# one, its code in the C enum (src/fastkpca.h), and its evaluation in C.
+
+# Each base kernel's own parameters and their defaults (as kernlab's kernel
+# generators have them). The position of a name is its code in
+# src/fastkpca.h (0 is "precomputed").
+kernel_defaults <- list(
+  vanilladot = list(),
+  polydot = list(degree = 1, scale = 1, offset = 1),
+  rbfdot = list(sigma = 1),
+  laplacedot = list(sigma = 1),
+  tanhdot = list(scale = 1, offset = 1),
+  besseldot = list(sigma = 1, order = 1, degree = 1),
+  anovadot = list(sigma = 1, degree = 1),
+  splinedot = list()
+)
+kernel_names <- names(kernel_defaults)
+
+# The order of the kernel parameters in the double vector passed to C.
+kpar_slots <- c("sigma", "degree", "scale", "offset", "order")
+
+# kernlab's kernel classes and the names of their kernels.
+kernlab_classes <- c(vanillakernel = "vanilladot", polykernel = "polydot",
+                     rbfkernel = "rbfdot", laplacekernel = "laplacedot",
+                     tanhkernel = "tanhdot", besselkernel = "besseldot",
+                     anovakernel = "anovadot", splinekernel = "splinedot")
+
+# Whether a value is a kernel object, ours or kernlab's.
+is_kernel_spec_object <- function(kernel) is_kernel(kernel) || inherits(kernel, "kernel")
+
+# Any kernel spec as a kernel object: a kernel object (as it is), a
+# kernlab kernel, or a kernel name with its parameters kpar (missing ones
+# take the kernel's defaults). kpar_given: whether the caller's user gave
+# kpar (an error with a kernel object, which carries its own). kpar_arg:
+# how errors name the parameters ("kpar" for 'kpar$sigma', "" for 'sigma').
+# precomputed: whether "precomputed" is allowed (it is returned as it is).
+as_kernel <- function(kernel, kpar = list(), kpar_given = FALSE, kpar_arg = "kpar",
+                      precomputed = FALSE) {
+  if (is_kernel_spec_object(kernel)) {
+    if (kpar_given)
+      stop("'kpar' must not be given with a kernel object: its parameters are ",
+           "part of the object", call. = FALSE)
+    if (is_kernel(kernel)) return(kernel)
+    return(kern_from_kernlab(kernel))
+  }
+  if (!is.character(kernel) || length(kernel) != 1L || is.na(kernel))
+    stop("'kernel' must be a kernel name, a kernel object from kern() or a kernlab kernel",
+         call. = FALSE)
+  if (precomputed && identical(kernel, "precomputed")) return("precomputed")
+  if (kernel == "stringdot") return(string_kernel(kpar, kpar_arg))  # R/string_kernels.R
+  if (!kernel %in% kernel_names)
+    stop("'kernel' must be one of ", paste(dQuote(kernel_names, FALSE), collapse = ", "),
+         if (precomputed) " or \"precomputed\"", ", not ", dQuote(kernel, FALSE),
+         call. = FALSE)
+  base_kernel(kernel, resolve_kpar(kernel, kpar, kpar_arg))
+}
+
+# kpca()'s `kernel` and `kpar` as a kernel object, or "precomputed".
+# default_kpar: kpca()'s default kpar (kernlab's list(sigma = 0.1), written
+# once, in kpca.default's signature), used when the user left kpar out: its
+# entries that the kernel has apply, the others are dropped. With kpar =
+# "automatic" the kernel takes its defaults here; kpca() sets sigma from
+# the data once it has them (R/tune.R).
+kpca_kernel <- function(kernel, kpar, kpar_missing) {
+  if (identical(kernel, "stringdot")) string_input_error()  # R/string_kernels.R
+  if (identical(kpar, "automatic")) {
+    if (identical(kernel, "precomputed"))
+      stop("'kpar = \"automatic\"' needs the data, not a precomputed kernel matrix",
+           call. = FALSE)
+    if (!is_kernel_spec_object(kernel))
+      kernel <- sigma_kernel_name(kernel, "with kpar = \"automatic\", 'kernel'")
+    return(as_kernel(kernel, list(), kpar_given = TRUE))
+  }
+  if (identical(kernel, "precomputed")) {
+    if (!kpar_missing && length(kpar) > 0L)
+      warning("'kpar' is ignored when 'kernel' is \"precomputed\"", call. = FALSE)
+    return("precomputed")
+  }
+  if (kpar_missing && is.character(kernel) && length(kernel) == 1L &&
+      kernel %in% kernel_names)
+    kpar <- kpar[intersect(names(kpar), names(kernel_defaults[[kernel]]))]
+  k <- as_kernel(kernel, kpar, kpar_given = !kpar_missing)
+  # kpca() on numbers; strings go to kpca.character (R/string_kernels.R)
+  if (uses_strings(k)) string_input_error()
+  k
+}
+
+# Fill missing entries of kpar with the kernel's defaults and check them all.
+# arg: how errors name the parameters ("kpar" for 'kpar$sigma'; "" for kern()'s
+# named arguments, 'sigma').
+resolve_kpar <- function(kernel, kpar, arg = "kpar") {
+  if (is.null(kpar)) kpar <- list()
+  if (!is.list(kpar) && !(is.numeric(kpar) && !is.null(names(kpar))))
+    stop("'kpar' must be a named list", call. = FALSE)
+  kpar <- as.list(kpar)
+  what <- if (nzchar(arg)) sprintf("'%s' has", arg) else "'kernel' has"
+  if (length(kpar) > 0L && (is.null(names(kpar)) || any(names(kpar) == "")))
+    stop("'kpar' must be a named list", call. = FALSE)
+  defaults <- kernel_defaults[[kernel]]
+  unknown <- setdiff(names(kpar), names(defaults))
+  if (length(unknown) > 0L) {
+    known <- if (length(defaults)) paste(names(defaults), collapse = ", ") else "none"
+    noun <- if (nzchar(arg)) c("entry ", "entries ") else c("parameter ", "parameters ")
+    stop(what, " unknown ", noun[1L + (length(unknown) > 1L)],
+         paste(dQuote(unknown, FALSE), collapse = ", "), " for kernel ",
+         dQuote(kernel, FALSE), " (its parameters: ", known, ")", call. = FALSE)
+  }
+  if (anyDuplicated(names(kpar)))
+    stop(sprintf("'%s' names a parameter twice", if (nzchar(arg)) arg else "kernel"),
+         call. = FALSE)
+  # the given entries are checked (a NULL entry is an error, not a gap); the
+  # defaults are valid as they stand
+  for (p in names(kpar)) kpar[[p]] <- check_kpar_value(p, kpar[[p]], arg)
+  full <- defaults
+  full[names(kpar)] <- kpar
+  full[names(defaults)]
+}
+
+check_kpar_value <- function(name, value, arg = "kpar") {
+  label <- if (nzchar(arg)) sprintf("'%s$%s'", arg, name) else sprintf("'%s'", name)
+  if (!(is.numeric(value) || is.logical(value)) || length(value) != 1L ||
+      is.na(value) || !is.finite(value))
+    stop(label, " must be a single finite number", call. = FALSE)
+  value <- as.double(value)
+  switch(name,
+    sigma = if (value <= 0) stop(label, " must be positive", call. = FALSE),
+    degree = if (value < 1 || value != round(value))
+      stop(label, " must be a whole number of at least 1", call. = FALSE),
+    # beyond about 52, J_order(t) underflows for small t and the kernel is lost
+    # (with one warning per kernel value): the limit is the C engine's
+    order = if (value < 0 || value > engine_limits()$bessel_order)
+      stop(label, " must be between 0 and ", engine_limits()$bessel_order, call. = FALSE),
+    NULL)
+  value
+}
+
+# A base node; kpar is resolved and checked already.
+base_kernel <- function(name, kpar) {
+  structure(list(op = "base", name = name, kpar = kpar), class = "fastkpca_kernel")
+}
+
+kern_from_kernlab <- function(kernel) {
+  if (inherits(kernel, "stringkernel")) return(kern_from_kernlab_string(kernel))
+  name <- kernlab_classes[intersect(class(kernel), names(kernlab_classes))]
+  if (length(name) != 1L)
+    stop("'kernel' is a kernlab kernel of class \"", class(kernel)[1L],
+         "\", which fastkpca does not support; use one of: ",
+         paste(kernel_names, collapse = ", "), call. = FALSE)
+  name <- unname(name)
+  base_kernel(name, resolve_kpar(name, attr(kernel, "kpar")))
+}
+
+# A fit's kpar: a single named kernel's parameters; NULL for an expression
+# (its parameters are in the kernel object).
+kernel_kpar <- function(k) if (k$op == "base") k$kpar
+
+# ---- the engine-ready form ----
+
+# Operation codes of the postfix program (kernel_op in src/fastkpca.h).
+kernel_ops <- c(base = 1L, sum = 2L, product = 3L, scale = 4L, power = 5L, exp = 6L,
+                conformal = 7L)
+
+# The kernel code and parameter vector of a base kernel, as C reads them.
+kernel_code <- function(name) match(name, kernel_names)
+
+kpar_vector <- function(kpar) {
+  v <- vapply(kpar_slots, function(p) if (is.null(kpar[[p]])) 0 else kpar[[p]],
+              numeric(1))
+  unname(v)
+}
+
+# The postfix program src/kernel.c evaluates: list(ops, args, codes, kpar,
+# nweights). Base kernels and conformal weights are numbered from 0 in the
+# order of kernel_bases() and kernel_conformals(). Made once per call (the
+# fit, predict(), a Nystrom pass) and read once per call by C.
+kernel_program <- function(k) {
+  ops <- integer(); args <- double()
+  nbase <- 0L; nweights <- 0L
+  emit <- function(node) {
+    for (a in node$args) emit(a)
+    arg <- switch(node$op,
+      base = { nbase <<- nbase + 1L; nbase - 1L },
+      conformal = { nweights <<- nweights + 1L; nweights - 1L },
+      scale = , power = node$value,
+      0)
+    ops <<- c(ops, kernel_ops[[node$op]])
+    args <<- c(args, as.double(arg))
+  }
+  emit(k)
+  bases <- kernel_bases(k)
+  list(ops = ops, args = args,
+       codes = vapply(bases, function(b) kernel_code(b$name), integer(1)),
+       kpar = as.double(vapply(bases, function(b) kpar_vector(b$kpar), numeric(length(kpar_slots)))),
+       nweights = nweights)
+}
+
+# The base nodes of a kernel, in the order of a depth-first walk.
+kernel_bases <- function(k) {
+  if (k$op == "base") return(list(k))
+  do.call(c, lapply(k$args, kernel_bases))
+}
+
+# The conformal nodes of a kernel, in the same order.
+kernel_conformals <- function(k) {
+  if (k$op == "base") return(list())
+  inner <- do.call(c, lapply(k$args, kernel_conformals))
+  if (k$op == "conformal") c(inner, list(k)) else inner
+}
+
+# The conformal weights g(x) of the rows of x, one double vector per
+# conformal node, checked: g must give one finite number per row.
+kernel_weights <- function(k, x) {
+  lapply(kernel_conformals(k), function(node) {
+    w <- tryCatch(node$g(x), error = function(e)
+      stop("'g' of the conformal kernel failed: ", conditionMessage(e), call. = FALSE))
+    if (!is.numeric(w) || length(w) != nrow(x))
+      stop(sprintf("'g' of the conformal kernel must return one number per row (%d), not %s",
+                   nrow(x), describe_value(w)), call. = FALSE)
+    w <- as.double(w)
+    if (!all(is.finite(w)))
+      stop("'g' of the conformal kernel must return finite numbers; it returned ",
+           if (anyNA(w)) "NA or NaN" else "infinite values", call. = FALSE)
+    w
+  })
+}
+
+describe_value <- function(w) {
+  if (is.numeric(w)) sprintf("%d number%s", length(w), if (length(w) == 1L) "" else "s")
+  else paste("an object of type", typeof(w))
+}

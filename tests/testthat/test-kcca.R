@@ -1,0 +1,212 @@
+# Kernel canonical correlation, kcca() (R/kcca.R, src/kcca.c): a plain-R
+# oracle of the centered regularized problem, kernlab's kcca() at its own
+# settings, a nonlinear relation that linear CCA misses, the low-rank factor.
+
+kcca_views <- function(n, seed = 1) {
+  set.seed(seed)
+  x <- matrix(rnorm(n * 2), n, 2)
+  y <- cbind(x[, 1]^2 + rnorm(n, sd = 0.1), rnorm(n))
+  list(x = x, y = y)
+}
+
+# The centered regularized problem with dense matrices: the generalized
+# eigenproblem [0 KxKy; KyKx 0] v = rho blockdiag((Kx + cI)^2, (Ky + cI)^2) v.
+kcca_oracle <- function(x, y, kx, ky, gamma, k) {
+  n <- nrow(x)
+  H <- diag(n) - 1 / n
+  Kx <- H %*% kernel_matrix(kx, x) %*% H
+  Ky <- H %*% kernel_matrix(ky, y) %*% H
+  c0 <- n * gamma / 2
+  Bx <- crossprod(Kx + c0 * diag(n))
+  By <- crossprod(Ky + c0 * diag(n))
+  Z <- matrix(0, n, n)
+  A <- rbind(cbind(Z, Kx %*% Ky), cbind(Ky %*% Kx, Z))
+  B <- rbind(cbind(Bx, Z), cbind(Z, By))
+  values <- sort(Re(eigen(solve(B, A), only.values = TRUE)$values), decreasing = TRUE)
+  list(kcor = values[seq_len(k)], Kx = Kx, Ky = Ky, Bx = Bx, By = By)
+}
+
+test_that("kcca() solves the centered regularized problem (plain-R oracle)", {
+  v <- kcca_views(50)
+  kx <- rbfdot(0.5)
+  ky <- polydot(degree = 2, scale = 0.5)
+  fit <- kcca(v$x, v$y, kernel = kx, ykernel = ky, gamma = 0.05, ncomps = 4, tol = 0)
+  expect_s3_class(fit, "fastkpca_kcca")
+  or <- kcca_oracle(v$x, v$y, kx, ky, 0.05, 4)
+  expect_equal(kcor(fit), or$kcor, tolerance = 1e-8)
+  # the constraints and the objective, on the dense matrices
+  for (j in 1:4) {
+    a <- xcoef(fit)[, j]
+    b <- ycoef(fit)[, j]
+    expect_equal(drop(t(a) %*% or$Bx %*% a), 1, tolerance = 1e-8)
+    expect_equal(drop(t(b) %*% or$By %*% b), 1, tolerance = 1e-8)
+    expect_equal(drop(t(a) %*% or$Kx %*% or$Ky %*% b), kcor(fit)[j], tolerance = 1e-8)
+  }
+  # the variates are Kc a and Kc b, on the training rows and by predict()
+  expect_equal(fit$xvariates, or$Kx %*% xcoef(fit), tolerance = 1e-8, ignore_attr = TRUE)
+  expect_equal(fit$yvariates, or$Ky %*% ycoef(fit), tolerance = 1e-8, ignore_attr = TRUE)
+  p <- predict(fit, x = v$x, y = v$y)
+  expect_equal(p$x, fit$xvariates, tolerance = 1e-8, ignore_attr = TRUE)
+  expect_equal(p$y, fit$yvariates, tolerance = 1e-8, ignore_attr = TRUE)
+  expect_identical(predict(fit), list(x = fit$xvariates, y = fit$yvariates))
+  # new rows: the centered kernel between new and training rows times a
+  w <- kcca_views(10, seed = 2)
+  Kz <- kernel_matrix(kx, w$x, v$x)
+  Kx0 <- kernel_matrix(kx, v$x)
+  Kzc <- sweep(Kz - rowMeans(Kz), 2L, colMeans(Kx0)) + mean(Kx0)
+  expect_equal(predict(fit, x = w$x)$x, Kzc %*% xcoef(fit), tolerance = 1e-8,
+               ignore_attr = TRUE)
+  expect_null(predict(fit, x = w$x)$y)
+})
+
+test_that("formulation = \"kernlab\" gives kernlab's kcor(), xcoef() and ycoef() at its own settings", {
+  skip_if_not_installed("kernlab")
+  v <- kcca_views(60)
+  # kernlab's defaults: rbfdot, sigma = 0.1, gamma = 0.1
+  k <- kernlab::kcca(v$x, v$y, ncomps = 4)
+  for (tol in c(1e-6, 0)) {
+    f <- kcca(v$x, v$y, ncomps = 4, formulation = "kernlab", tol = tol)
+    expect_equal(f$gamma, 0.1)
+    expect_equal(kpar(f), list(sigma = 0.1))
+    # kernlab's non-symmetric eigensolver reports each correlation twice, as
+    # +rho and -rho: every value it reports is one of ours
+    theirs <- abs(kernlab::kcor(k))
+    gap <- vapply(theirs, function(r) min(abs(r - kcor(f))), numeric(1))
+    expect_lt(max(gap), 1e-6, label = paste("kcor, tol =", tol))
+    expect_lt(abs(max(theirs) - kcor(f)[1]), 1e-6)
+    if (tol > 0) next
+    # the first pair's coefficients, each up to sign (kernlab's first pair
+    # may be the -rho one, (a, -b)), from the full factor: the coefficients
+    # depend on the smallest eigenvalues, which a looser factor leaves out
+    xa <- kernlab::xcoef(k)[, 1]
+    ya <- kernlab::ycoef(k)[, 1]
+    expect_lt(max(abs(align_signs(xcoef(f)[, 1, drop = FALSE], xa) - xa)) / max(abs(xa)), 1e-5)
+    expect_lt(max(abs(align_signs(ycoef(f)[, 1, drop = FALSE], ya) - ya)) / max(abs(ya)), 1e-5)
+  }
+  # and at other settings
+  k2 <- kernlab::kcca(v$x, v$y, kernel = "polydot", kpar = list(degree = 2), gamma = 0.5,
+                      ncomps = 2)
+  f2 <- kcca(v$x, v$y, kernel = "polydot", kpar = list(degree = 2), gamma = 0.5,
+             ncomps = 2, formulation = "kernlab")
+  gap <- vapply(abs(kernlab::kcor(k2)), function(r) min(abs(r - kcor(f2))), numeric(1))
+  expect_lt(max(gap), 1e-6)
+})
+
+test_that("the first canonical correlation finds a nonlinear relation that cancor() misses", {
+  set.seed(5)
+  n <- 400
+  t <- runif(n, -1, 1)
+  x <- cbind(t, rnorm(n))                       # the signal and a noise column
+  y <- cbind(cos(pi * t) + rnorm(n, sd = 0.1), rnorm(n))
+  lin <- stats::cancor(x, y)$cor
+  expect_lt(lin[1], 0.3)
+  fit <- kcca(x, y, kpar = list(sigma = 1), ncomps = 3)
+  # (the regularized correlation: smaller than that of the variates)
+  expect_gt(kcor(fit)[1], 0.6)
+  expect_gt(abs(cor(fit$xvariates[, 1], fit$yvariates[, 1])), 0.9)
+  # the canonical variates carry the signal: on new rows too
+  set.seed(6)
+  t2 <- runif(200, -1, 1)
+  v <- predict(fit, x = cbind(t2, rnorm(200)), y = cbind(cos(pi * t2) + rnorm(200, sd = 0.1),
+                                                        rnorm(200)))
+  expect_gt(abs(cor(v$x[, 1], v$y[, 1])), 0.9)
+  expect_gt(abs(cor(v$x[, 1], cos(pi * t2))), 0.9)
+  # independent views: a much smaller first correlation
+  set.seed(7)
+  ind <- kcca(x, matrix(rnorm(n * 2), n), kpar = list(sigma = 1), ncomps = 1)
+  expect_lt(kcor(ind)[1], kcor(fit)[1] - 0.3)
+})
+
+test_that("the incomplete Cholesky factor reproduces the kernel matrix for any kernel", {
+  set.seed(3)
+  x <- matrix(rnorm(40 * 3), 40, 3)
+  kernels <- list(rbfdot(0.3), polydot(degree = 2, scale = 0.2),
+                  laplacedot(0.5), 2 * rbfdot(0.1) + vanilladot(),
+                  kern_conformal(rbfdot(0.2), function(z) exp(-rowSums(z^2) / 10)))
+  for (k in kernels) {
+    f <- fastkpca:::kcca_ichol(x, k, tol = 0, max_rank = 40)
+    K <- kernel_matrix(k, x)
+    expect_lt(max(abs(tcrossprod(f$G) - K)) / max(abs(K)), 1e-9, label = format(k))
+    L <- f$G[f$pivots, , drop = FALSE]
+    expect_equal(L[upper.tri(L)], rep(0, sum(upper.tri(L))), label = format(k))
+    # a new row's factor row is L^-1 k(pivots, z): on the training rows, G
+    g <- forwardsolve(L, t(kernel_matrix(k, x, x[f$pivots, , drop = FALSE])))
+    expect_lt(max(abs(t(g) - f$G)), 1e-8, label = format(k))
+  }
+  # a looser tolerance stops early, with the residual trace it promised
+  f <- fastkpca:::kcca_ichol(x, rbfdot(0.05), tol = 1e-3, max_rank = 40)
+  expect_lt(ncol(f$G), 40L)
+  expect_lte(f$residual, 1e-3 * f$trace)
+  expect_equal(f$trace, 40)
+})
+
+test_that("a low-rank factor keeps the correlations and holds no n x n matrix", {
+  v <- kcca_views(300)
+  exact <- kcca(v$x, v$y, kpar = list(sigma = 0.5), ncomps = 3, tol = 0)
+  low <- kcca(v$x, v$y, kpar = list(sigma = 0.5), ncomps = 3, tol = 1e-6)
+  expect_lt(low$xfactor$rank, 150L)
+  expect_lt(max(abs(kcor(low) - kcor(exact))), 1e-4)
+  expect_lte(low$xfactor$residual, 1e-6)
+  # rank capped by max_rank
+  capped <- kcca(v$x, v$y, kpar = list(sigma = 0.5), ncomps = 3, max_rank = 10)
+  expect_equal(c(capped$xfactor$rank, capped$yfactor$rank), c(10L, 10L))
+  # 20000 rows: the fit is O(n M), far below one n x n matrix
+  big <- kcca_views(20000)
+  fit <- kcca(big$x, big$y, kpar = list(sigma = 0.5), ncomps = 2, max_rank = 100)
+  expect_lt(as.numeric(object.size(fit)), 0.01 * 8 * 20000^2)
+  expect_gt(kcor(fit)[1], 0.5)
+})
+
+test_that("kcca fits print, and kernlab's generics reach kcor(), xcoef(), ycoef()", {
+  v <- kcca_views(40)
+  fit <- kcca(v$x, v$y, kpar = list(sigma = 0.5), ncomps = 2)
+  expect_output(print(fit), "Kernel canonical correlation .* 40 rows, centered, gamma = 0.02")
+  expect_output(print(fit), "Kernel of y: rbfdot\\(sigma = 0.5\\)")
+  expect_identical(kernelf(fit), rbfdot(0.5))
+  expect_identical(kpar(fit), list(sigma = 0.5))
+  expect_identical(kcall(fit), fit$call)
+  skip_if_not_installed("kernlab")
+  loadNamespace("kernlab")
+  expect_identical(kernlab::kcor(fit), kcor(fit))
+  expect_identical(kernlab::xcoef(fit), xcoef(fit))
+  expect_identical(kernlab::ycoef(fit), ycoef(fit))
+})
+
+test_that("kpar = \"automatic\" takes each view's median heuristic", {
+  v <- kcca_views(50)
+  y <- v$y * 10
+  fit <- kcca(v$x, y, kpar = "automatic", ncomps = 2)
+  expect_equal(kpar(fit)$sigma, median_sigma(v$x))
+  expect_equal(fit$ykpar$sigma, median_sigma(y))
+})
+
+test_that("kcca: bad input gives errors naming the argument", {
+  v <- kcca_views(30)
+  expect_error(kcca(v$x, v$y[1:20, ]), "'x' and 'y' must have the same number of rows, not 30 and 20")
+  expect_error(kcca(v$x, v$y, ncomps = 0), "'ncomps' must be a whole number between 1 and 30")
+  expect_error(kcca(v$x, v$y, ncomps = 31), "'ncomps' must be a whole number")
+  expect_error(kcca(v$x, v$y, gamma = -1), "'gamma' must be a single positive number")
+  expect_error(kcca(v$x, v$y, formulation = "plain"), "'formulation' must be \"centered\" or \"kernlab\"")
+  expect_error(kcca(v$x, v$y, tol = 2), "'tol' must be a single number in \\[0, 1\\)")
+  expect_error(kcca(v$x, v$y, max_rank = 0), "'max_rank' must be a whole number")
+  expect_error(kcca(v$x, v$y, kernel = "precomputed"), "'kernel' cannot be \"precomputed\"")
+  expect_error(kcca(v$x, v$y, ykernel = "nope"), "'ykernel' must be one of")
+  expect_error(kcca(v$x, v$y, kpar = list(sigma = -1)), "'kpar\\$sigma' must be positive")
+  x <- v$x
+  x[2, 1] <- NA
+  expect_error(kcca(x, v$y), "'x' must not contain missing values")
+  expect_error(kcca(v$x, letters[1:30]), "'y' must be numeric")
+  expect_error(kcca(v$x, v$y, foo = 1), "unused argument: foo")
+  fit <- kcca(v$x, v$y, kpar = list(sigma = 0.5), ncomps = 2)
+  expect_error(predict(fit, x = v$x[, 1]), "'x' must have 2 columns, as the training data, not 1")
+  expect_error(predict(fit, y = v$y, z = 1), "unused argument: z")
+  expect_error(xcoef(fit, which = 1), "xcoef\\(\\) takes only 'object'; unknown argument 'which'")
+  expect_warning(kcca(v$x, v$y, kpar = list(sigma = 0.5), ncomps = 5, max_rank = 3),
+                 "only 3 canonical pairs exist at this rank \\(asked for 'ncomps' = 5\\)")
+  # NA rows of new data get NA variates
+  z <- v$x[1:3, ]
+  z[2, 2] <- NA
+  p <- predict(fit, x = z)$x
+  expect_true(all(is.na(p[2, ])))
+  expect_false(anyNA(p[-2, ]))
+})
