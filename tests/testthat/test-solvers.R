@@ -83,7 +83,8 @@ test_that("solver = 'auto' follows the documented rule", {
   expect_identical(fastkpca:::choose_solver("auto", 2000, 0), "exact")
   expect_identical(fastkpca:::choose_solver("auto", 1000, 500), "exact")
   expect_identical(fastkpca:::choose_solver("auto", 150, 2), "exact")
-  expect_identical(fastkpca:::choose_solver(c("auto", "exact", "iterative"), 100, 5),
+  expect_identical(fastkpca:::choose_solver(c("auto", "exact", "iterative", "randomized"),
+                                            100, 5),
                    "exact")
   fit <- kpca(solver_data(500, 4), kpar = list(sigma = 0.1), features = 3)
   expect_identical(fit$solver, "iterative")
