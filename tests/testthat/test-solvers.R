@@ -123,7 +123,7 @@ test_that("threads default to the option, then to at most 2", {
 
 test_that("a fit too large for memory is refused before allocating", {
   expect_error(fastkpca:::check_memory(1e6, 10, available = 16 * 2^30),
-               "needs about 7.3 TB")
+               "needs about 7.3 TiB")
   expect_silent(fastkpca:::check_memory(1000, 10, available = 16 * 2^30))
   t <- system.time(
     expect_error(kpca(matrix(rnorm(3e6), ncol = 1), features = 2),
