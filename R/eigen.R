@@ -2,13 +2,13 @@
 # the eigenpairs from C (src/eigen.c) into components.
 
 # Solver codes passed to C (src/fastkpca.h).
-solver_codes <- c(exact = 1L, iterative = 2L)
+solver_codes <- c(exact = 1L, iterative = 2L, randomized = 3L)
 
 # The solver that `solver` means for this fit.
 choose_solver <- function(solver, n, features) {
-  solver <- check_choice(solver, c("auto", "exact", "iterative"), "solver")
-  if (solver == "iterative" && features == 0L)
-    stop("'solver = \"iterative\"' needs 'features' > 0; with 'features = 0' ",
+  solver <- check_choice(solver, c("auto", "exact", "iterative", "randomized"), "solver")
+  if (solver %in% c("iterative", "randomized") && features == 0L)
+    stop(sprintf("'solver = \"%s\"' needs 'features' > 0; with 'features = 0' ", solver),
          "use \"exact\" or \"auto\"", call. = FALSE)
   if (solver != "auto") return(solver)
   if (auto_prefers_iterative(n, features)) "iterative" else "exact"
@@ -57,18 +57,23 @@ exact_bisection_max <- 10L
 # for the iterative one control$tol (relative residual, default 1e-10),
 # control$maxit (restarts, default 1000) and control$ncv (basis size,
 # default max(20, 2 * features + 10), at most n); for the exact one the
-# code of its tridiagonal method (exact_method()).
+# code of its tridiagonal method (exact_method()); for the randomized one
+# control$oversample (columns beyond features, default
+# randomized_oversample) and control$power (power iterations, default
+# randomized_power).
 solver_control <- function(control, n, features) {
   if (is.null(control)) control <- list()
   if (!is.list(control))
-    stop("'control' must be a list with entries tol, maxit, ncv", call. = FALSE)
-  unknown <- setdiff(names(control), c("tol", "maxit", "ncv"))
+    stop("'control' must be a list with entries tol, maxit, ncv, oversample, power",
+         call. = FALSE)
+  known <- c("tol", "maxit", "ncv", "oversample", "power")
+  unknown <- setdiff(names(control), known)
   if (length(control) > 0L && (is.null(names(control)) || any(names(control) == "")))
     stop("'control' must be a named list", call. = FALSE)
   if (length(unknown) > 0L)
     stop("'control' has unknown entr", if (length(unknown) > 1L) "ies " else "y ",
          paste(dQuote(unknown, FALSE), collapse = ", "),
-         " (known: tol, maxit, ncv)", call. = FALSE)
+         " (known: ", paste(known, collapse = ", "), ")", call. = FALSE)
   single <- function(v, what) {
     if (!is.numeric(v) || length(v) != 1L || !is.finite(v))
       stop(sprintf("'control$%s' must be a single finite number", what), call. = FALSE)
@@ -87,8 +92,24 @@ solver_control <- function(control, n, features) {
   if (ncv != round(ncv) || ncv < min(n, features + 1) || ncv > n)
     stop(sprintf("'control$ncv' must be a whole number between features + 1 and nrow(x) (%d)", n),
          call. = FALSE)
-  c(tol, maxit, ncv, exact_method_codes[[exact_method(n, features)]])
+  whole <- function(v, default, what, upper) {
+    v <- single(if (is.null(v)) default else v, what)
+    if (v < 0 || v != round(v) || v > upper)
+      stop(sprintf("'control$%s' must be a whole number between 0 and %d", what, upper),
+           call. = FALSE)
+    v
+  }
+  oversample <- whole(control$oversample, min(randomized_oversample, n), "oversample", n)
+  power <- whole(control$power, randomized_power, "power", 1000L)
+  c(tol, maxit, ncv, exact_method_codes[[exact_method(n, features)]], oversample, power)
 }
+
+# Defaults of the randomized solver (src/randomized.c): scikit-learn's
+# oversampling (10), and 7 power iterations (scikit-learn's choice for few
+# components), which bring the test cases' eigenvalues within 1e-6
+# relative of the exact ones (tests/testthat/test-randomized.R).
+randomized_oversample <- 10L
+randomized_power <- 7L
 
 # Relative tolerance below which an eigenvalue counts as zero (the
 # positive-semidefinite check of scikit-learn's KernelPCA uses the same).

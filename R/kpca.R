@@ -144,9 +144,22 @@
 #'   thick-restart Lanczos method with full reorthogonalisation, which costs
 #'   O(n^2) per matrix-vector product and needs `features > 0`; its
 #'   eigenvalues agree with the exact ones to about `1e-10` relative.
+#'   `"randomized"` (Halko, Martinsson and Tropp's randomized range finder
+#'   with power iterations, as scikit-learn's `eigen_solver = "randomized"`)
+#'   multiplies the matrix by `features + oversample` random columns
+#'   (R's random numbers: use [set.seed()] to reproduce a fit) `power + 2`
+#'   times; it needs `features > 0`. On kernels whose spectrum decays fast
+#'   (smooth kernels such as `"rbfdot"` with a small `sigma`) its eigenvalues
+#'   agree with the exact ones to 1e-6 or better; where the spectrum decays
+#'   slowly (`"laplacedot"`, a large `sigma`, many components compared with
+#'   the gap after them) they are less accurate, and the vectors more so:
+#'   raise `control$power` or `control$oversample` there.
 #'   `"auto"` (the default) picks `"iterative"` when `features > 0`,
 #'   `n >= 200` and `features <= n / 8`, where it was measured to be faster,
-#'   and `"exact"` otherwise.
+#'   and `"exact"` otherwise; it does not pick `"randomized"`, which took as
+#'   much CPU time as `"iterative"` or more, and was less accurate, where it
+#'   was measured (n = 3000 and 10000, 5 to 100 components;
+#'   `bench/randomized.R`).
 #' @param threads Number of threads for the kernel matrix and the centering;
 #'   defaults to [kpca_threads()]. Results do not depend on it.
 #' @param control Settings of the iterative solver, a list with any of
@@ -154,7 +167,11 @@
 #'   below `tol` times the largest Ritz value; default `1e-10`), `maxit`
 #'   (the most restarts, default 1000; a fit that has not converged then
 #'   warns) and `ncv` (the Krylov basis size, default
-#'   `max(20, 2 * features + 10)`, at most n).
+#'   `max(20, 2 * features + 10)`, at most n); and of the randomized solver,
+#'   `oversample` (random columns beyond `features`, default 10) and `power`
+#'   (power iterations, default 7; each is one product with the kernel
+#'   matrix, where scikit-learn's are two, so its default of 7 matches
+#'   `power = 14`).
 #' @param center,scale. As in [stats::prcomp()]: `TRUE` to center the
 #'   columns of `x` on their means (`center`) or to divide them by their
 #'   standard deviations (`scale.`; the root mean square when
@@ -278,7 +295,7 @@ kpca.formula <- function(x, data = NULL, na.action = na.omit, ...) {
 #' @export
 kpca.default <- function(x, kernel = "rbfdot", kpar = list(sigma = 0.1),
                          features = 0, th = 1e-4, na.action = na.omit,
-                         solver = c("auto", "exact", "iterative"),
+                         solver = c("auto", "exact", "iterative", "randomized"),
                          threads = kpca_threads(), control = list(),
                          center = FALSE, scale. = FALSE, variance = NULL,
                          landmarks = NULL, landmark_rule = c("uniform", "kmeans++"), ...) {

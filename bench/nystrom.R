@@ -27,7 +27,9 @@
 #    sklearn_nystrom.py, run with the python3 found on the PATH) on the same
 #    data. Target: fastkpca at least 2x faster.
 # 4. syrk: the rank-k update of pass 1 (src/nystrom.c) against R's
-#    crossprod() (the BLAS dsyrk R is linked to) on a 8388 x 500 block.
+#    crossprod() (the BLAS dsyrk R is linked to) on a 8388 x 500 block,
+#    and its share of one core's peak (AVX2 with FMA: 8 multiply-adds per
+#    cycle).
 # The machine may be shared: the load average is printed with each part.
 args <- commandArgs(trailingOnly = TRUE)
 here <- tryCatch(dirname(normalizePath(sub("^--file=", "",
@@ -250,6 +252,15 @@ if ("syrk" %in% parts) {
                      "crossprod() %.2f G/s (%s)\n"),
               nb, m, madds / own / 1e9, madds / blas / 1e9,
               basename(extSoftVersion()[["BLAS"]])))
-  cat(sprintf("largest difference relative to the largest entry: %.1e\n\n",
+  cat(sprintf("largest difference relative to the largest entry: %.1e\n",
               max(abs(p$cross - S)[lower.tri(S, diag = TRUE)]) / max(abs(S))))
+  # the share of one core's peak: 8 multiply-adds per cycle with AVX2 and
+  # FMA (two 4-wide FMA units), at the clock /proc/cpuinfo reports
+  cpuinfo <- tryCatch(readLines("/proc/cpuinfo"), error = function(e) character())
+  mhz <- suppressWarnings(as.double(sub(".*: *", "",
+                                        grep("^cpu MHz", cpuinfo, value = TRUE)[1])))
+  if (length(mhz) == 1L && is.finite(mhz))
+    cat(sprintf("one core's peak at %.0f MHz: %.1f G multiply-adds/s; the update runs at %.0f%% of it\n",
+                mhz, 8 * mhz / 1e3, 100 * madds / own / 1e9 / (8 * mhz / 1e3)))
+  cat("\n")
 }

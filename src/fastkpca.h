@@ -114,8 +114,9 @@ typedef struct {
 
 /* Solver codes: the order matches fastkpca:::solver_codes in R/eigen.R.
  * Solver settings come as one double vector in this order. */
-enum { CONTROL_TOL = 0, CONTROL_MAXIT, CONTROL_NCV, CONTROL_EXACT_METHOD, CONTROL_COUNT };
-typedef enum { SOLVER_EXACT = 1, SOLVER_ITERATIVE = 2 } solver_code;
+enum { CONTROL_TOL = 0, CONTROL_MAXIT, CONTROL_NCV, CONTROL_EXACT_METHOD,
+       CONTROL_OVERSAMPLE, CONTROL_POWER, CONTROL_COUNT };
+typedef enum { SOLVER_EXACT = 1, SOLVER_ITERATIVE = 2, SOLVER_RANDOMIZED = 3 } solver_code;
 /* The tridiagonal method of the exact solver (fastkpca:::exact_method_codes
  * in R/eigen.R), passed as control[CONTROL_EXACT_METHOD]. */
 typedef enum { EXACT_BISECTION = 1, EXACT_MRRR = 2 } exact_method_code;
@@ -138,6 +139,15 @@ kernel_points kernel_points_view(const kernel_eval *k, const kernel_points *p, i
                                  int len, const double **wbuf);
 void kernel_diagonal(const kernel_eval *k, const kernel_points *p, double *out);
 
+/* kernel_fast.c: the kernels of an inner product or a squared distance */
+int kernel_fast_supported(const kernel_spec *spec);
+int kernel_expanded_form(const kernel_spec *spec, int d);
+int kernel_fast_block(const kernel_spec *spec, const kernel_points *a,
+                      const kernel_points *b, int lower_only, double *out, int threads,
+                      double block_work);
+void kernel_fast_transform(const kernel_spec *spec, double *v, int n);
+SEXP kernel_vector_exp(SEXP x, SEXP avx2);
+
 /* center.c */
 void center_in_place(double *K, int n, double *colmeans, double *grand_mean,
                      double *trace, int threads);
@@ -151,6 +161,10 @@ int exact_eigen(double *A, int n, int f, double lower, int method, double **valu
                 double **vectors);
 int variance_eigen(double *A, int n, double proportion, double total, int method,
                    double **values, double **vectors);
+
+/* randomized.c */
+void top_eigen_randomized(const double *A, int n, int k, int oversample, int power,
+                          int threads, double *values, double *vectors);
 
 /* lanczos.c */
 int top_eigen_lanczos(const double *A, int n, int k, int ncv, double tol, int maxit,

@@ -45,6 +45,7 @@ typedef struct {
     double tol;
     int maxit, ncv, exact_method;
     double variance;  /* > 0: the fewest components reaching this proportion */
+    int oversample, power;  /* the randomized solver's settings */
 } fit_job;
 
 /* The steps on the buffer: kernel, centering, eigenpairs; the result list. */
@@ -78,6 +79,13 @@ static SEXP fit_steps(void *data, double *K)
         converged = top_eigen_lanczos(K, n, f, job->ncv, job->tol, job->maxit, values,
                                       vectors, &restarts, &residual);
         /* the exact solvers fix the signs themselves (eigen.c) */
+        orient_columns(n, f, vectors);
+    } else if (job->solver == SOLVER_RANDOMIZED) {
+        values = (double *) R_alloc((size_t) f, sizeof(double));
+        vectors = (double *) R_alloc((size_t) n * f, sizeof(double));
+        found = f;
+        top_eigen_randomized(K, n, f, job->oversample, job->power, job->threads, values,
+                             vectors);
         orient_columns(n, f, vectors);
     } else {
         found = exact_eigen(K, n, f, job->threshold * n, job->exact_method, &values,
@@ -114,7 +122,8 @@ static SEXP fit_steps(void *data, double *K)
  *    of x (a list, empty for most kernels); features: integer, 0 for "all
  * eigenvalues of Kc/n above th"; th: double; solver: integer code;
  * threads: integer; control: double vector (tol, maxit, ncv) for the
- * iterative solver and the exact solver's method code (see fastkpca.h);
+ * iterative solver, the exact solver's method code, and (oversample,
+ * power) for the randomized solver (see fastkpca.h);
  * variance: double, 0 or the proportion of trace(Kc) that the fewest
  * leading components must reach (features is then 0 and the solver exact).
  * Returns list(values, vectors, colmeans, grand_mean, variance_total,
@@ -143,7 +152,7 @@ SEXP kpca_exact(SEXP x, SEXP kernel, SEXP weights, SEXP features, SEXP th,
     int f = as_count(features, "features", 0, n);
     double threshold = as_number(th, "th");
     if (threshold < 0) error("'th' must be non-negative");
-    int solver_id = as_count(solver, "solver", SOLVER_EXACT, SOLVER_ITERATIVE);
+    int solver_id = as_count(solver, "solver", SOLVER_EXACT, SOLVER_RANDOMIZED);
     int nthreads = as_threads(threads);
     if (!isReal(control) || XLENGTH(control) != CONTROL_COUNT)
         error("'control' must be a double vector of length %d", CONTROL_COUNT);
@@ -160,13 +169,24 @@ SEXP kpca_exact(SEXP x, SEXP kernel, SEXP weights, SEXP features, SEXP th,
         if (!R_FINITE(ncv) || ncv < 2 || ncv > n) error("'ncv' must be between 2 and n");
     }
 
+    double oversample = REAL(control)[CONTROL_OVERSAMPLE];
+    double power = REAL(control)[CONTROL_POWER];
+    if (solver_id == SOLVER_RANDOMIZED) {
+        if (f == 0) error("the randomized solver needs 'features' > 0");
+        if (!R_FINITE(oversample) || oversample < 0 || oversample > n)
+            error("'oversample' must be between 0 and n");
+        if (!R_FINITE(power) || power < 0 || power > 1000)
+            error("'power' must be between 0 and 1000");
+    }
+
     double prop = as_number(variance, "variance");
     if (prop < 0 || prop > 1) error("'variance' must be between 0 and 1");
     if (prop > 0 && (f != 0 || solver_id != SOLVER_EXACT))
         error("'variance' needs 'features' = 0 and the exact solver");
 
     fit_job job = {kernel_ptr, strings, x, weights, n, d, f, threshold, solver_id, nthreads, tol,
-                   (int) maxit, (int) ncv, (int) exact_method, prop};
+                   (int) maxit, (int) ncv, (int) exact_method, prop, (int) oversample,
+                   (int) power};
     /* the one n x n buffer, freed as soon as the fit is done */
     return with_square_buffer(n, fit_steps, &job);
 }

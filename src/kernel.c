@@ -378,6 +378,25 @@ static void base_segment(const kernel_spec *spec, const kernel_points *a,
     const double *an = dist ? a->shifted_norms : a->inner_norms;
     const double *bj = (dist ? b->shifted : b->inner) + (size_t) j * d;
     double bn = (dist ? b->shifted_norms : b->inner_norms)[j];
+    if (kernel_fast_supported(spec)) {
+        /* the distance or inner product as the fast blocks form it, then
+         * their vector code for the kernel's function */
+        int diff = dist && !kernel_expanded_form(spec, d);
+        for (int i = i0; i < i1; i++) {
+            const double *ai = ap + (size_t) i * d;
+            double s = 0.0;
+            if (diff) {
+                for (int k = 0; k < d; k++) s += (ai[k] - bj[k]) * (ai[k] - bj[k]);
+            } else if (dist) {
+                s = sq_distance(ai, bj, d, an[i], bn);
+            } else {
+                s = dot(ai, bj, d);
+            }
+            dst[i - i0] = s;
+        }
+        kernel_fast_transform(spec, dst, i1 - i0);
+        return;
+    }
     for (int i = i0; i < i1; i++)
         dst[i - i0] = kernel_value(spec, ap + (size_t) i * d, bj, d, an[i], bn, work);
 }
@@ -450,6 +469,11 @@ void kernel_block(const kernel_eval *k, const kernel_points *a, const kernel_poi
 {
     int rows = a->n, cols = b->n;
     if (a->d != b->d) error("kernel points of %d and %d coordinates", a->d, b->d);
+    if (k->nops == 1 && kernel_fast_supported(k->bases)) {
+        if (kernel_fast_block(k->bases, a, b, lower_only, out, threads, KERNEL_BLOCK_WORK))
+            nonfinite_error(k, what);
+        return;
+    }
     /* bessel_j_ex may warn through R, so besseldot is computed on one thread */
     if (k->any_bessel) threads = 1;
     size_t work_len = (size_t) floor(k->bessel_order) + 1;

@@ -1,0 +1,200 @@
+/* The vector part of the fast kernel blocks (kernel_fast.c), written once
+ * and compiled once per instruction set: kernel_fast.c includes it with
+ * KF(name) naming the copy, KF_ATTR its target attribute, VD the vector
+ * type of W doubles and VI the integer vector of the same size, and the
+ * macros VSQRT, VMIN, VMAX for the operations GCC's vector extensions lack.
+ * Nothing here calls R. */
+
+/* exp(x) for x in [KF_EXP_LO, KF_EXP_HI] (the caller clamps): x = k ln 2 + r
+ * with |r| <= ln(2) / 2 (Cody and Waite's two-part ln 2: k ln2_hi is exact
+ * for |k| < 2^11), exp(r) by its Taylor polynomial of degree 13 in Horner's
+ * form (truncation below 5e-18 relative), times 2^k built from k's bits. The
+ * maximum relative error, measured against exp() over the whole range
+ * (tests/testthat/test-kernel-speed.R), is in kernel_fast.c. */
+static inline KF_ATTR VD KF(vexp)(VD x)
+{
+    const VD magic = VSPLAT(6755399441055744.0); /* 1.5 * 2^52: round to integer */
+    VD t = x * VSPLAT(1.4426950408889634) + magic;
+    VD k = t - magic;
+    VD r = x - k * VSPLAT(6.93147180369123816490e-01);
+    r = r - k * VSPLAT(1.90821492927058770002e-10);
+    VD p = VSPLAT(1.0 / 6227020800.0);
+    p = p * r + VSPLAT(1.0 / 479001600.0);
+    p = p * r + VSPLAT(1.0 / 39916800.0);
+    p = p * r + VSPLAT(1.0 / 3628800.0);
+    p = p * r + VSPLAT(1.0 / 362880.0);
+    p = p * r + VSPLAT(1.0 / 40320.0);
+    p = p * r + VSPLAT(1.0 / 5040.0);
+    p = p * r + VSPLAT(1.0 / 720.0);
+    p = p * r + VSPLAT(1.0 / 120.0);
+    p = p * r + VSPLAT(1.0 / 24.0);
+    p = p * r + VSPLAT(1.0 / 6.0);
+    p = p * r + VSPLAT(0.5);
+    p = p * r + VSPLAT(1.0);
+    p = p * r + VSPLAT(1.0);
+    /* the low bits of t hold k: 2^k = (k + 1023) << 52 as a double */
+    VI bits = ((VI) t - (VI) magic + 1023) << 52;
+    return p * (VD) bits;
+}
+
+/* y[i] = exp(scale * f(x[i])) for i < n, f the identity or sqrt (root);
+ * x and y may be the same. Inputs outside the polynomial's range (and NaN)
+ * go to exp(), lane by lane. */
+static KF_ATTR void KF(exp_array)(const double *x, double *y, int n, double scale,
+                                  int root)
+{
+    const VD lo = VSPLAT(KF_EXP_LO), hi = VSPLAT(KF_EXP_HI), s = VSPLAT(scale);
+    int i = 0;
+    for (; i + W <= n; i += W) {
+        VD v;
+        memcpy(&v, x + i, sizeof v);
+        if (root) v = VSQRT(v);
+        v = v * s;
+        VI outside = ~((v >= lo) & (v <= hi));
+        VD r = KF(vexp)(VMIN(VMAX(v, lo), hi));
+        long long any = 0;
+        for (int l = 0; l < W; l++) any |= outside[l];
+        if (any)
+            for (int l = 0; l < W; l++)
+                if (outside[l]) r[l] = exp(v[l]);
+        memcpy(y + i, &r, sizeof r);
+    }
+    for (; i < n; i++) {
+        double v = scale * (root ? sqrt(x[i]) : x[i]);
+        if (v >= KF_EXP_LO && v <= KF_EXP_HI) {
+            VD w = KF(vexp)(VSPLAT(v));
+            y[i] = w[0];
+        } else {
+            y[i] = exp(v);
+        }
+    }
+}
+
+/* The kernel's function of the squared distances or inner products in
+ * v[0..n-1], in place. */
+static KF_ATTR void KF(transform)(const fast_job *J, double *v, int n)
+{
+    switch (J->code) {
+    case KERNEL_RBF:
+        KF(exp_array)(v, v, n, -J->sigma, 0);
+        break;
+    case KERNEL_LAPLACE:
+        KF(exp_array)(v, v, n, -J->sigma, 1);
+        break;
+    case KERNEL_POLY:
+        for (int i = 0; i < n; i++) v[i] = J->scale * v[i] + J->offset;
+        if (J->degree == 2) {
+            for (int i = 0; i < n; i++) v[i] = v[i] * v[i];
+        } else if (J->degree != 1) {
+            /* as R_pow_di: x^e by squaring, bit by bit */
+            for (int i = 0; i < n; i++) {
+                double x = v[i], xn = 1.0;
+                for (int e = J->degree;;) {
+                    if (e & 1) xn *= x;
+                    if ((e >>= 1)) x *= x; else break;
+                }
+                v[i] = xn;
+            }
+        }
+        break;
+    case KERNEL_TANH:
+        for (int i = 0; i < n; i++) v[i] = tanh(J->scale * v[i] + J->offset);
+        break;
+    default: /* vanilladot: the inner product itself */
+        break;
+    }
+}
+
+/* The 8 x 4 tile: acc (8 rows by 4 columns, column-major) = the sum over
+ * the d coordinates of a[k][r] * b_c[k] (diff = 0) or of (a[k][r] - b_c[k])^2
+ * (diff = 1); a: 8 rows packed coordinate by coordinate (8 doubles per
+ * coordinate), b0..b3: the 4 column points, each contiguous. Done in
+ * halves of 2W rows so that the 8 accumulators stay in registers. */
+static KF_ATTR void KF(tile)(int d, const double *a, const double *b0, const double *b1,
+                             const double *b2, const double *b3, int diff, double *acc)
+{
+    for (int h = 0; h < 8; h += 2 * W) {
+        VD c00 = VSPLAT(0.0), c10 = c00, c01 = c00, c11 = c00, c02 = c00, c12 = c00,
+           c03 = c00, c13 = c00;
+        const double *ah = a + h;
+        if (diff) {
+            for (int k = 0; k < d; k++) {
+                VD a0, a1;
+                memcpy(&a0, ah + (size_t) k * 8, sizeof a0);
+                memcpy(&a1, ah + (size_t) k * 8 + W, sizeof a1);
+                VD t;
+                t = a0 - b0[k]; c00 += t * t; t = a1 - b0[k]; c10 += t * t;
+                t = a0 - b1[k]; c01 += t * t; t = a1 - b1[k]; c11 += t * t;
+                t = a0 - b2[k]; c02 += t * t; t = a1 - b2[k]; c12 += t * t;
+                t = a0 - b3[k]; c03 += t * t; t = a1 - b3[k]; c13 += t * t;
+            }
+        } else {
+            for (int k = 0; k < d; k++) {
+                VD a0, a1;
+                memcpy(&a0, ah + (size_t) k * 8, sizeof a0);
+                memcpy(&a1, ah + (size_t) k * 8 + W, sizeof a1);
+                c00 += a0 * b0[k]; c10 += a1 * b0[k];
+                c01 += a0 * b1[k]; c11 += a1 * b1[k];
+                c02 += a0 * b2[k]; c12 += a1 * b2[k];
+                c03 += a0 * b3[k]; c13 += a1 * b3[k];
+            }
+        }
+        double *o = acc + h;
+        memcpy(o, &c00, sizeof c00);      memcpy(o + W, &c10, sizeof c10);
+        memcpy(o + 8, &c01, sizeof c01);  memcpy(o + 8 + W, &c11, sizeof c11);
+        memcpy(o + 16, &c02, sizeof c02); memcpy(o + 16 + W, &c12, sizeof c12);
+        memcpy(o + 24, &c03, sizeof c03); memcpy(o + 24 + W, &c13, sizeof c13);
+    }
+}
+
+/* Columns c0..c1-1 of the block (see fast_job in kernel_fast.c): row block
+ * by row block, the tiles of each group of 4 columns, then the kernel's
+ * function on each column's new segment. Returns 1 if a value is not
+ * finite. */
+static KF_ATTR int KF(columns)(const fast_job *J, int c0, int c1)
+{
+    int rows = J->rows, d = J->d, bad = 0;
+    double acc[32];
+    for (int r0 = J->lower_only ? (c0 / 8) * 8 : 0; r0 < rows; r0 += J->row_block) {
+        int r1 = r0 + J->row_block < rows ? r0 + J->row_block : rows;
+        for (int j = c0; j < c1; j += 4) {
+            const double *bp[4];
+            for (int c = 0; c < 4; c++) {
+                int jc = j + c < c1 ? j + c : c1 - 1;
+                bp[c] = J->b + (size_t) jc * d;
+            }
+            int t0 = J->lower_only && j > r0 ? (j / 8) * 8 : r0;
+            for (int t = t0; t < r1; t += 8) {
+                KF(tile)(d, J->apack + (size_t) (t / 8) * 8 * d, bp[0], bp[1], bp[2], bp[3],
+                         J->diff, acc);
+                for (int c = 0; c < 4 && j + c < c1; c++) {
+                    int jc = j + c;
+                    int i0 = J->lower_only && jc > t ? jc : t;
+                    int i1 = t + 8 < r1 ? t + 8 : r1;
+                    double *col = J->out + (size_t) jc * rows;
+                    const double *av = acc + 8 * c; /* row i is av[i - t] */
+                    if (J->expanded) {
+                        double bn = J->bnorms[jc];
+                        for (int i = i0; i < i1; i++) {
+                            double v = J->anorms[i] + bn - 2.0 * av[i - t];
+                            col[i] = v > 0.0 ? v : 0.0;
+                        }
+                    } else if (i0 == t && i1 == t + 8) {
+                        memcpy(col + t, acc + 8 * c, 8 * sizeof(double)); /* inlined */
+                    } else {
+                        for (int i = i0; i < i1; i++) col[i] = av[i - t];
+                    }
+                }
+            }
+        }
+        for (int jc = c0; jc < c1; jc++) {
+            int i0 = J->lower_only && jc > r0 ? jc : r0;
+            if (i0 >= r1) continue;
+            double *seg = J->out + (size_t) jc * rows + i0;
+            int len = r1 - i0;
+            KF(transform)(J, seg, len);
+            for (int i = 0; i < len; i++) bad |= !(fabs(seg[i]) <= DBL_MAX);
+        }
+    }
+    return bad;
+}

@@ -1,0 +1,109 @@
+# The fast kernel blocks (src/kernel_fast.c, src/kernel_simd.h) against
+# direct evaluation in plain R, and their vector exp against exp().
+
+ulp_of <- function(e) 2^(floor(log2(e)) - 52)
+
+test_that("the vector exp is within 1 ulp of exp() over its whole range", {
+  set.seed(21)
+  # every binade of the result (exp's whole finite, normal range and the
+  # subnormal and overflowing ends), a fine grid, and random points
+  x <- c(seq(-745.2, 709.9, length.out = 200003), runif(1e5, -1, 1),
+         runif(1e5, -745.2, 709.9), log(2) * (-1074:1024), -708, 709, 0,
+         -709.5, 709.5, -1e-300, 1e-300)
+  e <- exp(x)
+  normal <- is.finite(e) & e >= .Machine$double.xmin
+  copies <- list(sse2 = fastkpca:::kernel_vector_exp(x, FALSE),
+                 avx2 = fastkpca:::kernel_vector_exp(x, TRUE))
+  copies <- copies[!vapply(copies, is.null, logical(1))]
+  for (v in copies) {
+    expect_lte(max(abs(v[normal] - e[normal]) / ulp_of(e[normal])), 1)
+    # subnormal, zero and infinite results come from exp() itself
+    expect_identical(v[!normal], e[!normal])
+  }
+  for (v in lapply(c(FALSE, TRUE), function(a)
+    fastkpca:::kernel_vector_exp(c(-Inf, Inf, NaN, NA, -746, 710), a))) {
+    if (is.null(v)) next
+    expect_identical(v[c(1, 2, 5, 6)], c(0, Inf, 0, Inf))
+    expect_true(all(is.na(v[3:4])))
+  }
+})
+
+# Rows with exact duplicates and near-duplicates (1e-9 apart), a number of
+# rows that is not a multiple of the tile's 8, data off the origin
+fast_path_data <- function(n, d, seed) {
+  set.seed(seed)
+  x <- matrix(rnorm(n * d, mean = 3), n, d)
+  rbind(x, x[1:5, , drop = FALSE], x[6:10, , drop = FALSE] + 1e-9)
+}
+
+plain_kernel <- function(name, x, y, kp) {
+  d2 <- outer(rowSums(x^2), rowSums(y^2), "+") * 0
+  for (j in seq_len(ncol(x))) d2 <- d2 + outer(x[, j], y[, j], "-")^2
+  dot <- x %*% t(y)
+  switch(name,
+    rbfdot = exp(-kp$sigma * d2),
+    laplacedot = exp(-kp$sigma * sqrt(d2)),
+    polydot = (kp$scale * dot + kp$offset)^kp$degree,
+    vanilladot = dot,
+    tanhdot = tanh(kp$scale * dot + kp$offset))
+}
+
+test_that("each fast path matches direct evaluation to 1e-12, duplicated rows included", {
+  cases <- list(rbfdot = function(d) list(sigma = 0.5 / d),
+                laplacedot = function(d) list(sigma = 0.5 / d),
+                polydot = function(d) list(degree = 3, scale = 1 / d, offset = 1),
+                vanilladot = function(d) list(),
+                tanhdot = function(d) list(scale = 0.01 / d, offset = 0.1))
+  # d = 3 and 10: the difference form; 70 and 200: rbfdot's expanded form
+  for (d in c(3L, 10L, 70L, 200L)) {
+    x <- fast_path_data(93L, d, d)
+    y <- x[c(1:7, 96:103), , drop = FALSE]   # 15 columns: not a multiple of 4
+    for (name in names(cases)) {
+      kp <- cases[[name]](d)
+      ref <- plain_kernel(name, x, x, kp)
+      ref_xy <- plain_kernel(name, x, y, kp)
+      # rbf and laplace values are positive: elementwise relative error; the
+      # inner-product kernels cross zero: relative to the largest value
+      rel <- function(a, b) if (name %in% c("rbfdot", "laplacedot"))
+        max(abs(a - b) / abs(b)) else max(abs(a - b)) / max(abs(b))
+      for (threads in 1:2) {
+        gram <- kernel_matrix(name, x, kpar = kp, threads = threads)
+        cross <- kernel_matrix(name, x, y, kpar = kp, threads = threads)
+        expect_lte(rel(unname(gram), ref), 1e-12)
+        expect_lte(rel(unname(cross), ref_xy), 1e-12)
+      }
+      if (name %in% c("rbfdot", "laplacedot") && d <= 10L) {
+        # the difference form: distances of duplicates are exactly 0
+        expect_identical(unname(diag(gram)), rep(1, nrow(x)))
+        expect_identical(unname(gram[1:5, 1:5]), unname(gram[94:98, 94:98]))
+      }
+    }
+  }
+})
+
+test_that("kernel expressions, predict() and kpca() use the same values", {
+  x <- fast_path_data(61L, 4L, 2L)
+  z <- fast_path_data(13L, 4L, 3L)
+  k <- kern("rbfdot", sigma = 0.3) + 2 * kern("polydot", degree = 2, scale = 0.5)
+  ref <- plain_kernel("rbfdot", x, z, list(sigma = 0.3)) +
+    2 * plain_kernel("polydot", x, z, list(degree = 2, scale = 0.5, offset = 1))
+  expect_lte(max(abs(unname(kernel_matrix(k, x, z)) - ref)) / max(abs(ref)), 1e-12)
+  fit <- kpca(x, kpar = list(sigma = 0.3), features = 3, solver = "exact")
+  K <- plain_kernel("rbfdot", x, x, list(sigma = 0.3))
+  Kz <- plain_kernel("rbfdot", z, x, list(sigma = 0.3))
+  n <- nrow(x)
+  Kzc <- Kz - outer(rowMeans(Kz), rep(1, n)) - outer(rep(1, nrow(z)), colMeans(K)) + mean(K)
+  expect_equal(unname(predict(fit, z)), unname(Kzc %*% fit$alpha), tolerance = 1e-10)
+})
+
+test_that("far-apart points give exact zeros, as exp() does", {
+  x <- rbind(c(0, 0), c(100, 0), c(0, 30), c(1e-3, 0))
+  K <- kernel_matrix("rbfdot", x, kpar = list(sigma = 1))
+  ref <- unname(exp(-as.matrix(dist(x))^2))
+  expect_identical(unname(K) == 0, ref == 0)
+  expect_equal(unname(K), ref, tolerance = 1e-15)
+  L <- kernel_matrix("laplacedot", x, kpar = list(sigma = 20))
+  ref <- unname(exp(-20 * as.matrix(dist(x))))
+  expect_identical(unname(L) == 0, ref == 0)
+  expect_equal(unname(L), ref, tolerance = 1e-12)
+})
