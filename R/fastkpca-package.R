@@ -7,7 +7,8 @@
 #' the same scale, while the kernel matrix is built and centered in feature
 #' space in one n x n buffer and only the leading eigenpairs are computed
 #' (by LAPACK, or by a Lanczos method when a few components of a large
-#' matrix are wanted; see `solver` in [kpca()]).
+#' matrix are wanted, or on request by a randomized method; see `solver` in
+#' [kpca()]).
 #'
 #' @section Getting started:
 #' * [kpca()] fits the model; its help page lists the kernels and their
