@@ -13,11 +13,11 @@
  *
  * The rank-k update (the n m^2 part of a fit) is cache-blocked and
  * multithreaded here rather than left to the BLAS: R's reference dsyrk (as
- * crossprod()) ran at 0.8 G multiply-adds per second on the project
- * machine, this one at 3.2 on one core, about OpenBLAS's speed
- * (bench/nystrom.R, part syrk); at n = 10^6 and m = 500 that is 150 s
- * against 40 s. Every entry of the result is summed
- * in the same order whatever the number of threads. */
+ * crossprod()) runs at 1.6 G multiply-adds per second on the project
+ * machine (an AMD EPYC with AVX-512), this one at about 23 per CPU-second
+ * with AVX-512 and 17 with AVX2 at m = 500, 13 at m = 200 (bench/nystrom.R,
+ * part syrk; the 8 x 4 tiles before ran at 12.5). Every entry of the
+ * result is summed in the same order whatever the number of threads. */
 #include "fastkpca.h"
 #include <float.h>
 #include <math.h>
@@ -27,20 +27,28 @@
 #endif
 
 /* Rows of a block per slice of the rank-k update: a packed slice of the
- * block (KC x m doubles, 1 MB for m = 500) stays in the L2 cache while a
+ * block (KC x m doubles, 512 KB for m = 500) stays in the L2 cache while a
  * thread updates its tiles of the result from it. */
-#define SYRK_KC 256
-/* The result is updated in tiles of 8 rows by 4 columns, the packed slice
- * stored in panels of 8 columns (row by row, 8 doubles each). */
-#define SYRK_MR 8
-#define SYRK_NR 4
+#define SYRK_KC 128
 
-/* The tile kernel: acc (8 x 4, column-major) = sum over kc rows of
- * a[k, 0:8] b[k, 0:4]', with a and b rows SYRK_MR doubles apart (b points
- * into a panel at its column offset). With GCC or clang it is written with
- * vector extensions: SSE2 (2 doubles, every x86-64 CPU) by default, and on
- * x86-64 CPUs with AVX2 and FMA (checked at run time) 4 doubles with fused
- * multiply-adds, about twice as fast. Elsewhere, plain loops. */
+/* The result is updated in register tiles of 3w rows by w columns, w = 8
+ * with AVX-512 and 4 otherwise; the packed slice is stored in panels of w
+ * columns (row by row, w doubles each), so that a tile reads three
+ * consecutive panels as its rows and one panel as its columns. A tile of
+ * 3 x 4 (or 3 x 8) vector accumulators keeps both FMA units busy: the
+ * 8 x 4 tile of before reached about 60% of the AVX2 peak. */
+typedef struct {
+    int w;  /* panel width: the tile is 3w x w */
+    void (*tile)(int kc, const double *a, size_t panel_len, const double *b, double *acc);
+} syrk_kernel;
+
+/* The tile kernels: acc (3w x w, column-major) = sum over kc rows of
+ * a[k, 0:3w] b[k, 0:w]', with a's three panels panel_len doubles apart and
+ * every panel's rows w doubles apart. With GCC or clang they are written
+ * with vector extensions: SSE2 (2 doubles, every x86-64 CPU) by default,
+ * and on x86-64 CPUs with AVX2 and FMA, or AVX-512 (checked at run time),
+ * 4 or 8 doubles with fused multiply-adds. Elsewhere, plain loops. Each
+ * entry is summed over k in order, whichever kernel runs. */
 #if defined(__GNUC__) && (__GNUC__ >= 5 || defined(__clang__))
 # define SYRK_VECTOR 1
 typedef double v2d __attribute__((vector_size(16)));
@@ -50,146 +58,264 @@ typedef double v2du __attribute__((vector_size(16), aligned(8), may_alias));
 typedef double v4d __attribute__((vector_size(32)));
 typedef double v4du __attribute__((vector_size(32), aligned(8), may_alias));
 # endif
+# if defined(__x86_64__) && (defined(__clang__) || __GNUC__ >= 7)
+#  define SYRK_AVX512 1
+typedef double v8d __attribute__((vector_size(64)));
+typedef double v8du __attribute__((vector_size(64), aligned(8), may_alias));
+# endif
+#endif
+
+#ifdef SYRK_AVX512
+/* written out in full: GCC at -O2 keeps an array of accumulators in memory */
+# define SYRK_FMA8(j, r0, r1, r2) do {                                         \
+        v8d y = {bk[j], bk[j], bk[j], bk[j], bk[j], bk[j], bk[j], bk[j]};       \
+        r0 += x0 * y; r1 += x1 * y; r2 += x2 * y;                               \
+    } while (0)
+__attribute__((target("avx512f")))
+static void syrk_tile_avx512(int kc, const double *a, size_t panel_len, const double *b,
+                             double *acc)
+{
+    v8d z = {0, 0, 0, 0, 0, 0, 0, 0};
+    v8d c00 = z, c10 = z, c20 = z, c01 = z, c11 = z, c21 = z, c02 = z, c12 = z, c22 = z,
+        c03 = z, c13 = z, c23 = z, c04 = z, c14 = z, c24 = z, c05 = z, c15 = z, c25 = z,
+        c06 = z, c16 = z, c26 = z, c07 = z, c17 = z, c27 = z;
+    const double *a0 = a, *a1 = a + panel_len, *a2 = a + 2 * panel_len;
+    for (int k = 0; k < kc; k++) {
+        v8d x0 = *(const v8du *) (a0 + 8 * k), x1 = *(const v8du *) (a1 + 8 * k),
+            x2 = *(const v8du *) (a2 + 8 * k);
+        const double *bk = b + 8 * k;
+        SYRK_FMA8(0, c00, c10, c20);
+        SYRK_FMA8(1, c01, c11, c21);
+        SYRK_FMA8(2, c02, c12, c22);
+        SYRK_FMA8(3, c03, c13, c23);
+        SYRK_FMA8(4, c04, c14, c24);
+        SYRK_FMA8(5, c05, c15, c25);
+        SYRK_FMA8(6, c06, c16, c26);
+        SYRK_FMA8(7, c07, c17, c27);
+    }
+    *(v8du *) (acc + 0) = c00; *(v8du *) (acc + 8) = c10; *(v8du *) (acc + 16) = c20;
+    *(v8du *) (acc + 24) = c01; *(v8du *) (acc + 32) = c11; *(v8du *) (acc + 40) = c21;
+    *(v8du *) (acc + 48) = c02; *(v8du *) (acc + 56) = c12; *(v8du *) (acc + 64) = c22;
+    *(v8du *) (acc + 72) = c03; *(v8du *) (acc + 80) = c13; *(v8du *) (acc + 88) = c23;
+    *(v8du *) (acc + 96) = c04; *(v8du *) (acc + 104) = c14; *(v8du *) (acc + 112) = c24;
+    *(v8du *) (acc + 120) = c05; *(v8du *) (acc + 128) = c15; *(v8du *) (acc + 136) = c25;
+    *(v8du *) (acc + 144) = c06; *(v8du *) (acc + 152) = c16; *(v8du *) (acc + 160) = c26;
+    *(v8du *) (acc + 168) = c07; *(v8du *) (acc + 176) = c17; *(v8du *) (acc + 184) = c27;
+}
+# undef SYRK_FMA8
 #endif
 
 #ifdef SYRK_AVX2
 __attribute__((target("avx2,fma")))
-static void syrk_tile_avx2(int kc, const double *a, const double *b, double *acc)
+static void syrk_tile_avx2(int kc, const double *a, size_t panel_len, const double *b,
+                           double *acc)
 {
-    v4d c00 = {0, 0, 0, 0}, c10 = c00, c01 = c00, c11 = c00, c02 = c00, c12 = c00,
-        c03 = c00, c13 = c00;
+    v4d z = {0, 0, 0, 0};
+    v4d c00 = z, c10 = z, c20 = z, c01 = z, c11 = z, c21 = z,
+        c02 = z, c12 = z, c22 = z, c03 = z, c13 = z, c23 = z;
+    const double *a0 = a, *a1 = a + panel_len, *a2 = a + 2 * panel_len;
     for (int k = 0; k < kc; k++) {
-        const double *ak = a + (size_t) k * SYRK_MR, *bk = b + (size_t) k * SYRK_MR;
-        v4d a0 = *(const v4du *) ak, a1 = *(const v4du *) (ak + 4);
-        v4d b0 = {bk[0], bk[0], bk[0], bk[0]};
-        c00 += a0 * b0; c10 += a1 * b0;
-        v4d b1 = {bk[1], bk[1], bk[1], bk[1]};
-        c01 += a0 * b1; c11 += a1 * b1;
-        v4d b2 = {bk[2], bk[2], bk[2], bk[2]};
-        c02 += a0 * b2; c12 += a1 * b2;
-        v4d b3 = {bk[3], bk[3], bk[3], bk[3]};
-        c03 += a0 * b3; c13 += a1 * b3;
+        v4d x0 = *(const v4du *) (a0 + 4 * k), x1 = *(const v4du *) (a1 + 4 * k),
+            x2 = *(const v4du *) (a2 + 4 * k);
+        const double *bk = b + 4 * k;
+        v4d y = {bk[0], bk[0], bk[0], bk[0]};
+        c00 += x0 * y; c10 += x1 * y; c20 += x2 * y;
+        y = (v4d) {bk[1], bk[1], bk[1], bk[1]};
+        c01 += x0 * y; c11 += x1 * y; c21 += x2 * y;
+        y = (v4d) {bk[2], bk[2], bk[2], bk[2]};
+        c02 += x0 * y; c12 += x1 * y; c22 += x2 * y;
+        y = (v4d) {bk[3], bk[3], bk[3], bk[3]};
+        c03 += x0 * y; c13 += x1 * y; c23 += x2 * y;
     }
-    *(v4du *) (acc + 0) = c00;  *(v4du *) (acc + 4) = c10;
-    *(v4du *) (acc + 8) = c01;  *(v4du *) (acc + 12) = c11;
-    *(v4du *) (acc + 16) = c02; *(v4du *) (acc + 20) = c12;
-    *(v4du *) (acc + 24) = c03; *(v4du *) (acc + 28) = c13;
+    *(v4du *) (acc + 0) = c00;  *(v4du *) (acc + 4) = c10;  *(v4du *) (acc + 8) = c20;
+    *(v4du *) (acc + 12) = c01; *(v4du *) (acc + 16) = c11; *(v4du *) (acc + 20) = c21;
+    *(v4du *) (acc + 24) = c02; *(v4du *) (acc + 28) = c12; *(v4du *) (acc + 32) = c22;
+    *(v4du *) (acc + 36) = c03; *(v4du *) (acc + 40) = c13; *(v4du *) (acc + 44) = c23;
 }
 #endif
 
-static void syrk_tile_plain(int kc, const double *a, const double *b, double *acc)
+/* One 4 x 4 part of the 12 x 4 tile (rows of panel a), into acc with
+ * leading dimension 12. */
+static void syrk_quad_plain(int kc, const double *a, const double *b, double *acc)
 {
 #ifdef SYRK_VECTOR
-    /* two 4 x 4 halves: 8 accumulators each, within SSE2's 16 registers */
-    for (int h = 0; h < 2; h++) {
-        v2d c00 = {0, 0}, c10 = c00, c01 = c00, c11 = c00, c02 = c00, c12 = c00,
-            c03 = c00, c13 = c00;
-        const double *ah = a + 4 * h;
-        for (int k = 0; k < kc; k++) {
-            const double *ak = ah + (size_t) k * SYRK_MR, *bk = b + (size_t) k * SYRK_MR;
-            v2d a0 = *(const v2du *) ak, a1 = *(const v2du *) (ak + 2);
-            v2d b0 = {bk[0], bk[0]};
-            c00 += a0 * b0; c10 += a1 * b0;
-            v2d b1 = {bk[1], bk[1]};
-            c01 += a0 * b1; c11 += a1 * b1;
-            v2d b2 = {bk[2], bk[2]};
-            c02 += a0 * b2; c12 += a1 * b2;
-            v2d b3 = {bk[3], bk[3]};
-            c03 += a0 * b3; c13 += a1 * b3;
-        }
-        double *o = acc + 4 * h;
-        *(v2du *) (o + 0) = c00;  *(v2du *) (o + 2) = c10;
-        *(v2du *) (o + 8) = c01;  *(v2du *) (o + 10) = c11;
-        *(v2du *) (o + 16) = c02; *(v2du *) (o + 18) = c12;
-        *(v2du *) (o + 24) = c03; *(v2du *) (o + 26) = c13;
-    }
-#else
-    for (int t = 0; t < SYRK_MR * SYRK_NR; t++) acc[t] = 0.0;
+    /* 8 accumulators, within SSE2's 16 registers */
+    v2d c00 = {0, 0}, c10 = c00, c01 = c00, c11 = c00, c02 = c00, c12 = c00,
+        c03 = c00, c13 = c00;
     for (int k = 0; k < kc; k++) {
-        const double *ak = a + (size_t) k * SYRK_MR, *bk = b + (size_t) k * SYRK_MR;
-        for (int j = 0; j < SYRK_NR; j++)
-            for (int i = 0; i < SYRK_MR; i++) acc[i + j * SYRK_MR] += ak[i] * bk[j];
+        const double *ak = a + 4 * k, *bk = b + 4 * k;
+        v2d a0 = *(const v2du *) ak, a1 = *(const v2du *) (ak + 2);
+        v2d b0 = {bk[0], bk[0]};
+        c00 += a0 * b0; c10 += a1 * b0;
+        v2d b1 = {bk[1], bk[1]};
+        c01 += a0 * b1; c11 += a1 * b1;
+        v2d b2 = {bk[2], bk[2]};
+        c02 += a0 * b2; c12 += a1 * b2;
+        v2d b3 = {bk[3], bk[3]};
+        c03 += a0 * b3; c13 += a1 * b3;
     }
+    *(v2du *) (acc + 0) = c00;  *(v2du *) (acc + 2) = c10;
+    *(v2du *) (acc + 12) = c01; *(v2du *) (acc + 14) = c11;
+    *(v2du *) (acc + 24) = c02; *(v2du *) (acc + 26) = c12;
+    *(v2du *) (acc + 36) = c03; *(v2du *) (acc + 38) = c13;
+#else
+    for (int j = 0; j < 4; j++)
+        for (int i = 0; i < 4; i++) acc[i + 12 * j] = 0.0;
+    for (int k = 0; k < kc; k++)
+        for (int j = 0; j < 4; j++)
+            for (int i = 0; i < 4; i++) acc[i + 12 * j] += a[4 * k + i] * b[4 * k + j];
 #endif
 }
 
-typedef void (*syrk_tile_fn)(int, const double *, const double *, double *);
+static void syrk_tile_plain(int kc, const double *a, size_t panel_len, const double *b,
+                            double *acc)
+{
+    for (int h = 0; h < 3; h++) syrk_quad_plain(kc, a + h * panel_len, b, acc + 4 * h);
+}
 
 /* The tile kernel for this CPU. */
-static syrk_tile_fn syrk_tile_choose(void)
+static syrk_kernel syrk_kernel_choose(void)
 {
+    syrk_kernel kern = {4, syrk_tile_plain};
 #ifdef SYRK_AVX2
     if (__builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma"))
-        return syrk_tile_avx2;
+        kern.tile = syrk_tile_avx2;
 #endif
-    return syrk_tile_plain;
+#ifdef SYRK_AVX512
+    if (__builtin_cpu_supports("avx512f")) {
+        kern.w = 8;
+        kern.tile = syrk_tile_avx512;
+    }
+#endif
+    return kern;
+}
+
+/* Pack rows k0 .. k0 + kc - 1 of B - 1 c' (nb x m) into P in panels of w
+ * columns, each panel_len doubles, row by row; columns past m (up to
+ * npanels w) are zero. With run (not NULL), add each column's values to
+ * run[j], in the order of the rows. */
+static void syrk_pack_slice(const double *B, int nb, int m, const double *c, int w,
+                            int npanels, int k0, int kc, double *P, size_t panel_len,
+                            double *run)
+{
+    for (int j = 0; j < npanels * w; j++) {
+        double *dst = P + (size_t) (j / w) * panel_len + j % w;
+        if (j >= m) {
+            for (int k = 0; k < kc; k++) dst[(size_t) k * w] = 0.0;
+            continue;
+        }
+        const double *col = B + (size_t) j * nb + k0;
+        double cj = c[j];
+        if (run) {
+            double s = run[j];
+            for (int k = 0; k < kc; k++) {
+                double v = col[k] - cj;
+                dst[(size_t) k * w] = v;
+                s += v;
+            }
+            run[j] = s;
+        } else {
+            for (int k = 0; k < kc; k++) dst[(size_t) k * w] = col[k] - cj;
+        }
+    }
+}
+
+/* Add the lower-triangle entries of the tile acc (3w x w, rows from i0,
+ * columns from j0) to G. A tile wholly inside the lower triangle is added
+ * column by column in loops of fixed length, which the compiler
+ * vectorizes: at m = 200 the scalar loop cost a third of the update. */
+static void syrk_tile_add(const double *acc, int w, int i0, int j0, int m, double *G)
+{
+    int mr = 3 * w;
+    if (j0 + w - 1 <= i0 && i0 + mr <= m && j0 + w <= m) {
+        for (int jj = 0; jj < w; jj++) {
+            double *gcol = G + (size_t) (j0 + jj) * m + i0;
+            const double *t = acc + (size_t) jj * mr;
+            if (w == 8)
+                for (int ii = 0; ii < 24; ii++) gcol[ii] += t[ii];
+            else
+                for (int ii = 0; ii < 12; ii++) gcol[ii] += t[ii];
+        }
+        return;
+    }
+    for (int jj = 0; jj < w && j0 + jj < m; jj++) {
+        int j = j0 + jj, ii = j > i0 ? j - i0 : 0;
+        double *gcol = G + (size_t) j * m + i0;
+        const double *t = acc + (size_t) jj * mr;
+        for (; ii < mr && i0 + ii < m; ii++) gcol[ii] += t[ii];
+    }
+}
+
+/* The thread that updates each row group of G: the groups, largest first
+ * (group g has 3 (g + 1) tiles), each to the thread with the least work so
+ * far. Fixed by the number of threads alone; which thread updates an entry
+ * does not change the order of its sum. */
+static int *syrk_owners(int ngroups, int nt)
+{
+    int *owner = (int *) R_alloc((size_t) ngroups, sizeof(int));
+    double *load = (double *) R_alloc((size_t) nt, sizeof(double));
+    for (int t = 0; t < nt; t++) load[t] = 0.0;
+    for (int g = ngroups - 1; g >= 0; g--) {
+        int best = 0;
+        for (int t = 1; t < nt; t++) if (load[t] < load[best]) best = t;
+        owner[g] = best;
+        load[best] += g + 1;
+    }
+    return owner;
 }
 
 /* G (m x m, lower triangle with the diagonal) += (B - 1 c')' (B - 1 c') and
  * colsum += (B - 1 c')' 1, for B nb x m (leading dimension nb). The block
- * is first packed, the shift c subtracted on the way, in slices of SYRK_KC
- * rows, each slice in panels of SYRK_MR columns (zero-padded, row by row).
- * Then, slice by slice, each thread updates its own row panels of G: the
- * same thread owns the same panels in every slice (a static schedule), so
- * the threads never wait for one another between slices, and every entry
- * is summed in the same order whatever the number of threads. One parallel
- * region per block: on a machine shared with other work, a barrier per
- * slice costs more than the slice. */
+ * is taken in slices of SYRK_KC rows. Each thread packs every slice itself,
+ * the shift c subtracted on the way, into a buffer of its own that stays in
+ * its core's L2 cache (packing costs about 2 / m of the update, and there
+ * is no barrier between slices), in panels of w columns zero-padded to a
+ * whole number of three-panel row groups. Then it updates its own row
+ * groups of G (syrk_owners()): the same thread owns the same groups in
+ * every slice, and every entry is summed in the same order whatever the
+ * number of threads. The first thread alone sums the columns, in the
+ * order of the rows. One parallel region per block: on a machine shared
+ * with other work, a barrier per slice costs more than the slice. */
 static void syrk_lower_add(const double *B, int nb, int m, const double *c, double *G,
                            double *colsum, int threads)
 {
-    int npanels = (m + SYRK_MR - 1) / SYRK_MR;
-    int nslices = (nb + SYRK_KC - 1) / SYRK_KC;
-    size_t panel_len = (size_t) SYRK_KC * SYRK_MR, slice_len = panel_len * npanels;
-    double *P = (double *) R_alloc((size_t) nslices * slice_len, sizeof(double));
-    syrk_tile_fn syrk_tile = syrk_tile_choose();
+    syrk_kernel kern = syrk_kernel_choose();
+    int w = kern.w, mr = 3 * w;
+    int ngroups = (m + mr - 1) / mr, npanels = 3 * ngroups;
+    int nslices = (nb + SYRK_KC - 1) / SYRK_KC, nt = threads > 1 ? threads : 1;
+    size_t panel_len = (size_t) SYRK_KC * w, slice_len = panel_len * npanels;
+    double *P = (double *) R_alloc((size_t) nt * slice_len, sizeof(double));
+    double *run = (double *) R_alloc((size_t) m, sizeof(double));
+    int *owner = syrk_owners(ngroups, nt);
+    memset(run, 0, (size_t) m * sizeof(double));
 #ifdef _OPENMP
-#pragma omp parallel num_threads(threads) if (threads > 1)
+#pragma omp parallel num_threads(nt) if (nt > 1)
 #endif
     {
+        int t = 0, team = 1;
 #ifdef _OPENMP
-#pragma omp for schedule(static)
+        t = omp_get_thread_num();
+        team = omp_get_num_threads(); /* nt, unless OpenMP gave fewer */
 #endif
-        for (int p = 0; p < npanels; p++) {
-            for (int l = 0; l < SYRK_MR; l++) {
-                int j = p * SYRK_MR + l;
-                const double *col = j < m ? B + (size_t) j * nb : NULL;
-                double s = 0.0;
-                for (int k = 0; k < nb; k++) {
-                    double v = col ? col[k] - c[j] : 0.0;
-                    P[(k / SYRK_KC) * slice_len + p * panel_len +
-                      (size_t) (k % SYRK_KC) * SYRK_MR + l] = v;
-                    s += v;
-                }
-                if (col) colsum[j] += s;
-            }
-        }
+        double *S = P + (size_t) t * slice_len;
+        double acc[24 * 8]; /* the largest tile, 3w x w with w = 8 */
         for (int sl = 0; sl < nslices; sl++) {
-            int kc = nb - sl * SYRK_KC < SYRK_KC ? nb - sl * SYRK_KC : SYRK_KC;
-            const double *S = P + (size_t) sl * slice_len;
-            /* row panels of G, largest first, dealt out in turn */
-#ifdef _OPENMP
-#pragma omp for schedule(static, 1) nowait
-#endif
-            for (int q = 0; q < npanels; q++) {
-                int pi = npanels - 1 - q, i0 = pi * SYRK_MR;
-                const double *a = S + (size_t) pi * panel_len;
-                double acc[SYRK_MR * SYRK_NR];
-                for (int j0 = 0; j0 < i0 + SYRK_MR && j0 < m; j0 += SYRK_NR) {
-                    const double *b = S + (size_t) (j0 / SYRK_MR) * panel_len + j0 % SYRK_MR;
-                    syrk_tile(kc, a, b, acc);
-                    for (int jj = 0; jj < SYRK_NR && j0 + jj < m; jj++) {
-                        int j = j0 + jj;
-                        double *gcol = G + (size_t) j * m;
-                        for (int ii = 0; ii < SYRK_MR; ii++) {
-                            int i = i0 + ii;
-                            if (i >= j && i < m) gcol[i] += acc[ii + jj * SYRK_MR];
-                        }
-                    }
+            int k0 = sl * SYRK_KC, kc = nb - k0 < SYRK_KC ? nb - k0 : SYRK_KC;
+            syrk_pack_slice(B, nb, m, c, w, npanels, k0, kc, S, panel_len,
+                            t == 0 ? run : NULL);
+            for (int g = ngroups - 1; g >= 0; g--) {
+                if (owner[g] % team != t) continue;
+                int i0 = g * mr;
+                const double *a = S + (size_t) 3 * g * panel_len;
+                /* column panels that reach the lower triangle */
+                for (int j0 = 0; j0 < i0 + mr && j0 < m; j0 += w) {
+                    kern.tile(kc, a, panel_len, S + (size_t) (j0 / w) * panel_len, acc);
+                    syrk_tile_add(acc, w, i0, j0, m, G);
                 }
             }
         }
     }
+    for (int j = 0; j < m; j++) colsum[j] += run[j];
     R_CheckUserInterrupt();
 }
 
