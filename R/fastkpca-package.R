@@ -7,7 +7,8 @@
 #' the same scale, while the kernel matrix is built and centered in feature
 #' space in one n x n buffer and only the leading eigenpairs are computed
 #' (by LAPACK, or by a Lanczos method when a few components of a large
-#' matrix are wanted; see `solver` in [kpca()]).
+#' matrix are wanted, or on request by a randomized method; see `solver` in
+#' [kpca()]).
 #'
 #' @section Getting started:
 #' * [kpca()] fits the model; its help page lists the kernels and their
@@ -21,10 +22,31 @@
 #' * [kern()] makes kernel objects, which combine with `+`, `*`, `^`,
 #'   `exp()` and [kern_conformal()]; [kernel_matrix()] evaluates them.
 #' * `kpca(x, landmarks = ...)` fits centered Nyström kernel PCA, for data
-#'   far beyond one n x n buffer.
+#'   far beyond one n x n buffer. [row_chunks()] describes rows that never
+#'   come together in one matrix (files, a list of matrices, a database
+#'   query, a function of the chunk number): `kpca()` fits Nyström on them
+#'   chunk by chunk, on the workers of a `future::plan()` if one is set,
+#'   `predict()` scores them chunk by chunk and [update()][update.fastkpca_nystrom]
+#'   adds new rows to a Nyström fit.
+#' * [stringdot()] makes kernlab's string kernels; `kpca()` takes a
+#'   character vector (or a list of them, as kernlab does) and
+#'   `predict()` and [kernel_matrix()] take strings.
+#' * [kcca()] is kernel canonical correlation analysis, with kernlab's
+#'   [kcor()], [xcoef()] and [ycoef()].
+#' * kernlab's accessors ([pcv()], [eig()], [rotated()], [kernelf()],
+#'   [kpar()], [xmatrix()], [kcall()]; see [kernlab-accessors]) and kernel
+#'   generators ([rbfdot()], [polydot()], ...; see [kernlab-kernels]) are
+#'   fastkpca functions too, so kernlab code runs unchanged, with or without
+#'   kernlab attached.
+#' * prcomp's generics answer for fits: [screeplot()][prcomp-methods],
+#'   `biplot()`, `nobs()` and `fitted()` (see [prcomp-methods]).
 #' * `kpar = "automatic"` ([median_sigma()]), [preimage()], [kpca_cv()] and
 #'   `kpca(x, variance = p)` help choose the kernel's parameters and the
-#'   number of components.
+#'   number of components. `kpca()` warns when the centered kernel matrix
+#'   is nearly diagonal or nearly constant (a kernel width far off the
+#'   data's scale), and a kernel parameter given as an argument of its own
+#'   (`kpca(x, sigma = 1)`) is an error that shows the `kpar = list(...)`
+#'   meant.
 #' * [kica()] is kernel independent component analysis;
 #'   [amari_distance()] compares unmixing matrices.
 #' * [step_fastkpca()] and its variants are recipes steps; [tidy.fastkpca()]
@@ -68,8 +90,10 @@
 #' * components whose eigenvalue is not positive (kernels that are not
 #'   positive semidefinite, rank-deficient data) are dropped with a warning
 #'   instead of being returned as `NaN`;
-#' * the results are plain lists (`fit$alpha`, `fit$eig`, `fit$rotated`,
-#'   ...) rather than S4 objects with accessor functions.
+#' * the results are S3 objects, lists (`fit$alpha`, `fit$eig`,
+#'   `fit$rotated`, ...) rather than S4 objects; kernlab's accessor
+#'   functions (`pcv()`, `eig()`, ...) read them all the same (see
+#'   [kernlab-accessors]).
 #'
 #' @references
 #' Schölkopf B, Smola A, Müller K-R (1998). Nonlinear component analysis as
@@ -81,7 +105,8 @@
 #' 11(9), 1--20. \doi{10.18637/jss.v011.i09}
 #'
 #' @seealso [kpca()], [predict.fastkpca()], [summary.fastkpca()],
-#'   [plot.fastkpca()], [rings].
+#'   [plot.fastkpca()], [kcca()], [row_chunks()], [stringdot()],
+#'   [kernlab-accessors], [rings].
 #' @examples
 #' fit <- kpca(~ x1 + x2, data = rings, kernel = "rbfdot",
 #'             kpar = list(sigma = 0.5), features = 2)

@@ -3,9 +3,12 @@
 #' Computes kernel PCA: the data are mapped into the feature space of a
 #' kernel, centered there, and the leading principal components are found
 #' from the eigen-decomposition of the centered kernel matrix. The call is
-#' that of `kernlab::kpca()` and the numbers are the same; the results are
-#' list elements instead of accessor functions (`fit$alpha` for `pcv()`,
-#' `fit$eig`, `fit$rotated`; see `vignette("fastkpca")`).
+#' that of `kernlab::kpca()` and the numbers are the same. The results are
+#' list elements (`fit$alpha`, `fit$eig`, `fit$rotated`, ...), which
+#' kernlab's accessor functions read too: `pcv()`, `eig()`, `rotated()`,
+#' `kernelf()`, `kpar()`, `xmatrix()` and `kcall()` work on a fit, with or
+#' without kernlab attached (see [kernlab-accessors] and
+#' `vignette("fastkpca")`).
 #'
 #' @section Kernels:
 #' With \eqn{x, y} two rows of the data (defaults in brackets):
