@@ -34,7 +34,11 @@ log=fastkpca.Rcheck/00check.log
 tests_out=fastkpca.Rcheck/tests/testthat.Rout
 [ -f "$tests_out" ] || tests_out=fastkpca.Rcheck/tests/testthat.Rout.fail
 if [ -f "$tests_out" ]; then
-  tail -n 40 "$tests_out"
+  # testthat's own report: the skipped tests with their reasons, the
+  # warnings and the failures (a skip in CI tests nothing: it must show)
+  first=$(grep -n -m 1 -E "^══ (Skipped|Warnings|Failed)" "$tests_out" | cut -d: -f1 || true)
+  if [ -n "$first" ]; then sed -n "${first},$((first + 299))p" "$tests_out"
+  else tail -n 40 "$tests_out"; fi
 fi
 echo "---- check status"
 grep -E "^Status:|^\* checking .*(ERROR|WARNING|NOTE)$" "$log" || true

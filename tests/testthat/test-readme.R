@@ -1,8 +1,9 @@
 # The README's code runs as written (issue 22: its Nystrom snippet used an
-# undefined `newdata`). The README is not part of the built package, so
-# this runs from a source checkout only.
+# undefined `newdata`). From a source checkout, or under R CMD check from
+# the sources it unpacks beside the tests (00_pkg_src).
 readme_path <- function() {
-  for (p in c("../../README.md", "../../../README.md"))
+  for (p in c("../../README.md", "../../../README.md",
+              "../../00_pkg_src/fastkpca/README.md"))
     if (file.exists(p)) return(p)
   ""
 }

@@ -1,8 +1,10 @@
 # The vignette's figure of three kernels on the rings (chunk kern-rings):
 # each panel's title must fit its third of the figure (issue 22: the sum's
-# title was cut). Runs from a source checkout, where the vignette is.
+# title was cut). Reads the vignette's source in a checkout or installed.
 vignette_path <- function(name) {
-  for (p in file.path(c("../../vignettes", "../../../vignettes"), name))
+  # a source checkout, or the installed package's doc/ (R CMD check)
+  for (p in c(file.path(c("../../vignettes", "../../../vignettes"), name),
+              system.file("doc", name, package = "fastkpca")))
     if (file.exists(p)) return(p)
   ""
 }
