@@ -21,6 +21,18 @@ elapsed_of <- function(expr) {
   proc.time()[["elapsed"]] - start
 }
 
+# A quiet, fast machine gets more rows, not a skip: the rows of a fit whose
+# estimated time (16 times that of a quarter of the rows: the kernel work
+# grows as n^2) is at least 4 s, doubling n from n0 up to n_max.
+rows_for_time_limit <- function(fit_of, n0, n_max) {
+  n <- n0
+  repeat {
+    full <- 16 * elapsed_of(fit_of(seq_len(n / 4)))
+    if (full >= 4 || n >= n_max) return(list(n = n, full = full))
+    n <- min(n_max, 2L * n)
+  }
+}
+
 # Run expr under an elapsed-time limit; the error message (or "finished")
 # and the time taken.
 run_with_time_limit <- function(expr, limit) {
@@ -51,18 +63,17 @@ test_that("a long anovadot fit stops at a time limit and R stays usable", {
   skip_on_cran()
   skip_under_memcheck()
   set.seed(1)
-  n <- 4000
-  x <- matrix(rnorm(n * 200), n, 200)
+  n_max <- 16000L
+  x <- matrix(rnorm(n_max * 200), n_max, 200)
   fit_of <- function(rows) {
     kpca(x[rows, ], kernel = "anovadot", kpar = list(sigma = 0.01), features = 2,
          solver = "exact", threads = 1)
   }
-  # a quarter of the rows: a sixteenth of the kernel values, which dominate
-  full <- 16 * elapsed_of(fit_of(seq_len(n / 4)))
-  skip_if(full < 4, "the machine builds this kernel too fast to time a limit")
-  res <- run_with_time_limit(fit_of(seq_len(n)), limit = 1)
+  sized <- rows_for_time_limit(fit_of, 4000L, n_max)
+  skip_if(sized$full < 4, "the machine builds this kernel too fast to time a limit")
+  res <- run_with_time_limit(fit_of(seq_len(sized$n)), limit = 1)
   expect_match(res$message, "reached elapsed time limit")
-  expect_stopped_early(res, 1, full)
+  expect_stopped_early(res, 1, sized$full)
   # a small fit works afterwards, and gives what it gave before
   small <- kpca(x[1:60, 1:5], kernel = "anovadot", kpar = list(sigma = 0.01), features = 2)
   expect_true(all(is.finite(small$rotated)))
@@ -74,16 +85,16 @@ test_that("splinedot with several threads stops at a time limit too", {
   skip_on_cran()
   skip_under_memcheck()
   set.seed(2)
-  n <- 4000
-  x <- matrix(runif(n * 200, 0, 0.1), n, 200)
+  n_max <- 16000L
+  x <- matrix(runif(n_max * 200, 0, 0.1), n_max, 200)
   fit_of <- function(rows) {
     kpca(x[rows, ], kernel = "splinedot", features = 2, solver = "exact", threads = 2)
   }
-  full <- 16 * elapsed_of(fit_of(seq_len(n / 4)))
-  skip_if(full < 4, "the machine builds this kernel too fast to time a limit")
-  res <- run_with_time_limit(fit_of(seq_len(n)), limit = 1)
+  sized <- rows_for_time_limit(fit_of, 4000L, n_max)
+  skip_if(sized$full < 4, "the machine builds this kernel too fast to time a limit")
+  res <- run_with_time_limit(fit_of(seq_len(sized$n)), limit = 1)
   expect_match(res$message, "reached elapsed time limit")
-  expect_stopped_early(res, 1, full)
+  expect_stopped_early(res, 1, sized$full)
   expect_equal(length(kpca(x[1:50, 1:3], kernel = "splinedot", features = 2,
                            threads = 2)$eig), 2L)
 })
@@ -95,11 +106,15 @@ test_that("predict on many new rows stops at a time limit", {
   x <- matrix(rnorm(2000 * 200), 2000, 200)
   fit <- kpca(x[1:200, ], kernel = "anovadot", kpar = list(sigma = 0.01), features = 2,
               threads = 1)
-  # 80000 x 200 kernel values of 200 coordinates each, in blocks of new
-  # rows: the cross-kernel checks for interrupts between its column blocks.
-  # A fortieth of the rows first, for the time of the whole.
-  big <- x[rep(seq_len(2000), 40), ]
-  full <- 40 * elapsed_of(predict(fit, x))
+  # New rows times 200 training rows, 200 coordinates each, in blocks of
+  # new rows: the cross-kernel checks for interrupts between its column
+  # blocks. 2000 rows first, for the time of the whole.
+  # as many copies as make about 6 s of work (at least 40, at most 200), so
+  # that a fast machine gets more rows, not a skip
+  once <- elapsed_of(predict(fit, x))
+  copies <- as.integer(min(200, max(40, ceiling(6 / max(once, 1e-3)))))
+  big <- x[rep(seq_len(2000), copies), ]
+  full <- copies * once
   skip_if(full < 4, "the machine predicts these rows too fast to time a limit")
   res <- run_with_time_limit(predict(fit, big), limit = 1)
   expect_stopped_early(res, 1, full)
