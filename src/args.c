@@ -61,6 +61,24 @@ SEXP engine_limits(void)
     return ans;
 }
 
+/* The end (exclusive) of the block of columns that starts at j0, for the
+ * kernel fills that check for interrupts between blocks: columns are added
+ * until their work reaches budget and there are at least min_cols of them
+ * (so that threads share a block). A column's work is value_cost times its
+ * values (rows; with lower_only, the rows from its diagonal on, column j
+ * starting at row j + diag) plus column_cost. */
+int column_block_end(int j0, int cols, int rows, int lower_only, int diag,
+                     double value_cost, double column_cost, double budget, int min_cols)
+{
+    int j1 = j0;
+    double work = 0.0;
+    while (j1 < cols && (work < budget || j1 - j0 < min_cols)) {
+        work += value_cost * (double) (lower_only ? rows - (j1 + diag) : rows) + column_cost;
+        j1++;
+    }
+    return j1;
+}
+
 /* The error for a LAPACK routine that reports a non-zero info. */
 void check_lapack_info(int info, const char *routine)
 {

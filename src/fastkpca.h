@@ -176,6 +176,8 @@ int as_count(SEXP s, const char *what, int lo, int hi);
 int as_threads(SEXP s);
 double as_number(SEXP s, const char *what);
 void check_lapack_info(int info, const char *routine);
+int column_block_end(int j0, int cols, int rows, int lower_only, int diag,
+                     double value_cost, double column_cost, double budget, int min_cols);
 SEXP engine_limits(void);
 void check_step(SEXP step);   /* NULL or an R function ... */
 void call_step(SEXP step);    /* ... called between blocks (a progress bar) */

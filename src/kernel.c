@@ -484,13 +484,8 @@ void kernel_block(const kernel_eval *k, const kernel_points *a, const kernel_poi
 
     int j0 = 0;
     while (j0 < cols) {
-        int j1 = j0;
-        double block_work = 0.0;
-        while (j1 < cols && (block_work < KERNEL_BLOCK_WORK ||
-                             j1 - j0 < KERNEL_BLOCK_MIN_COLUMNS * threads)) {
-            block_work += cost * ((double) (lower_only ? rows - j1 : rows) + 1.0);
-            j1++;
-        }
+        int j1 = column_block_end(j0, cols, rows, lower_only, 0, cost, cost,
+                                  KERNEL_BLOCK_WORK, KERNEL_BLOCK_MIN_COLUMNS * threads);
         int nonfinite = 0;
 #ifdef _OPENMP
 #pragma omp parallel for num_threads(threads) schedule(dynamic, 4) if (threads > 1) \

@@ -773,12 +773,8 @@ static void string_fill(const string_eval *e, int row0, int rows, int col0, int 
         per_pair += e->bases[k].type == STRING_SEQUENCE ? 50.0 : 1.0;
     int j0 = 0;
     while (j0 < cols) {
-        int j1 = j0;
-        double work = 0;
-        while (j1 < cols && (work < STRING_BLOCK_PAIRS / per_pair || j1 - j0 < 4 * threads)) {
-            work += lower_only ? rows - (j1 + col0 - row0) : rows;
-            j1++;
-        }
+        int j1 = column_block_end(j0, cols, rows, lower_only, col0 - row0, 1.0, 0.0,
+                                  STRING_BLOCK_PAIRS / per_pair, 4 * threads);
         int bad = 0;
 #ifdef _OPENMP
 #pragma omp parallel for num_threads(threads) schedule(dynamic, 1) if (threads > 1) \
