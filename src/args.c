@@ -42,6 +42,17 @@ void check_step(SEXP step)
         error("'step' must be NULL or a function");
 }
 
+/* Give the list ans the names in names (one per element): the named
+ * result lists of the entry points. */
+void set_list_names(SEXP ans, const char **names)
+{
+    R_xlen_t n = XLENGTH(ans);
+    SEXP nms = PROTECT(allocVector(STRSXP, n));
+    for (R_xlen_t i = 0; i < n; i++) SET_STRING_ELT(nms, i, mkChar(names[i]));
+    setAttrib(ans, R_NamesSymbol, nms);
+    UNPROTECT(1);
+}
+
 /* .Call (engine_limits() in R/validate.R): the limits of fastkpca.h as a
  * named list, so that R checks the user's arguments against the same
  * numbers. */
@@ -51,13 +62,9 @@ SEXP engine_limits(void)
     double values[] = {MAX_THREADS, BESSEL_MAX_ORDER, KERNEL_MAX_POWER,
                        SOLVER_MAX_ITERATIONS};
     SEXP ans = PROTECT(allocVector(VECSXP, 4));
-    SEXP nms = PROTECT(allocVector(STRSXP, 4));
-    for (int i = 0; i < 4; i++) {
-        SET_VECTOR_ELT(ans, i, ScalarReal(values[i]));
-        SET_STRING_ELT(nms, i, mkChar(names[i]));
-    }
-    setAttrib(ans, R_NamesSymbol, nms);
-    UNPROTECT(2);
+    for (int i = 0; i < 4; i++) SET_VECTOR_ELT(ans, i, ScalarReal(values[i]));
+    set_list_names(ans, names);
+    UNPROTECT(1);
     return ans;
 }
 

@@ -176,6 +176,7 @@ int as_count(SEXP s, const char *what, int lo, int hi);
 int as_threads(SEXP s);
 double as_number(SEXP s, const char *what);
 void check_lapack_info(int info, const char *routine);
+void set_list_names(SEXP ans, const char **names);
 int column_block_end(int j0, int cols, int rows, int lower_only, int diag,
                      double value_cost, double column_cost, double budget, int min_cols);
 SEXP engine_limits(void);

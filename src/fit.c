@@ -93,7 +93,6 @@ static SEXP fit_steps(void *data, double *K)
     }
 
     SEXP ans = PROTECT(allocVector(VECSXP, 8));
-    SEXP names = PROTECT(allocVector(STRSXP, 8));
     SEXP r_values = PROTECT(allocVector(REALSXP, found));
     SEXP r_vectors = PROTECT(allocMatrix(REALSXP, n, found));
     for (int k = 0; k < found; k++) REAL(r_values)[k] = values[k] / n;
@@ -109,9 +108,8 @@ static SEXP fit_steps(void *data, double *K)
     SET_VECTOR_ELT(ans, 7, ScalarReal(residual));
     const char *labels[] = {"values", "vectors", "colmeans", "grand_mean", "variance_total",
                             "converged", "restarts", "residual"};
-    for (int k = 0; k < 8; k++) SET_STRING_ELT(names, k, mkChar(labels[k]));
-    setAttrib(ans, R_NamesSymbol, names);
-    UNPROTECT(5);
+    set_list_names(ans, labels);
+    UNPROTECT(4);
     return ans;
 }
 

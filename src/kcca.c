@@ -153,16 +153,12 @@ SEXP kcca_ichol(SEXP x, SEXP kernel, SEXP weights, SEXP tol, SEXP max_rank)
     SEXP pivots = PROTECT(allocVector(INTSXP, f.rank));
     for (int j = 0; j < f.rank; j++) INTEGER(pivots)[j] = piv[j] + 1;
     SEXP ans = PROTECT(allocVector(VECSXP, 4));
-    SEXP names = PROTECT(allocVector(STRSXP, 4));
     SET_VECTOR_ELT(ans, 0, G);
     SET_VECTOR_ELT(ans, 1, pivots);
     SET_VECTOR_ELT(ans, 2, ScalarReal(residual));
     SET_VECTOR_ELT(ans, 3, ScalarReal(trace));
-    SET_STRING_ELT(names, 0, mkChar("G"));
-    SET_STRING_ELT(names, 1, mkChar("pivots"));
-    SET_STRING_ELT(names, 2, mkChar("residual"));
-    SET_STRING_ELT(names, 3, mkChar("trace"));
-    setAttrib(ans, R_NamesSymbol, names);
-    UNPROTECT(4);
+    const char *names[] = {"G", "pivots", "residual", "trace"};
+    set_list_names(ans, names);
+    UNPROTECT(3);
     return ans;
 }

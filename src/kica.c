@@ -529,10 +529,8 @@ SEXP kica_sweeps(SEXP z, SEXP V, SEXP par, SEXP contrast, SEXP angles, SEXP half
     SET_VECTOR_ELT(ans, 1, ScalarReal(value));
     SET_VECTOR_ELT(ans, 2, ScalarInteger(sweeps));
     SET_VECTOR_ELT(ans, 3, ScalarInteger(st.evaluations));
-    SEXP nms = PROTECT(allocVector(STRSXP, 4));
     const char *names[] = {"V", "value", "sweeps", "evaluations"};
-    for (int k = 0; k < 4; k++) SET_STRING_ELT(nms, k, mkChar(names[k]));
-    setAttrib(ans, R_NamesSymbol, nms);
-    UNPROTECT(5);
+    set_list_names(ans, names);
+    UNPROTECT(4);
     return ans;
 }

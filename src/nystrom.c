@@ -339,15 +339,6 @@ static void add_block_statistics(const double *Kb, int nb, int m, const double *
     }
 }
 
-/* A names attribute of two strings. */
-static SEXP pair_names(const char *a, const char *b)
-{
-    SEXP names = PROTECT(allocVector(STRSXP, 2));
-    SET_STRING_ELT(names, 0, mkChar(a));
-    SET_STRING_ELT(names, 1, mkChar(b));
-    UNPROTECT(1);
-    return names;
-}
 
 /* .Call, pass 1: the sufficient statistics of the rows of x for the
  * landmarks, over blocks of rows, in one call: the kernel program is parsed
@@ -405,7 +396,8 @@ SEXP nystrom_statistics(SEXP x, SEXP landmarks, SEXP kernel, SEXP xweights,
     SEXP ans = PROTECT(allocVector(VECSXP, 2));
     SET_VECTOR_ELT(ans, 0, sums);
     SET_VECTOR_ELT(ans, 1, cross);
-    setAttrib(ans, R_NamesSymbol, pair_names("sums", "cross"));
+    const char *names[] = {"sums", "cross"};
+    set_list_names(ans, names);
     UNPROTECT(3);
     return ans;
 }

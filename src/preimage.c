@@ -266,11 +266,8 @@ SEXP preimage_fixed_point(SEXP start, SEXP t, SEXP A, SEXP x, SEXP kernel, SEXP 
     SET_VECTOR_ELT(ans, 0, z);
     SET_VECTOR_ELT(ans, 1, ScalarInteger(job.broke));
     SET_VECTOR_ELT(ans, 2, ScalarInteger(job.unconverged));
-    SEXP nms = PROTECT(allocVector(STRSXP, 3));
-    SET_STRING_ELT(nms, 0, mkChar("z"));
-    SET_STRING_ELT(nms, 1, mkChar("broke"));
-    SET_STRING_ELT(nms, 2, mkChar("unconverged"));
-    setAttrib(ans, R_NamesSymbol, nms);
-    UNPROTECT(4);
+    const char *names[] = {"z", "broke", "unconverged"};
+    set_list_names(ans, names);
+    UNPROTECT(3);
     return ans;
 }
