@@ -238,6 +238,21 @@ SEXP kica_sweeps(SEXP z, SEXP V, SEXP par, SEXP contrast, SEXP angles, SEXP half
                  SEXP tol, SEXP maxit);
 
 
+/* tiles.c: matrix products in register tiles (for the reference BLAS).
+ * tile_gemm_add: C (m x n) += A (m x k) B (k x n), column-major, one
+ * thread, each entry summed over k in increasing order (so a row's result
+ * depends on nothing but its own row of A and on B).
+ * tile_gemm: C += sign op(A) op(B), op(X) = X' when trans is set, sign +1
+ * or -1, with threads threads; the same sums in the same order. */
+typedef enum { TILE_AUTO = 0, TILE_PLAIN, TILE_SSE2, TILE_AVX2, TILE_AVX512 } tile_path;
+void tile_gemm_add(int m, int n, int k, const double *A, int lda, const double *B,
+                   int ldb, double *C, int ldc);
+void tile_gemm(int m, int n, int k, const double *A, int lda, int transa,
+               const double *B, int ldb, int transb, double sign, double *C, int ldc,
+               int threads);
+SEXP tile_product(SEXP a, SEXP b, SEXP c, SEXP trans_a, SEXP trans_b, SEXP threads,
+                  SEXP path);
+
 /* kcca.c: kernel canonical correlation */
 SEXP kcca_ichol(SEXP x, SEXP kernel, SEXP weights, SEXP tol, SEXP max_rank);
 

@@ -1,0 +1,20 @@
+# The register-tile products of src/tiles.c, for the tests: c + op(a) op(b)
+# (op(a) = t(a) when trans_a, op(b) = t(b) when trans_b) through the tiles of
+# one path ("auto": this CPU's widest; a path the CPU lacks falls back to
+# the widest below it). The result's attribute "path" names the tiles that
+# ran.
+tile_paths <- c("auto", "plain", "sse2", "avx2", "avx512")
+
+tile_product <- function(a, b, c = NULL, trans_a = FALSE, trans_b = FALSE,
+                         threads = 1L, path = "auto") {
+  a <- as.matrix(a)
+  b <- as.matrix(b)
+  storage.mode(a) <- "double"
+  storage.mode(b) <- "double"
+  if (is.null(c)) {
+    c <- matrix(0, if (trans_a) ncol(a) else nrow(a), if (trans_b) nrow(b) else ncol(b))
+  }
+  storage.mode(c) <- "double"
+  .Call(C_tile_product, a, b, c, trans_a, trans_b, as.integer(threads),
+        match(match.arg(path, tile_paths), tile_paths) - 1L)
+}

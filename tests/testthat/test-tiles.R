@@ -1,0 +1,85 @@
+# The register-tile products of src/tiles.c against R's own %*%, crossprod()
+# and tcrossprod(), through every path this CPU runs (a path it lacks runs
+# the widest below it, so every call here tests something).
+
+tile_paths_here <- c("plain", "sse2", "avx2", "avx512")
+
+# sizes: below one tile, one row, one column, odd sizes across tile edges,
+# an empty inner dimension, and more than one slice of k and chunk of n
+tile_sizes <- list(c(1, 1, 1), c(1, 7, 5), c(5, 1, 3), c(3, 2, 0), c(23, 9, 130),
+                   c(25, 49, 129), c(37, 5, 300), c(0, 3, 4), c(4, 0, 2))
+
+test_that("tiled products equal %*%, crossprod and tcrossprod", {
+  set.seed(27)
+  for (sz in tile_sizes) {
+    m <- sz[1]; n <- sz[2]; k <- sz[3]
+    a <- matrix(rnorm(m * k), m, k)
+    b <- matrix(rnorm(k * n), k, n)
+    c0 <- matrix(rnorm(m * n), m, n)
+    scale <- 1 + max(abs(c0), 0) + k
+    for (path in tile_paths_here) {
+      r <- fastkpca:::tile_product(a, b, c0, path = path)
+      expect_equal(dim(r), c(m, n))
+      expect_lte(max(abs(r - (c0 + a %*% b)), 0), 1e-14 * scale)
+      rt <- fastkpca:::tile_product(t(a), b, trans_a = TRUE, path = path)
+      expect_lte(max(abs(rt - crossprod(t(a), b)), 0), 1e-14 * scale)
+      rtt <- fastkpca:::tile_product(a, t(b), trans_b = TRUE, path = path)
+      expect_lte(max(abs(rtt - tcrossprod(a, t(b))), 0), 1e-14 * scale)
+      # the same sums in the same order, however the operands are stored
+      expect_identical(c(rt), c(rtt))
+    }
+  }
+})
+
+test_that("a row's result depends on its own row only, and not on the thread count", {
+  set.seed(28)
+  m <- 301; n <- 41; k <- 257 # more than 2e6 multiply-adds: threads are used
+  a <- matrix(rnorm(m * k), m, k)
+  b <- matrix(rnorm(k * n), k, n)
+  c0 <- matrix(rnorm(m * n), m, n)
+  for (path in tile_paths_here) {
+    r1 <- fastkpca:::tile_product(a, b, c0, threads = 1L, path = path)
+    expect_identical(fastkpca:::tile_product(a, b, c0, threads = 2L, path = path), r1)
+    expect_identical(fastkpca:::tile_product(a, b, c0, threads = 3L, path = path), r1)
+    # many columns and few rows: the threads split the columns
+    rt <- fastkpca:::tile_product(t(b), t(a), t(c0), threads = 1L, path = path)
+    expect_identical(fastkpca:::tile_product(t(b), t(a), t(c0), threads = 3L, path = path),
+                     rt)
+    rows <- c(5, 17, 300)
+    sub <- fastkpca:::tile_product(a[rows, , drop = FALSE], b, c0[rows, , drop = FALSE],
+                                   path = path)
+    expect_identical(c(sub), c(r1[rows, , drop = FALSE]))
+    one <- fastkpca:::tile_product(a[7, , drop = FALSE], b, c0[7, , drop = FALSE],
+                                   path = path)
+    expect_identical(c(one), c(r1[7, , drop = FALSE]))
+  }
+})
+
+test_that("NaN and Inf propagate as in plain loops", {
+  set.seed(29)
+  m <- 29; n <- 11; k <- 13
+  a <- matrix(rnorm(m * k), m, k)
+  b <- matrix(rnorm(k * n), k, n)
+  a[3, 4] <- NaN
+  a[20, 2] <- Inf
+  a[28, 1] <- -Inf
+  b[2, 5] <- 0        # Inf * 0 is NaN
+  b[7, 9] <- Inf
+  # R's %*% uses its own triple loop when an operand has NaN or NA
+  expected <- a %*% b
+  for (path in tile_paths_here) {
+    r <- fastkpca:::tile_product(a, b, path = path)
+    expect_identical(is.nan(r), is.nan(expected))
+    expect_identical(r[is.infinite(expected)], expected[is.infinite(expected)])
+    finite <- is.finite(expected)
+    expect_lte(max(abs(r[finite] - expected[finite])), 1e-13)
+  }
+})
+
+test_that("tile_product() names its arguments in its errors", {
+  a <- matrix(1, 3, 2)
+  expect_error(fastkpca:::tile_product(a, matrix(1, 3, 2)), "'b' must have 2 rows")
+  expect_error(fastkpca:::tile_product(a, matrix(1, 2, 2), matrix(0, 2, 2)),
+               "'c' must be 3 x 2")
+  expect_error(fastkpca:::tile_product(a, matrix(1, 2, 2), threads = 0L), "'threads'")
+})
