@@ -1,12 +1,13 @@
 # The register-tile products of src/tiles.c, for the tests: c + op(a) op(b)
-# (op(a) = t(a) when trans_a, op(b) = t(b) when trans_b) through the tiles of
-# one path ("auto": this CPU's widest; a path the CPU lacks falls back to
-# the widest below it). The result's attribute "path" names the tiles that
-# ran.
+# (op(a) = t(a) when trans_a, op(b) = t(b) when trans_b), or with
+# symmetric = TRUE, c + A b for the symmetric A whose lower triangle is a's
+# (the solvers' matrix-vector product), through the kernels of one path
+# ("auto": this CPU's widest; a path the CPU lacks falls back to the widest
+# below it). The result's attribute "path" names the kernel that ran.
 tile_paths <- c("auto", "plain", "sse2", "avx2", "avx512")
 
 tile_product <- function(a, b, c = NULL, trans_a = FALSE, trans_b = FALSE,
-                         threads = 1L, path = "auto") {
+                         threads = 1L, path = "auto", symmetric = FALSE) {
   a <- as.matrix(a)
   b <- as.matrix(b)
   storage.mode(a) <- "double"
@@ -16,5 +17,5 @@ tile_product <- function(a, b, c = NULL, trans_a = FALSE, trans_b = FALSE,
   }
   storage.mode(c) <- "double"
   .Call(C_tile_product, a, b, c, trans_a, trans_b, as.integer(threads),
-        match(match.arg(path, tile_paths), tile_paths) - 1L)
+        match(match.arg(path, tile_paths), tile_paths) - 1L, as.integer(symmetric))
 }

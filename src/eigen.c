@@ -129,16 +129,61 @@ static int lapack_block(int ispec, const char *name, const char *opts, int n1, i
                             );
 }
 
+/* Whether the reduction and the back-transformation run on the register
+ * tiles (tiles.c) and symv_lower() rather than LAPACK's dsytrd and dormtr
+ * on the BLAS: with R's reference BLAS. With an optimized BLAS, its own
+ * routines, as before the tiles: nothing gets slower there. */
+static int eigen_on_tiles(void)
+{
+    return !blas_is_optimized();
+}
+
+/* Column strips of the rank-2k update on the tiles. */
+#define RANK2K_STRIP 256
+
+/* C (lower triangle, m x m, leading dimension ldc) -= V W' + W V' on the
+ * tiles, strip by strip of RANK2K_STRIP columns: below the strip's
+ * diagonal block, C += (-V) W' then C += (-W) V' in place; the diagonal
+ * block through a scratch square (the tiles fill whole tiles, and the
+ * upper triangle is not C's to write). Each entry is summed in one order
+ * whatever the thread count. */
+static void rank2k_update_tiles(int m, int k, const double *V, const double *W, int ld,
+                                double *C, int ldc, int threads)
+{
+    int width = RANK2K_STRIP < m ? RANK2K_STRIP : m;
+    double *D = (double *) R_alloc((size_t) width * width, sizeof(double));
+    for (int j0 = 0; j0 < m; j0 += width) {
+        int w = m - j0 < width ? m - j0 : width, below = m - j0 - w;
+        double *Cjj = C + j0 + (size_t) j0 * ldc;
+        memset(D, 0, (size_t) w * w * sizeof(double));
+        tile_gemm(w, w, k, V + j0, ld, 0, W + j0, ld, 1, 1.0, D, w, threads);
+        tile_gemm(w, w, k, W + j0, ld, 0, V + j0, ld, 1, 1.0, D, w, threads);
+        for (int j = 0; j < w; j++)
+            for (int i = j; i < w; i++) Cjj[i + (size_t) j * ldc] -= D[i + (size_t) j * w];
+        if (below > 0) {
+            tile_gemm(below, w, k, V + j0 + w, ld, 0, W + j0, ld, 1, -1.0, Cjj + w, ldc,
+                      threads);
+            tile_gemm(below, w, k, W + j0 + w, ld, 0, V + j0, ld, 1, -1.0, Cjj + w, ldc,
+                      threads);
+        }
+        R_CheckUserInterrupt();
+    }
+}
+
 /* C (the lower triangle of an m x m matrix, leading dimension ldc) -=
- * V W' + W V', V and W m x k: dsyr2k, cut into column strips of bounded
+ * V W' + W V', V and W m x k: on the tiles (reference BLAS), else dsyr2k, cut into column strips of bounded
  * work when it is large (the diagonal block of a strip by dsyr2k, the rows
  * below it by two dgemm), with an interrupt check after each strip. */
 static void rank2k_update_lower(int m, int k, const double *V, const double *W,
-                                int ld, double *C, int ldc)
+                                int ld, double *C, int ldc, int threads)
 {
     const char lower = 'L', notrans = 'N', trans = 'T';
     const double minus_one = -1.0, one = 1.0;
     if (m <= 0) return;
+    if (eigen_on_tiles()) {
+        rank2k_update_tiles(m, k, V, W, ld, C, ldc, threads);
+        return;
+    }
     if ((double) m * m * k <= EIGEN_CHECK_WORK) {
         F77_CALL(dsyr2k)(&lower, &notrans, &m, &k, &minus_one, V, &ld, W, &ld, &one, C,
                          &ldc FCONE FCONE);
@@ -161,6 +206,49 @@ static void rank2k_update_lower(int m, int k, const double *V, const double *W,
     }
 }
 
+/* dlatrd (lower) with the trailing matrix's products by symv_lower(): the
+ * first nb columns of the m x m A (leading dimension lda) reduced, W (m x
+ * nb, leading dimension ldw) such that the trailing A22 - V W' - W V' is
+ * what the reduction leaves; offdiag and tau get the panel's entries. The
+ * steps are LAPACK's dlatrd's, in its order, with its BLAS-2 calls. */
+static void reduce_panel(int m, int nb, double *A, int lda, double *offdiag, double *tau,
+                         double *W, int ldw, double *work, int threads)
+{
+    const char notrans = 'N', trans = 'T';
+    const int one = 1;
+    const double d_one = 1.0, d_zero = 0.0, d_minus_one = -1.0;
+    for (int i = 0; i < nb; i++) {
+        double *Aii = A + i + (size_t) i * lda;
+        int rows = m - i;
+        if (i > 0) {
+            F77_CALL(dgemv)(&notrans, &rows, &i, &d_minus_one, A + i, &lda, W + i, &ldw,
+                            &d_one, Aii, &one FCONE);
+            F77_CALL(dgemv)(&notrans, &rows, &i, &d_minus_one, W + i, &ldw, A + i, &lda,
+                            &d_one, Aii, &one FCONE);
+        }
+        if (i >= m - 1) continue;
+        int len = m - i - 1;
+        double *v = Aii + 1, *wi = W + (i + 1) + (size_t) i * ldw, *top = W + (size_t) i * ldw;
+        F77_CALL(dlarfg)(&len, v, Aii + (len > 1 ? 2 : 1), &one, tau + i);
+        offdiag[i] = *v;
+        *v = 1.0;
+        symv_lower(len, A + (i + 1) + (size_t) (i + 1) * lda, lda, v, wi, work, threads);
+        if (i > 0) {
+            F77_CALL(dgemv)(&trans, &len, &i, &d_one, W + i + 1, &ldw, v, &one, &d_zero, top,
+                            &one FCONE);
+            F77_CALL(dgemv)(&notrans, &len, &i, &d_minus_one, A + i + 1, &lda, top, &one,
+                            &d_one, wi, &one FCONE);
+            F77_CALL(dgemv)(&trans, &len, &i, &d_one, A + i + 1, &lda, v, &one, &d_zero, top,
+                            &one FCONE);
+            F77_CALL(dgemv)(&notrans, &len, &i, &d_minus_one, W + i + 1, &ldw, top, &one,
+                            &d_one, wi, &one FCONE);
+        }
+        F77_CALL(dscal)(&len, tau + i, wi, &one);
+        double alpha = -0.5 * tau[i] * F77_CALL(ddot)(&len, wi, &one, v, &one);
+        F77_CALL(daxpy)(&len, &alpha, v, &one, wi, &one);
+    }
+}
+
 /* The Householder reduction of A's lower triangle to the tridiagonal
  * (diag, offdiag); the reflectors stay in A and tau.
  *
@@ -171,8 +259,9 @@ static void rank2k_update_lower(int m, int k, const double *V, const double *W,
  * last block unblocked. The panel width is LAPACK's (ILAENV), narrowed where
  * a panel of it would exceed EIGEN_CHECK_WORK (n above about 5800). */
 static void reduce_tridiagonal(double *A, int n, double *diag, double *offdiag,
-                               double *tau)
+                               double *tau, int threads)
 {
+    int tiles = eigen_on_tiles();
     const char uplo = 'L';
     int info = 0, nb = lapack_block(1, "DSYTRD", "L", n, -1, -1), nx = n;
     if (nb > 1 && nb < n) {
@@ -183,6 +272,8 @@ static void reduce_tridiagonal(double *A, int n, double *diag, double *offdiag,
         nb = 1;
     }
     double *W = (double *) R_alloc((size_t) n * nb, sizeof(double));
+    double *symv_work = tiles && n > nx
+        ? (double *) R_alloc(symv_lower_work(n), sizeof(double)) : NULL;
     int i = 0;
     while (i < n - nx) {
         int m = n - i, panel = nb;
@@ -191,10 +282,14 @@ static void reduce_tridiagonal(double *A, int n, double *diag, double *offdiag,
             if (panel < 1) panel = 1;
         }
         double *Aii = A + i + (size_t) i * n;
-        F77_CALL(dlatrd)(&uplo, &m, &panel, Aii, &n, offdiag + i, tau + i, W, &n FCONE);
+        if (tiles)
+            reduce_panel(m, panel, Aii, n, offdiag + i, tau + i, W, n, symv_work, threads);
+        else
+            F77_CALL(dlatrd)(&uplo, &m, &panel, Aii, &n, offdiag + i, tau + i, W, &n
+                             FCONE);
         R_CheckUserInterrupt();
         rank2k_update_lower(m - panel, panel, Aii + panel, W + panel, n,
-                            Aii + panel + (size_t) panel * n, n);
+                            Aii + panel + (size_t) panel * n, n, threads);
         /* dlatrd leaves the reflectors' first entries in the subdiagonal */
         for (int j = i; j < i + panel; j++) {
             A[j + 1 + (size_t) j * n] = offdiag[j];
@@ -227,6 +322,51 @@ static void back_transform_dormtr(const double *A, int n, const double *tau, dou
     check_lapack_info(info, "dormtr");
 }
 
+/* C (rows x k, leading dimension ldc) <- (I - V T V') C, dlarft's and
+ * dlarfb's steps (side L, no transpose, forward, columnwise) on the tiles.
+ * V (rows x ib, leading dimension ldv) is unit lower trapezoidal, so its
+ * explicit copy Vb (rows x ib, zeros above the unit diagonal) is taken
+ * first. T (ib x ib, upper) as dlarft forms it, column by column,
+ * T(0:i, i) = T(0:i, 0:i) (-tau(i) Vb(:, 0:i)' Vb(:, i)), T(i, i) = tau(i),
+ * with the inner products G = Vb'Vb (in gram, ib x ib) from the tiles
+ * (dlarft's dot products were as slow as the rest of the step). Then for
+ * column blocks of C of at most cols: Y = Vb' C (ib x w, in work),
+ * Y = T Y (dtrmm), C += (-Vb) Y. */
+static void block_reflector_tiles(const double *V, int ldv, int rows, int ib,
+                                  const double *tau, double *T, int ldt, double *C,
+                                  int ldc, int k, int cols, double *Vb, double *gram,
+                                  double *work, int threads)
+{
+    const char left = 'L', upper = 'U', notrans = 'N', nonunit = 'N';
+    const double one = 1.0;
+    const int inc = 1;
+    for (int j = 0; j < ib; j++) {
+        double *col = Vb + (size_t) j * rows;
+        const double *src = V + (size_t) j * ldv;
+        for (int i = 0; i < rows; i++) col[i] = i < j ? 0.0 : i == j ? 1.0 : src[i];
+    }
+    memset(gram, 0, (size_t) ib * ib * sizeof(double));
+    tile_gemm(ib, ib, rows, Vb, rows, 1, Vb, rows, 0, 1.0, gram, ib, threads);
+    for (int i = 0; i < ib; i++) {
+        double *ti = T + (size_t) i * ldt;
+        for (int r = 0; r < i; r++) ti[r] = tau[i] == 0.0 ? 0.0 : -tau[i] * gram[r + (size_t) i * ib];
+        if (i > 0 && tau[i] != 0.0)
+            F77_CALL(dtrmv)(&upper, &notrans, &nonunit, &i, T, &ldt, ti, &inc
+                            FCONE FCONE FCONE);
+        ti[i] = tau[i];
+    }
+    for (int j0 = 0; j0 < k; j0 += cols) {
+        int w = k - j0 < cols ? k - j0 : cols;
+        double *Cj = C + (size_t) j0 * ldc;
+        memset(work, 0, (size_t) ib * w * sizeof(double));
+        tile_gemm(ib, w, rows, Vb, rows, 1, Cj, ldc, 0, 1.0, work, ib, threads);
+        F77_CALL(dtrmm)(&left, &upper, &notrans, &nonunit, &ib, &w, &one, T, &ldt, work,
+                        &ib FCONE FCONE FCONE FCONE);
+        tile_gemm(rows, w, ib, Vb, rows, 0, work, ib, 0, -1.0, Cj, ldc, threads);
+        R_CheckUserInterrupt();
+    }
+}
+
 /* Z (n x k) <- Q Z, Q the orthogonal factor of the reduction held in A and
  * tau: eigenvectors of the tridiagonal become eigenvectors of A.
  *
@@ -235,12 +375,14 @@ static void back_transform_dormtr(const double *A, int n, const double *tau, dou
  * drives it (blocks of LAPACK's size, from the last reflector to the first:
  * dlarft forms a block's triangular factor, dlarfb applies it), with Z cut
  * into column blocks of bounded work and an interrupt check after each. */
-static void back_transform(double *A, int n, const double *tau, double *Z, int k)
+static void back_transform(double *A, int n, const double *tau, double *Z, int k,
+                           int threads)
 {
     const char side = 'L', notrans = 'N', forward = 'F', columnwise = 'C';
     int m = n - 1, nq = n - 1;  /* Q acts on rows 2..n, with n - 1 reflectors */
     if (k == 0 || m < 1) return;
-    if (2.0 * m * nq * k <= EIGEN_CHECK_WORK) {
+    int tiles = eigen_on_tiles();
+    if (!tiles && 2.0 * m * nq * k <= EIGEN_CHECK_WORK) {
         back_transform_dormtr(A, n, tau, Z, k);
         return;
     }
@@ -253,10 +395,17 @@ static void back_transform(double *A, int n, const double *tau, double *Z, int k
     int ldt = nb;
     double *T = (double *) R_alloc((size_t) ldt * nb, sizeof(double));
     double *work = (double *) R_alloc((size_t) cols * nb, sizeof(double));
+    double *Vb = tiles ? (double *) R_alloc((size_t) nq * nb, sizeof(double)) : NULL;
+    double *gram = tiles ? (double *) R_alloc((size_t) nb * nb, sizeof(double)) : NULL;
     double *V = A + 1;  /* A(2, 1): the reflectors of dormqr */
     double *C = Z + 1;        /* Z(2, 1) */
     for (int i = ((nq - 1) / nb) * nb; i >= 0; i -= nb) {
         int ib = nq - i < nb ? nq - i : nb, rows = nq - i;
+        if (tiles) {
+            block_reflector_tiles(V + i + (size_t) i * n, n, rows, ib, tau + i, T, ldt,
+                                  C + i, n, k, cols, Vb, gram, work, threads);
+            continue;
+        }
         /* (dlarft may set the unit diagonal of V in place and restore it) */
         F77_CALL(dlarft)(&forward, &columnwise, &rows, &ib, V + i + (size_t) i * n, &n,
                          tau + i, T, &ldt FCONE FCONE);
@@ -440,7 +589,8 @@ static int tridiagonal_mrrr(const double *diag, const double *offdiag, int n,
  * R_alloc'ed (n x found). */
 static int reduced_pairs(double *A, int n, const double *diag,
                          const double *offdiag, const double *tau, double sigma, int f,
-                         double lower, int method, double **values, double **vectors)
+                         double lower, int method, double **values, double **vectors,
+                         int threads)
 {
     char range = f > 0 ? 'I' : 'V';
     int il = f > 0 ? n - f + 1 : 0, iu = f > 0 ? n : 0;
@@ -455,7 +605,7 @@ static int reduced_pairs(double *A, int n, const double *diag,
         found = tridiagonal_bisection(diag, offdiag, n, range, lower, upper, il, iu, w,
                                       &Z);
     R_CheckUserInterrupt();
-    back_transform(A, n, tau, Z, found);
+    back_transform(A, n, tau, Z, found, threads);
 
     reverse_pairs(n, found, w, Z);
     /* a threshold keeps what is above it (MRRR counted by a Sturm sequence,
@@ -486,7 +636,7 @@ static int reduced_pairs(double *A, int n, const double *diag,
  * The rule that picks one (fastkpca:::exact_method in R/eigen.R) is
  * measured by bench/exact-rule.R. */
 int exact_eigen(double *A, int n, int f, double lower, int method, double **values,
-                double **vectors)
+                double **vectors, int threads)
 {
     if (method != EXACT_MRRR && method != EXACT_BISECTION)
         error("unknown exact eigen method %d", method);
@@ -496,10 +646,10 @@ int exact_eigen(double *A, int n, int f, double lower, int method, double **valu
     double *diag = (double *) R_alloc((size_t) n, sizeof(double));
     double *offdiag = (double *) R_alloc((size_t) n, sizeof(double));
     double *tau = (double *) R_alloc((size_t) n, sizeof(double));
-    reduce_tridiagonal(A, n, diag, offdiag, tau);
+    reduce_tridiagonal(A, n, diag, offdiag, tau, threads);
     R_CheckUserInterrupt();
     return reduced_pairs(A, n, diag, offdiag, tau, sigma, f, lower * sigma, method,
-                         values, vectors);
+                         values, vectors, threads);
 }
 
 /* The fewest leading eigenpairs whose eigenvalues reach a proportion of the
@@ -512,7 +662,7 @@ int exact_eigen(double *A, int n, int f, double lower, int method, double **valu
  * computed, as exact_eigen() computes the top k. *values and *vectors are
  * R_alloc'ed; the count is at least 1. */
 int variance_eigen(double *A, int n, double proportion, double total, int method,
-                   double **values, double **vectors)
+                   double **values, double **vectors, int threads)
 {
     if (method != EXACT_MRRR && method != EXACT_BISECTION)
         error("unknown exact eigen method %d", method);
@@ -523,7 +673,7 @@ int variance_eigen(double *A, int n, double proportion, double total, int method
     double *diag = (double *) R_alloc((size_t) n, sizeof(double));
     double *offdiag = (double *) R_alloc((size_t) n, sizeof(double));
     double *tau = (double *) R_alloc((size_t) n, sizeof(double));
-    reduce_tridiagonal(A, n, diag, offdiag, tau);
+    reduce_tridiagonal(A, n, diag, offdiag, tau, threads);
     R_CheckUserInterrupt();
 
     /* all eigenvalues, ascending, on copies (dsterf destroys its input) */
@@ -549,5 +699,5 @@ int variance_eigen(double *A, int n, double proportion, double total, int method
     }
     if (k == 0) k = 1; /* no positive eigenvalue: R reports it */
     return reduced_pairs(A, n, diag, offdiag, tau, sigma, k, 0.0, method, values,
-                         vectors);
+                         vectors, threads);
 }

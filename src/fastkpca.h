@@ -158,9 +158,9 @@ void center_in_place(double *K, int n, double *colmeans, double *grand_mean,
 void orient_columns(int n, int k, double *vectors);
 int top_eigen_exact(double *A, int n, int f, double *values, double *vectors);
 int exact_eigen(double *A, int n, int f, double lower, int method, double **values,
-                double **vectors);
+                double **vectors, int threads);
 int variance_eigen(double *A, int n, double proportion, double total, int method,
-                   double **values, double **vectors);
+                   double **values, double **vectors, int threads);
 
 /* randomized.c */
 void top_eigen_randomized(const double *A, int n, int k, int oversample, int power,
@@ -169,7 +169,7 @@ void top_eigen_randomized(const double *A, int n, int k, int oversample, int pow
 /* lanczos.c */
 int top_eigen_lanczos(const double *A, int n, int k, int ncv, double tol, int maxit,
                       double *values, double *vectors, int *restarts,
-                      double *residual);
+                      double *residual, int threads);
 
 /* args.c: checks shared by the entry points */
 int as_count(SEXP s, const char *what, int lo, int hi);
@@ -250,8 +250,23 @@ void tile_gemm_add(int m, int n, int k, const double *A, int lda, const double *
 void tile_gemm(int m, int n, int k, const double *A, int lda, int transa,
                const double *B, int ldb, int transb, double sign, double *C, int ldc,
                int threads);
+/* blas_is_optimized: OpenBLAS, MKL or BLIS is loaded. tiles_preferred:
+ * whether a product of work multiply-adds goes to the tiles rather than
+ * the BLAS. matrix_product: C (+)= op(A) op(B) (beta 1 or 0) by whichever
+ * tiles_preferred() names. */
+/* symv_lower: y = A x, A symmetric n x n from its lower triangle, with
+ * scratch of symv_lower_work(n) doubles; each y(i) summed in one order
+ * whatever the thread count. */
+size_t symv_lower_work(int n);
+void symv_lower(int n, const double *A, int lda, const double *x, double *y,
+                double *work, int threads);
+int blas_is_optimized(void);
+int tiles_preferred(double work, int threads);
+void matrix_product(int m, int n, int k, const double *A, int lda, int transa,
+                    const double *B, int ldb, int transb, double beta, double *C, int ldc,
+                    int threads);
 SEXP tile_product(SEXP a, SEXP b, SEXP c, SEXP trans_a, SEXP trans_b, SEXP threads,
-                  SEXP path);
+                  SEXP path, SEXP op);
 
 /* kcca.c: kernel canonical correlation */
 SEXP kcca_ichol(SEXP x, SEXP kernel, SEXP weights, SEXP tol, SEXP max_rank);

@@ -71,13 +71,13 @@ static SEXP fit_steps(void *data, double *K)
     double *values, *vectors;
     if (job->variance > 0) {
         found = variance_eigen(K, n, job->variance, trace, job->exact_method, &values,
-                               &vectors);
+                               &vectors, job->threads);
     } else if (job->solver == SOLVER_ITERATIVE) {
         values = (double *) R_alloc((size_t) f, sizeof(double));
         vectors = (double *) R_alloc((size_t) n * f, sizeof(double));
         found = f;
         converged = top_eigen_lanczos(K, n, f, job->ncv, job->tol, job->maxit, values,
-                                      vectors, &restarts, &residual);
+                                      vectors, &restarts, &residual, job->threads);
         /* the exact solvers fix the signs themselves (eigen.c) */
         orient_columns(n, f, vectors);
     } else if (job->solver == SOLVER_RANDOMIZED) {
@@ -89,7 +89,7 @@ static SEXP fit_steps(void *data, double *K)
         orient_columns(n, f, vectors);
     } else {
         found = exact_eigen(K, n, f, job->threshold * n, job->exact_method, &values,
-                            &vectors);
+                            &vectors, job->threads);
     }
 
     SEXP ans = PROTECT(allocVector(VECSXP, 8));

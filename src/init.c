@@ -22,7 +22,7 @@ static const R_CallMethodDef call_methods[] = {
     CALLDEF(kcca_ichol, 5),
     CALLDEF(string_kernel_gram, 4),
     CALLDEF(string_kernel_cross, 6),
-    CALLDEF(tile_product, 7),
+    CALLDEF(tile_product, 8),
     {NULL, NULL, 0}
 };
 

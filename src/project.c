@@ -99,9 +99,9 @@ SEXP kernel_project_rows(SEXP z, SEXP x, SEXP kernel, SEXP zweights, SEXP xweigh
         kernel_block(&k, &zp, &xp, 0, Kb, nthreads,
                      "between 'newdata' and the training data ");
         if (f > 0) {
-            double one = 1.0, zero = 0.0;
-            F77_CALL(dgemm)("N", "N", &nb, &f, &m, &one, Kb, &nb, REAL(alpha), &m, &zero,
-                            P, &nb FCONE FCONE);
+            /* the register tiles (tiles.c): on the reference BLAS, this
+             * product was a quarter of a Nystrom fit */
+            matrix_product(nb, f, m, Kb, nb, 0, REAL(alpha), m, 0, 0.0, P, nb, nthreads);
             center_block(Kb, nb, m, P, f, REAL(offset), as, REAL(ans), nz, row0,
                          as ? REAL(row_means) : NULL);
         }

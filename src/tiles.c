@@ -24,7 +24,11 @@
 #include "fastkpca.h"
 #include <math.h>
 #include <string.h>
-#include <dlfcn.h>
+#if defined(__unix__) || defined(__APPLE__)
+# define TILES_DLSYM 1
+# include <dlfcn.h>
+# include <time.h>
+#endif
 #ifdef _OPENMP
 # include <omp.h>
 #endif
@@ -334,18 +338,293 @@ void tile_gemm_add(int m, int n, int k, const double *A, int lda, const double *
     tile_product_serial(tile_kernel_auto(), m, n, k, A, lda, 0, B, ldb, 0, 1.0, C, ldc);
 }
 
-/* .Call, for the tests (fastkpca:::tile_product()): c + op(a) op(b), a new
- * matrix, through the tiles of one path.
- * a, b, c: double matrices of conforming sizes; trans_a, trans_b: logical;
- * threads: integer; path: integer, a tile_path (TILE_AUTO for this CPU's).
- * Returns the matrix with attribute "path", the name of the kernel that ran. */
+/* ---- the symmetric matrix-vector product ------------------------------ */
+
+/* y = A x, A symmetric n x n of which the lower triangle is stored: the
+ * product of the iterative solver and of the panel reduction (eigen.c).
+ * The reference dsymv's dot products are one dependent chain of additions
+ * (about one multiply-add per 4 cycles); here each column of the lower
+ * triangle is read once, four columns at a time, in vectors, for both of
+ * its uses: A(i, j) x(j) (i >= j) goes to a partial vector of the column
+ * block of j, A(i, j) x(i) (i > j) to the dot product of column j. The
+ * column blocks are SYMV_BLOCK columns wide whatever the thread count, and
+ * y(i) = dot(i) + the partial vectors of the blocks up to i, in block
+ * order: every entry is summed in one order, fixed by i and n. */
+#define SYMV_BLOCK 128
+
+/* The doubles of scratch symv_lower() needs for order n. */
+size_t symv_lower_work(int n)
+{
+    size_t len = 0;
+    for (int j0 = 0; j0 < n; j0 += SYMV_BLOCK) len += (size_t) (n - j0);
+    return len + (size_t) n;
+}
+
+/* Where block b's partial vector (rows b SYMV_BLOCK .. n - 1) starts in
+ * the scratch, after the n dot products. */
+static size_t symv_block_offset(int n, int b)
+{
+    return (size_t) n + (size_t) b * n - (size_t) SYMV_BLOCK * ((size_t) b * (b - 1) / 2);
+}
+
+#if defined(__GNUC__) && (__GNUC__ >= 5 || defined(__clang__))
+typedef double symv_v4 __attribute__((vector_size(32)));
+typedef double symv_v4u __attribute__((vector_size(32), aligned(8), may_alias));
+# define SYMV_VECTOR 1
+#endif
+
+/* Columns j .. j + 3 of the lower triangle: t (rows from j; t[0] is row j)
+ * += their part A(i, c) x(c), dots[c - j] = sum over i > c of A(i, c) x(i). */
+static inline __attribute__((always_inline)) void
+symv_quad_body(int n, const double *A, int lda, const double *x, int j, double *t,
+               double *dots)
+{
+    const double *a0 = A + (size_t) j * lda, *a1 = a0 + lda, *a2 = a1 + lda,
+        *a3 = a2 + lda;
+    double x0 = x[j], x1 = x[j + 1], x2 = x[j + 2], x3 = x[j + 3];
+    double d0 = 0.0, d1 = 0.0, d2 = 0.0, d3 = 0.0;
+    /* the 4 x 4 diagonal block, lower triangle */
+    t[0] += a0[j] * x0;
+    t[1] += a0[j + 1] * x0 + a1[j + 1] * x1;
+    t[2] += a0[j + 2] * x0 + a1[j + 2] * x1 + a2[j + 2] * x2;
+    t[3] += a0[j + 3] * x0 + a1[j + 3] * x1 + a2[j + 3] * x2 + a3[j + 3] * x3;
+    d0 += a0[j + 1] * x[j + 1] + a0[j + 2] * x[j + 2] + a0[j + 3] * x[j + 3];
+    d1 += a1[j + 2] * x[j + 2] + a1[j + 3] * x[j + 3];
+    d2 += a2[j + 3] * x[j + 3];
+    int i = j + 4;
+#ifdef SYMV_VECTOR
+    symv_v4 v0 = {0, 0, 0, 0}, v1 = v0, v2 = v0, v3 = v0;
+    symv_v4 y0 = {x0, x0, x0, x0}, y1 = {x1, x1, x1, x1}, y2 = {x2, x2, x2, x2},
+        y3 = {x3, x3, x3, x3};
+    for (; i + 4 <= n; i += 4) {
+        symv_v4 b0 = *(const symv_v4u *) (a0 + i), b1 = *(const symv_v4u *) (a1 + i),
+            b2 = *(const symv_v4u *) (a2 + i), b3 = *(const symv_v4u *) (a3 + i),
+            xi = *(const symv_v4u *) (x + i), ti = *(const symv_v4u *) (t + i - j);
+        ti += b0 * y0 + b1 * y1 + b2 * y2 + b3 * y3;
+        *(symv_v4u *) (t + i - j) = ti;
+        v0 += b0 * xi; v1 += b1 * xi; v2 += b2 * xi; v3 += b3 * xi;
+    }
+    d0 += (v0[0] + v0[1]) + (v0[2] + v0[3]);
+    d1 += (v1[0] + v1[1]) + (v1[2] + v1[3]);
+    d2 += (v2[0] + v2[1]) + (v2[2] + v2[3]);
+    d3 += (v3[0] + v3[1]) + (v3[2] + v3[3]);
+#endif
+    for (; i < n; i++) {
+        double b0 = a0[i], b1 = a1[i], b2 = a2[i], b3 = a3[i], xi = x[i];
+        t[i - j] += b0 * x0 + b1 * x1 + b2 * x2 + b3 * x3;
+        d0 += b0 * xi; d1 += b1 * xi; d2 += b2 * xi; d3 += b3 * xi;
+    }
+    dots[0] = d0; dots[1] = d1; dots[2] = d2; dots[3] = d3;
+}
+
+static void symv_quad_default(int n, const double *A, int lda, const double *x, int j,
+                              double *t, double *dots)
+{
+    symv_quad_body(n, A, lda, x, j, t, dots);
+}
+
+#ifdef TILES_X86
+__attribute__((target("avx2,fma")))
+static void symv_quad_avx2(int n, const double *A, int lda, const double *x, int j,
+                           double *t, double *dots)
+{
+    symv_quad_body(n, A, lda, x, j, t, dots);
+}
+#endif
+
+/* One column j alone (the last columns of an order not divisible by 4). */
+static void symv_single(int n, const double *A, int lda, const double *x, int j,
+                        double *t, double *dots)
+{
+    const double *a = A + (size_t) j * lda;
+    double xj = x[j], d = 0.0;
+    t[0] += a[j] * xj;
+    for (int i = j + 1; i < n; i++) {
+        t[i - j] += a[i] * xj;
+        d += a[i] * x[i];
+    }
+    dots[0] = d;
+}
+
+typedef void (*symv_quad_fn)(int, const double *, int, const double *, int, double *,
+                             double *);
+
+/* The column kernel of a path: AVX2 with FMA where asked for and present,
+ * else the default (vectors of 4 doubles as two SSE2 halves, or plain). */
+static symv_quad_fn symv_quad_for(int path)
+{
+#ifdef TILES_X86
+    if ((path == TILE_AUTO || path >= TILE_AVX2) && __builtin_cpu_supports("avx2") &&
+        __builtin_cpu_supports("fma"))
+        return symv_quad_avx2;
+#endif
+    return symv_quad_default;
+}
+
+static void symv_lower_with(symv_quad_fn quad, int n, const double *A, int lda,
+                            const double *x, double *y, double *work, int threads)
+{
+    if (n <= 0) return;
+    int nblocks = (n + SYMV_BLOCK - 1) / SYMV_BLOCK;
+    double *dots = work; /* n, then the partial vectors */
+    int nt = threads > 1 ? threads : 1;
+    if ((double) n * n < 4e5) nt = 1; /* a parallel region costs about 10 us */
+    int nchunks = (n + 1023) / 1024;
+    /* one parallel region: on a busy machine each region waits for a
+     * second thread to be scheduled */
+#ifdef _OPENMP
+#pragma omp parallel num_threads(nt) if (nt > 1)
+#endif
+    {
+#ifdef _OPENMP
+#pragma omp for schedule(dynamic, 1)
+#endif
+        for (int b = 0; b < nblocks; b++) {
+            int j0 = b * SYMV_BLOCK, j1 = j0 + SYMV_BLOCK < n ? j0 + SYMV_BLOCK : n;
+            /* block b's partial vector, rows j0 .. n - 1 */
+            double *t = work + symv_block_offset(n, b);
+            memset(t, 0, (size_t) (n - j0) * sizeof(double));
+            int j = j0;
+            for (; j + 4 <= j1; j += 4) quad(n, A, lda, x, j, t + (j - j0), dots + j);
+            for (; j < j1; j++) symv_single(n, A, lda, x, j, t + (j - j0), dots + j);
+        }
+        /* y = dots + the partial vectors in block order, in chunks of rows */
+#ifdef _OPENMP
+#pragma omp for schedule(static)
+#endif
+        for (int c = 0; c < nchunks; c++) {
+            int i0 = c * 1024, i1 = i0 + 1024 < n ? i0 + 1024 : n;
+            for (int i = i0; i < i1; i++) y[i] = dots[i];
+            for (int b = 0; b < nblocks && b * SYMV_BLOCK < i1; b++) {
+                int j0 = b * SYMV_BLOCK, from = i0 > j0 ? i0 : j0;
+                const double *t = work + symv_block_offset(n, b) - j0;
+                for (int i = from; i < i1; i++) y[i] += t[i];
+            }
+        }
+    }
+}
+
+void symv_lower(int n, const double *A, int lda, const double *x, double *y,
+                double *work, int threads)
+{
+    static symv_quad_fn quad = NULL;
+    if (!quad) quad = symv_quad_for(TILE_AUTO);
+    symv_lower_with(quad, n, A, lda, x, y, work, threads);
+}
+
+/* Is the BLAS an optimized one? Asked of the loaded libraries by the
+ * symbols only an optimized BLAS exports: OpenBLAS (openblas_get_config),
+ * Intel MKL (MKL_Get_Version), BLIS (bli_info_get_version_str), whether R
+ * links to it or it is preloaded (LD_PRELOAD). R's reference BLAS, and
+ * systems without dlsym(), answer no. */
+int blas_is_optimized(void)
+{
+    static int known = 0, optimized = 0;
+    if (!known) {
+#ifdef TILES_DLSYM
+        optimized = dlsym(RTLD_DEFAULT, "openblas_get_config") != NULL ||
+            dlsym(RTLD_DEFAULT, "MKL_Get_Version") != NULL ||
+            dlsym(RTLD_DEFAULT, "bli_info_get_version_str") != NULL;
+#endif
+        known = 1;
+    }
+    return optimized;
+}
+
+#ifdef TILES_DLSYM
+static double seconds_now(void)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (double) t.tv_sec + 1e-9 * (double) t.tv_nsec;
+}
+
+/* With an optimized BLAS: the BLAS's dgemm against the tiles on one
+ * product of the sizes the package multiplies (384 x 48, inner 384, 7 M
+ * multiply-adds, a millisecond), best of three each. Returns 1 when the
+ * BLAS is at least as fast. Called once per process, on the main thread
+ * (R_alloc). */
+static int blas_faster_measured(int threads)
+{
+    const int m = 384, n = 48, k = 384;
+    double *A = (double *) R_alloc((size_t) m * k + (size_t) k * n + (size_t) m * n,
+                                   sizeof(double));
+    double *B = A + (size_t) m * k, *C = B + (size_t) k * n;
+    for (size_t i = 0; i < (size_t) m * k + (size_t) k * n; i++)
+        A[i] = (double) (i % 17) / 17.0 - 0.5;
+    double best_blas = R_PosInf, best_tiles = R_PosInf, one = 1.0, zero = 0.0;
+    for (int rep = 0; rep < 3; rep++) {
+        double t0 = seconds_now();
+        F77_CALL(dgemm)("N", "N", &m, &n, &k, &one, A, &m, B, &k, &zero, C, &m
+                        FCONE FCONE);
+        double t1 = seconds_now();
+        memset(C, 0, (size_t) m * n * sizeof(double));
+        tile_gemm(m, n, k, A, m, 0, B, k, 0, 1.0, C, m, threads);
+        double t2 = seconds_now();
+        if (t1 - t0 < best_blas) best_blas = t1 - t0;
+        if (t2 - t1 < best_tiles) best_tiles = t2 - t1;
+    }
+    return best_blas <= best_tiles;
+}
+#endif
+
+/* Whether a general product of work multiply-adds goes to the tiles (1) or
+ * to the BLAS (0). With R's reference BLAS, always the tiles (about 14x its
+ * dgemm at the package's shapes). With an optimized BLAS, the tiles below
+ * TILE_HANDBACK_WORK, where a BLAS call's set-up costs more than the
+ * product, and from it on whichever of the two was faster on a probe
+ * product measured once per process (blas_faster_measured()): results
+ * then follow the BLAS, as they did before the tiles. */
+#define TILE_HANDBACK_WORK 1048576.0
+int tiles_preferred(double work, int threads)
+{
+    static int measured = -1;
+    if (!blas_is_optimized() || work < TILE_HANDBACK_WORK) return 1;
+#ifdef TILES_DLSYM
+    if (measured < 0) measured = blas_faster_measured(threads);
+#else
+    measured = 1;
+#endif
+    return !measured;
+}
+
+/* C (m x n) += op(A) op(B) (beta = 1) or C = op(A) op(B) (beta = 0), by
+ * the tiles or the BLAS, as tiles_preferred() says. Main thread only. */
+void matrix_product(int m, int n, int k, const double *A, int lda, int transa,
+                    const double *B, int ldb, int transb, double beta, double *C, int ldc,
+                    int threads)
+{
+    if (m <= 0 || n <= 0) return;
+    if (!tiles_preferred((double) m * n * k, threads)) {
+        double one = 1.0;
+        F77_CALL(dgemm)(transa ? "T" : "N", transb ? "T" : "N", &m, &n, &k, &one, A, &lda,
+                        B, &ldb, &beta, C, &ldc FCONE FCONE);
+        return;
+    }
+    if (beta == 0.0)
+        for (int j = 0; j < n; j++) memset(C + (size_t) j * ldc, 0, (size_t) m * sizeof(double));
+    tile_gemm(m, n, k, A, lda, transa, B, ldb, transb, 1.0, C, ldc, threads);
+}
+
+/* .Call, for the tests (fastkpca:::tile_product()), through the kernels of
+ * one path (path: integer, a tile_path; TILE_AUTO for this CPU's):
+ * op 0: c + op(a) op(b), op(x) = x' where trans_x is TRUE;
+ * op 1: c + A b, A symmetric from the lower triangle of the square a
+ *       (symv_lower(), column by column of b).
+ * a, b, c: double matrices of conforming sizes; threads: integer.
+ * Returns a new matrix with attribute "path", the kernel that ran. */
 SEXP tile_product(SEXP a, SEXP b, SEXP c, SEXP trans_a, SEXP trans_b, SEXP threads,
-                  SEXP path)
+                  SEXP path, SEXP op)
 {
     if (!isReal(a) || !isMatrix(a)) error("'a' must be a double matrix");
     if (!isReal(b) || !isMatrix(b)) error("'b' must be a double matrix");
     if (!isReal(c) || !isMatrix(c)) error("'c' must be a double matrix");
+    int symmetric = as_count(op, "op", 0, 1);
     int ta = asLogical(trans_a) == TRUE, tb = asLogical(trans_b) == TRUE;
+    if (symmetric) {
+        ta = tb = 0;
+        if (nrows(a) != ncols(a)) error("'a' must be square");
+    }
     int m = ta ? ncols(a) : nrows(a), k = ta ? nrows(a) : ncols(a);
     int kb = tb ? ncols(b) : nrows(b), n = tb ? nrows(b) : ncols(b);
     if (kb != k) error("'b' must have %d %s", k, tb ? "columns" : "rows");
@@ -354,10 +633,28 @@ SEXP tile_product(SEXP a, SEXP b, SEXP c, SEXP trans_a, SEXP trans_b, SEXP threa
     int p = as_count(path, "path", TILE_AUTO, TILE_AVX512);
     tile_kernel K = p == TILE_AUTO ? tile_kernel_auto() : tile_kernel_for(p);
     SEXP ans = PROTECT(duplicate(c));
-    tile_product_with(K, m, n, k, REAL(a), nrows(a) > 0 ? nrows(a) : 1, ta, REAL(b),
-                      nrows(b) > 0 ? nrows(b) : 1, tb, 1.0, REAL(ans), m > 0 ? m : 1,
-                      nthreads);
-    setAttrib(ans, install("path"), mkString(tile_kernel_name(K)));
+    const char *name = tile_kernel_name(K);
+    if (symmetric) {
+        symv_quad_fn quad = symv_quad_for(p);
+        double *work = (double *) R_alloc(symv_lower_work(m) + 1, sizeof(double));
+        double *y = (double *) R_alloc((size_t) (m > 0 ? m : 1), sizeof(double));
+        for (int j = 0; j < n; j++) {
+            double *out = REAL(ans) + (size_t) j * m;
+            symv_lower_with(quad, m, REAL(a), m, REAL(b) + (size_t) j * m, y, work,
+                            nthreads);
+            for (int i = 0; i < m; i++) out[i] += y[i];
+        }
+#ifdef TILES_X86
+        name = quad == symv_quad_avx2 ? "avx2" : "default";
+#else
+        name = "default";
+#endif
+    } else {
+        tile_product_with(K, m, n, k, REAL(a), nrows(a) > 0 ? nrows(a) : 1, ta, REAL(b),
+                          nrows(b) > 0 ? nrows(b) : 1, tb, 1.0, REAL(ans), m > 0 ? m : 1,
+                          nthreads);
+    }
+    setAttrib(ans, install("path"), mkString(name));
     UNPROTECT(1);
     return ans;
 }
