@@ -3,7 +3,9 @@
 # symmetric = TRUE, c + A b for the symmetric A whose lower triangle is a's
 # (the solvers' matrix-vector product), through the kernels of one path
 # ("auto": this CPU's widest; a path the CPU lacks falls back to the widest
-# below it). The result's attribute "path" names the kernel that ran.
+# below it). The result's attribute "path" names the kernel that ran, and
+# "blas" says whether tiles.c found an optimized BLAS loaded ("optimized")
+# or not ("reference").
 tile_paths <- c("auto", "plain", "sse2", "avx2", "avx512")
 
 tile_product <- function(a, b, c = NULL, trans_a = FALSE, trans_b = FALSE,

@@ -20,6 +20,8 @@
  *   kica.c    kernel ICA: the KGV and KCCA contrasts and the Jacobi sweeps over
  *             pairwise rotations (Brent's method), on cached factors
  *   kcca.c    kernel canonical correlation: incomplete Cholesky for any kernel
+ *   tiles.c   matrix products in register tiles (runtime dispatch), the
+ *             symmetric matrix-vector product, and which BLAS is loaded
  *   string_kernel.c string kernels (kernlab's stringdot types) on character
  *             vectors, and their algebra: Gram and cross matrices, the fit's fill
  *   init.c    registration

@@ -612,7 +612,8 @@ void matrix_product(int m, int n, int k, const double *A, int lda, int transa,
  * op 1: c + A b, A symmetric from the lower triangle of the square a
  *       (symv_lower(), column by column of b).
  * a, b, c: double matrices of conforming sizes; threads: integer.
- * Returns a new matrix with attribute "path", the kernel that ran. */
+ * Returns a new matrix with attributes "path", the kernel that ran, and
+ * "blas", "optimized" or "reference" as blas_is_optimized() sees it. */
 SEXP tile_product(SEXP a, SEXP b, SEXP c, SEXP trans_a, SEXP trans_b, SEXP threads,
                   SEXP path, SEXP op)
 {
@@ -655,6 +656,7 @@ SEXP tile_product(SEXP a, SEXP b, SEXP c, SEXP trans_a, SEXP trans_b, SEXP threa
                           nthreads);
     }
     setAttrib(ans, install("path"), mkString(name));
+    setAttrib(ans, install("blas"), mkString(blas_is_optimized() ? "optimized" : "reference"));
     UNPROTECT(1);
     return ans;
 }

@@ -83,3 +83,58 @@ test_that("tile_product() names its arguments in its errors", {
                "'c' must be 3 x 2")
   expect_error(fastkpca:::tile_product(a, matrix(1, 2, 2), threads = 0L), "'threads'")
 })
+
+# the symmetric matrix-vector product of the solvers: A from its lower
+# triangle (the upper one is never read: NaN there must not show)
+lower_only <- function(A) {
+  A[upper.tri(A)] <- NaN
+  A
+}
+
+test_that("the symmetric product equals %*% on the full matrix, for any thread count", {
+  set.seed(30)
+  # below one column group (4), across group and block (128) edges, and
+  # large enough (n^2 >= 4e5) for the threads to be used
+  for (n in c(1, 2, 3, 5, 9, 131, 257, 700)) {
+    A <- crossprod(matrix(rnorm(n * n), n))
+    b <- matrix(rnorm(2 * n), n, 2)
+    expected <- A %*% b
+    for (path in c("plain", "avx2")) {
+      r1 <- fastkpca:::tile_product(lower_only(A), b, symmetric = TRUE, path = path)
+      expect_lte(max(abs(r1 - expected)), 1e-13 * max(abs(expected)))
+      for (threads in 2:3)
+        expect_identical(
+          fastkpca:::tile_product(lower_only(A), b, symmetric = TRUE, threads = threads,
+                                  path = path), r1)
+    }
+  }
+})
+
+test_that("NaN and Inf in the symmetric product propagate as in plain loops", {
+  set.seed(31)
+  n <- 11
+  A <- crossprod(matrix(rnorm(n * n), n))
+  A[7, 3] <- A[3, 7] <- NaN
+  A[10, 9] <- A[9, 10] <- Inf
+  b <- matrix(rnorm(n), n)
+  b[5] <- 0  # Inf * 0 is NaN
+  expected <- A %*% b
+  for (path in c("plain", "avx2")) {
+    r <- fastkpca:::tile_product(lower_only(A), b, symmetric = TRUE, path = path)
+    expect_identical(is.nan(r), is.nan(expected))
+    expect_identical(r[is.infinite(expected)], expected[is.infinite(expected)])
+  }
+})
+
+test_that("exact and iterative fits on the tiles are identical for 1, 2 and 3 threads", {
+  set.seed(32)
+  # n = 700: panels of the reduction, threads in the symmetric product, the
+  # tiled rank-2k update and back-transformation
+  x <- matrix(rnorm(700 * 3), 700)
+  for (args in list(list(th = 1e-4), list(features = 4, solver = "iterative"))) {
+    fits <- lapply(1:3, function(t) do.call(kpca, c(list(x, threads = t), args)))
+    expect_identical(fits[[2]]$alpha, fits[[1]]$alpha)
+    expect_identical(fits[[3]]$alpha, fits[[1]]$alpha)
+    expect_identical(fits[[3]]$eig, fits[[1]]$eig)
+  }
+})
