@@ -29,7 +29,8 @@
 # Each run is its own child R process (this script with "child"), on the
 # BLAS that bench/blas.R's LD_PRELOAD selects (the system's setting is not
 # changed), with the library of its build first on R_LIBS. Printed: seconds
-# per case and build (wall time), the ratios, the load average before each
+# per case and build (wall time), the ratios of wall and of CPU time (user +
+# system, all threads: on a shared machine the steadier), the load average before each
 # BLAS, and what each child's fastkpca found (the BLAS R reports, and for
 # this build whether tiles.c saw an optimized BLAS).
 args <- commandArgs(trailingOnly = TRUE)
@@ -81,11 +82,14 @@ if (length(args) && args[1L] == "child") {
     stop("unknown case ", case))
   reps <- as.integer(args[5L])
   best <- Inf
+  best_cpu <- Inf
   value <- NULL
   for (r in seq_len(reps)) {
-    t0 <- proc.time()[["elapsed"]]
+    t0 <- proc.time()
     value <- run()
-    best <- min(best, proc.time()[["elapsed"]] - t0)
+    t1 <- proc.time() - t0
+    best <- min(best, t1[["elapsed"]])
+    best_cpu <- min(best_cpu, t1[["user.self"]] + t1[["sys.self"]])
   }
   amari <- if (case == "kica") mean(value) else NA
   optimized <- if (impl == "this") {
@@ -93,8 +97,8 @@ if (length(args) && args[1L] == "child") {
   } else {
     NA
   }
-  cat(sprintf("RESULT %.4f %.4f %s %s\n", best, amari, optimized,
-              basename(unname(extSoftVersion()["BLAS"]))))
+  cat(sprintf("RESULT %.4f %.4f %s %s %.4f\n", best, amari, optimized,
+              basename(unname(extSoftVersion()["BLAS"])), best_cpu))
   quit(save = "no")
 }
 
@@ -142,7 +146,7 @@ run_child <- function(blas, case, size, impl) {
   hit <- strsplit(grep("^RESULT", out, value = TRUE), " ")[[1]]
   if (!length(hit)) stop(sprintf("child %s %s %s failed", blas, case, impl), call. = FALSE)
   list(seconds = as.double(hit[2]), amari = as.double(hit[3]), optimized = hit[4],
-       blas = hit[5])
+       blas = hit[5], cpu = as.double(hit[6]))
 }
 
 rows <- list()
@@ -155,14 +159,17 @@ for (blas in blases) {
     t <- lapply(builds, function(b) run_child(blas, cs$case, cs$size, b))
     names(t) <- builds
     sec <- vapply(t, `[[`, numeric(1), "seconds")
+    cpu <- vapply(t, `[[`, numeric(1), "cpu")
     row <- data.frame(
       blas = blas, case = cs$label, n = cs$size,
       this = sec[["this"]], main = sec[["main"]],
       peer = if (cs$peer == "main") "main" else cs$peer,
       peer_s = sec[[cs$peer]],
       ratio = sec[[cs$peer]] / sec[["this"]],
+      ratio_cpu = cpu[[cs$peer]] / cpu[["this"]],
       goal = if (blas == "reference") cs$goal else NA,
       vs_main = sec[["main"]] / sec[["this"]],
+      vs_main_cpu = cpu[["main"]] / cpu[["this"]],
       amari = if (cs$case == "kica")
         sprintf("%.2f/%.2f", t$this$amari, t[[cs$peer]]$amari) else "",
       tiles_blas = t$this$optimized, loaded = t$this$blas)
@@ -170,6 +177,8 @@ for (blas in blases) {
     rows[[length(rows) + 1L]] <- row
   }
 }
-cat("\nThe ratio table (ratio: peer's seconds / this build's; vs_main: main's / this",
-    "build's;\namari: Amari x 100 of this build / the peer, kica only):\n")
+cat("\nThe ratio table (seconds: wall time; ratio: peer's seconds / this build's;",
+    "vs_main: main's / this build's;\n*_cpu: the same with CPU time (user + system,",
+    "all threads), steadier on a shared machine;\namari: Amari x 100 of this build /",
+    "the peer, kica only):\n")
 print(do.call(rbind, rows), row.names = FALSE, digits = 3)

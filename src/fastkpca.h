@@ -262,6 +262,10 @@ void tile_gemm(int m, int n, int k, const double *A, int lda, int transa,
 size_t symv_lower_work(int n);
 void symv_lower(int n, const double *A, int lda, const double *x, double *y,
                 double *work, int threads);
+/* gemv_add: y (n) += sign A x, A n x k; each y(i) summed over the columns
+ * in order. */
+void gemv_add(int n, int k, const double *A, int lda, const double *x, double sign,
+              double *y);
 int blas_is_optimized(void);
 int tiles_preferred(double work, int threads);
 void matrix_product(int m, int n, int k, const double *A, int lda, int transa,

@@ -45,18 +45,27 @@ static int largest_residual(const double *diag, const char *used, int n, double 
 static void residual_column(const double *y, int n, int p, double inv2s2,
                             const double *g, int k, double *prow, double *col)
 {
-    const int one = 1;
-    const double minus_one = -1.0, plus_one = 1.0;
-    const char trans = 'N';
     const double yp = y[p];
+    /* the Gaussian kernel's exp by the fast kernels' vector exp (within
+     * 1 ulp of exp(), kernel_fast.c): exp() was a tenth of kica's time */
+    kernel_spec rbf = {KERNEL_RBF, inv2s2, 0, 0, 0, 0, 0};
     for (int a = 0; a < n; a++) {
         double t = y[a] - yp;
-        col[a] = exp(-t * t * inv2s2);
+        col[a] = t * t;
     }
+    kernel_fast_transform(&rbf, col, n);
     if (k == 0) return;
     for (int l = 0; l < k; l++) prow[l] = g[p + (size_t) l * n];
-    F77_CALL(dgemv)(&trans, &n, &k, &minus_one, g, &n, prow, &one, &plus_one, col, &one
-                    FCONE);
+    /* col -= G prow: with an optimized BLAS its dgemv, else gemv_add()
+     * (tiles.c), four columns per pass in vectors */
+    if (blas_is_optimized()) {
+        const int one = 1;
+        const double minus_one = -1.0, plus_one = 1.0;
+        F77_CALL(dgemv)("N", &n, &k, &minus_one, g, &n, prow, &one, &plus_one, col, &one
+                        FCONE);
+    } else {
+        gemv_add(n, k, g, n, prow, -1.0, col);
+    }
 }
 
 /* Returns the rank M and sets *G to the n x M column-major factor (leading

@@ -23,6 +23,7 @@
  * stack, about 80 KB). */
 #include "fastkpca.h"
 #include <math.h>
+#include <stdlib.h>
 #include <string.h>
 #if defined(__unix__) || defined(__APPLE__)
 # define TILES_DLSYM 1
@@ -40,6 +41,22 @@
 #define TILE_NC 48
 #define TILE_MR_MAX 24
 #define TILE_NR_MAX 8
+
+/* The fewest multiply-adds a parallel region of these products gets. A
+ * region costs about 10 us on an idle machine; on a busy one (more
+ * threads than cores) each waits for its threads to be scheduled, a time
+ * slice of milliseconds: with regions of 2 M multiply-adds, the exact
+ * solver's reduction at n = 3000 (thousands of regions) ran 3 to 4 times
+ * slower on 2 threads than on 1 at a load of 5 on 2 cores. 3e7 (about a
+ * millisecond on one core) bounds that loss. The environment variable
+ * FASTKPCA_TILE_THREAD_WORK replaces it (the tests set 0, so that small
+ * problems run on their threads). */
+#define TILE_THREAD_WORK 3e7
+static double thread_work_min(void)
+{
+    const char *s = getenv("FASTKPCA_TILE_THREAD_WORK");
+    return s && *s ? atof(s) : TILE_THREAD_WORK;
+}
 
 /* c (mr x nr, leading dimension ldc) += sum over p < kc of a[., p] b[p, .]:
  * a's column p is a + p lda (mr doubles), b's row p is b + p nr. */
@@ -202,13 +219,21 @@ static void pack_b(const double *B, int ldb, int transb, double sign, int p0, in
     int panels = (nc + nr - 1) / nr;
     for (int q = 0; q < panels; q++) {
         double *P = dst + (size_t) q * kc * nr;
+        int cols = nc - q * nr < nr ? nc - q * nr : nr;
+        if (transb) {
+            /* row p of op(B) is contiguous in B' */
+            for (int p = 0; p < kc; p++) {
+                const double *row = B + j0 + q * nr + (size_t) (p0 + p) * ldb;
+                double *dp = P + (size_t) p * nr;
+                for (int jj = 0; jj < cols; jj++) dp[jj] = sign * row[jj];
+                for (int jj = cols; jj < nr; jj++) dp[jj] = 0.0;
+            }
+            continue;
+        }
         for (int jj = 0; jj < nr; jj++) {
             int j = j0 + q * nr + jj;
             if (j >= j0 + nc) {
                 for (int p = 0; p < kc; p++) P[(size_t) p * nr + jj] = 0.0;
-            } else if (transb) {
-                for (int p = 0; p < kc; p++)
-                    P[(size_t) p * nr + jj] = sign * B[j + (size_t) (p0 + p) * ldb];
             } else {
                 const double *col = B + p0 + (size_t) j * ldb;
                 for (int p = 0; p < kc; p++) P[(size_t) p * nr + jj] = sign * col[p];
@@ -222,14 +247,21 @@ static void pack_b(const double *B, int ldb, int transb, double sign, int p0, in
 static void pack_a(const double *A, int lda, int transa, int i0, int rows, int p0, int kc,
                    int mr, double *dst)
 {
+    if (transa) {
+        /* row i of op(A) is contiguous in A' */
+        for (int i = 0; i < mr; i++) {
+            const double *src = A + p0 + (size_t) (i0 + i) * lda;
+            if (i < rows)
+                for (int p = 0; p < kc; p++) dst[(size_t) p * mr + i] = src[p];
+            else
+                for (int p = 0; p < kc; p++) dst[(size_t) p * mr + i] = 0.0;
+        }
+        return;
+    }
     for (int p = 0; p < kc; p++) {
         double *col = dst + (size_t) p * mr;
-        if (transa) {
-            for (int i = 0; i < rows; i++) col[i] = A[p0 + p + (size_t) (i0 + i) * lda];
-        } else {
-            const double *src = A + i0 + (size_t) (p0 + p) * lda;
-            for (int i = 0; i < rows; i++) col[i] = src[i];
-        }
+        const double *src = A + i0 + (size_t) (p0 + p) * lda;
+        for (int i = 0; i < rows; i++) col[i] = src[i];
         for (int i = rows; i < mr; i++) col[i] = 0.0;
     }
 }
@@ -296,9 +328,7 @@ static void tile_product_with(tile_kernel K, int m, int n, int k, const double *
     int groups_m = (m + K.mr - 1) / K.mr, groups_n = (n + K.nr - 1) / K.nr;
     int by_rows = groups_m >= groups_n, groups = by_rows ? groups_m : groups_n;
     int nt = threads > 1 ? threads : 1;
-    /* a parallel region costs about 10 us; below about 2 M multiply-adds
-     * a second thread does not pay for it */
-    if ((double) m * n * k < 2e6) nt = 1;
+    if ((double) m * n * k < thread_work_min()) nt = 1;
     if (nt > groups) nt = groups;
     if (nt <= 1) {
         tile_product_serial(K, m, n, k, A, lda, transa, B, ldb, transb, sign, C, ldc);
@@ -468,7 +498,7 @@ static void symv_lower_with(symv_quad_fn quad, int n, const double *A, int lda,
     int nblocks = (n + SYMV_BLOCK - 1) / SYMV_BLOCK;
     double *dots = work; /* n, then the partial vectors */
     int nt = threads > 1 ? threads : 1;
-    if ((double) n * n < 4e5) nt = 1; /* a parallel region costs about 10 us */
+    if ((double) n * n / 2.0 < thread_work_min()) nt = 1;
     int nchunks = (n + 1023) / 1024;
     /* one parallel region: on a busy machine each region waits for a
      * second thread to be scheduled */
@@ -510,6 +540,78 @@ void symv_lower(int n, const double *A, int lda, const double *x, double *y,
     static symv_quad_fn quad = NULL;
     if (!quad) quad = symv_quad_for(TILE_AUTO);
     symv_lower_with(quad, n, A, lda, x, y, work, threads);
+}
+
+/* ---- the matrix-vector product ------------------------------------------ */
+
+/* y (n) += sign A x, A n x k (leading dimension lda): the reference dgemv
+ * 'N' one column at a time, here four columns per pass over y, in vectors.
+ * Each y(i) is summed over the columns in order, whatever n. */
+static inline __attribute__((always_inline)) void
+gemv_body(int n, int k, const double *A, int lda, const double *x, double sign, double *y)
+{
+    int l = 0;
+    for (; l + 4 <= k; l += 4) {
+        const double *a0 = A + (size_t) l * lda, *a1 = a0 + lda, *a2 = a1 + lda,
+            *a3 = a2 + lda;
+        double x0 = sign * x[l], x1 = sign * x[l + 1], x2 = sign * x[l + 2],
+            x3 = sign * x[l + 3];
+        int i = 0;
+#ifdef SYMV_VECTOR
+        symv_v4 y0 = {x0, x0, x0, x0}, y1 = {x1, x1, x1, x1}, y2 = {x2, x2, x2, x2},
+            y3 = {x3, x3, x3, x3};
+        for (; i + 4 <= n; i += 4) {
+            symv_v4 t = *(const symv_v4u *) (y + i);
+            t += *(const symv_v4u *) (a0 + i) * y0;
+            t += *(const symv_v4u *) (a1 + i) * y1;
+            t += *(const symv_v4u *) (a2 + i) * y2;
+            t += *(const symv_v4u *) (a3 + i) * y3;
+            *(symv_v4u *) (y + i) = t;
+        }
+#endif
+        for (; i < n; i++) {
+            double t = y[i];
+            t += a0[i] * x0;
+            t += a1[i] * x1;
+            t += a2[i] * x2;
+            t += a3[i] * x3;
+            y[i] = t;
+        }
+    }
+    for (; l < k; l++) {
+        const double *a = A + (size_t) l * lda;
+        double xl = sign * x[l];
+        for (int i = 0; i < n; i++) y[i] += a[i] * xl;
+    }
+}
+
+static void gemv_default(int n, int k, const double *A, int lda, const double *x,
+                         double sign, double *y)
+{
+    gemv_body(n, k, A, lda, x, sign, y);
+}
+
+#ifdef TILES_X86
+__attribute__((target("avx2,fma")))
+static void gemv_avx2(int n, int k, const double *A, int lda, const double *x,
+                      double sign, double *y)
+{
+    gemv_body(n, k, A, lda, x, sign, y);
+}
+#endif
+
+void gemv_add(int n, int k, const double *A, int lda, const double *x, double sign,
+              double *y)
+{
+#ifdef TILES_X86
+    static int avx2 = -1;
+    if (avx2 < 0) avx2 = __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma");
+    if (avx2) {
+        gemv_avx2(n, k, A, lda, x, sign, y);
+        return;
+    }
+#endif
+    gemv_default(n, k, A, lda, x, sign, y);
 }
 
 /* Is the BLAS an optimized one? Asked of the loaded libraries by the

@@ -4,6 +4,16 @@
 
 tile_paths_here <- c("plain", "sse2", "avx2", "avx512")
 
+# Threads take parallel regions of at least 3e7 multiply-adds (tiles.c);
+# with FASTKPCA_TILE_THREAD_WORK = 0 the small problems here run on them.
+on_threads <- function(code) {
+  old <- Sys.getenv("FASTKPCA_TILE_THREAD_WORK", NA)
+  Sys.setenv(FASTKPCA_TILE_THREAD_WORK = "0")
+  on.exit(if (is.na(old)) Sys.unsetenv("FASTKPCA_TILE_THREAD_WORK")
+          else Sys.setenv(FASTKPCA_TILE_THREAD_WORK = old))
+  code
+}
+
 # sizes: below one tile, one row, one column, odd sizes across tile edges,
 # an empty inner dimension, and more than one slice of k and chunk of n
 tile_sizes <- list(c(1, 1, 1), c(1, 7, 5), c(5, 1, 3), c(3, 2, 0), c(23, 9, 130),
@@ -33,11 +43,11 @@ test_that("tiled products equal %*%, crossprod and tcrossprod", {
 
 test_that("a row's result depends on its own row only, and not on the thread count", {
   set.seed(28)
-  m <- 301; n <- 41; k <- 257 # more than 2e6 multiply-adds: threads are used
+  m <- 301; n <- 41; k <- 257
   a <- matrix(rnorm(m * k), m, k)
   b <- matrix(rnorm(k * n), k, n)
   c0 <- matrix(rnorm(m * n), m, n)
-  for (path in tile_paths_here) {
+  on_threads(for (path in tile_paths_here) {
     r1 <- fastkpca:::tile_product(a, b, c0, threads = 1L, path = path)
     expect_identical(fastkpca:::tile_product(a, b, c0, threads = 2L, path = path), r1)
     expect_identical(fastkpca:::tile_product(a, b, c0, threads = 3L, path = path), r1)
@@ -52,7 +62,7 @@ test_that("a row's result depends on its own row only, and not on the thread cou
     one <- fastkpca:::tile_product(a[7, , drop = FALSE], b, c0[7, , drop = FALSE],
                                    path = path)
     expect_identical(c(one), c(r1[7, , drop = FALSE]))
-  }
+  })
 })
 
 test_that("NaN and Inf propagate as in plain loops", {
@@ -93,9 +103,8 @@ lower_only <- function(A) {
 
 test_that("the symmetric product equals %*% on the full matrix, for any thread count", {
   set.seed(30)
-  # below one column group (4), across group and block (128) edges, and
-  # large enough (n^2 >= 4e5) for the threads to be used
-  for (n in c(1, 2, 3, 5, 9, 131, 257, 700)) {
+  # below one column group (4), across group and block (128) edges
+  on_threads(for (n in c(1, 2, 3, 5, 9, 131, 257, 700)) {
     A <- crossprod(matrix(rnorm(n * n), n))
     b <- matrix(rnorm(2 * n), n, 2)
     expected <- A %*% b
@@ -107,7 +116,7 @@ test_that("the symmetric product equals %*% on the full matrix, for any thread c
           fastkpca:::tile_product(lower_only(A), b, symmetric = TRUE, threads = threads,
                                   path = path), r1)
     }
-  }
+  })
 })
 
 test_that("NaN and Inf in the symmetric product propagate as in plain loops", {
@@ -128,13 +137,13 @@ test_that("NaN and Inf in the symmetric product propagate as in plain loops", {
 
 test_that("exact and iterative fits on the tiles are identical for 1, 2 and 3 threads", {
   set.seed(32)
-  # n = 700: panels of the reduction, threads in the symmetric product, the
-  # tiled rank-2k update and back-transformation
+  # n = 700: panels of the reduction, the symmetric product, the tiled
+  # rank-2k update and back-transformation, on their threads
   x <- matrix(rnorm(700 * 3), 700)
-  for (args in list(list(th = 1e-4), list(features = 4, solver = "iterative"))) {
+  on_threads(for (args in list(list(th = 1e-4), list(features = 4, solver = "iterative"))) {
     fits <- lapply(1:3, function(t) do.call(kpca, c(list(x, threads = t), args)))
     expect_identical(fits[[2]]$alpha, fits[[1]]$alpha)
     expect_identical(fits[[3]]$alpha, fits[[1]]$alpha)
     expect_identical(fits[[3]]$eig, fits[[1]]$eig)
-  }
+  })
 })
