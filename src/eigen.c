@@ -210,21 +210,24 @@ static void rank2k_update_lower(int m, int k, const double *V, const double *W,
  * first nb columns of the m x m A (leading dimension lda) reduced, W (m x
  * nb, leading dimension ldw) such that the trailing A22 - V W' - W V' is
  * what the reduction leaves; offdiag and tau get the panel's entries. The
- * steps are LAPACK's dlatrd's, in its order, with its BLAS-2 calls. */
+ * steps are LAPACK's dlatrd's, in its order, its matrix-vector products by
+ * gemv_add() and gemv_t() (tiles.c; the reference dgemv was 15% of a fit at
+ * n = 1000 after the rest moved to the tiles). work: nb +
+ * symv_lower_work(m) doubles. */
 static void reduce_panel(int m, int nb, double *A, int lda, double *offdiag, double *tau,
                          double *W, int ldw, double *work, int threads)
 {
-    const char notrans = 'N', trans = 'T';
     const int one = 1;
-    const double d_one = 1.0, d_zero = 0.0, d_minus_one = -1.0;
+    double *row = work; /* a row of A or W, contiguous: gemv_add() needs it */
+    work += nb;
     for (int i = 0; i < nb; i++) {
         double *Aii = A + i + (size_t) i * lda;
         int rows = m - i;
         if (i > 0) {
-            F77_CALL(dgemv)(&notrans, &rows, &i, &d_minus_one, A + i, &lda, W + i, &ldw,
-                            &d_one, Aii, &one FCONE);
-            F77_CALL(dgemv)(&notrans, &rows, &i, &d_minus_one, W + i, &ldw, A + i, &lda,
-                            &d_one, Aii, &one FCONE);
+            for (int l = 0; l < i; l++) row[l] = W[i + (size_t) l * ldw];
+            gemv_add(rows, i, A + i, lda, row, -1.0, Aii);
+            for (int l = 0; l < i; l++) row[l] = A[i + (size_t) l * lda];
+            gemv_add(rows, i, W + i, ldw, row, -1.0, Aii);
         }
         if (i >= m - 1) continue;
         int len = m - i - 1;
@@ -234,14 +237,10 @@ static void reduce_panel(int m, int nb, double *A, int lda, double *offdiag, dou
         *v = 1.0;
         symv_lower(len, A + (i + 1) + (size_t) (i + 1) * lda, lda, v, wi, work, threads);
         if (i > 0) {
-            F77_CALL(dgemv)(&trans, &len, &i, &d_one, W + i + 1, &ldw, v, &one, &d_zero, top,
-                            &one FCONE);
-            F77_CALL(dgemv)(&notrans, &len, &i, &d_minus_one, A + i + 1, &lda, top, &one,
-                            &d_one, wi, &one FCONE);
-            F77_CALL(dgemv)(&trans, &len, &i, &d_one, A + i + 1, &lda, v, &one, &d_zero, top,
-                            &one FCONE);
-            F77_CALL(dgemv)(&notrans, &len, &i, &d_minus_one, W + i + 1, &ldw, top, &one,
-                            &d_one, wi, &one FCONE);
+            gemv_t(len, i, W + i + 1, ldw, v, top);
+            gemv_add(len, i, A + i + 1, lda, top, -1.0, wi);
+            gemv_t(len, i, A + i + 1, lda, v, top);
+            gemv_add(len, i, W + i + 1, ldw, top, -1.0, wi);
         }
         F77_CALL(dscal)(&len, tau + i, wi, &one);
         double alpha = -0.5 * tau[i] * F77_CALL(ddot)(&len, wi, &one, v, &one);
@@ -273,7 +272,7 @@ static void reduce_tridiagonal(double *A, int n, double *diag, double *offdiag,
     }
     double *W = (double *) R_alloc((size_t) n * nb, sizeof(double));
     double *symv_work = tiles && n > nx
-        ? (double *) R_alloc(symv_lower_work(n), sizeof(double)) : NULL;
+        ? (double *) R_alloc(symv_lower_work(n) + (size_t) nb, sizeof(double)) : NULL;
     int i = 0;
     while (i < n - nx) {
         int m = n - i, panel = nb;

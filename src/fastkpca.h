@@ -263,9 +263,10 @@ size_t symv_lower_work(int n);
 void symv_lower(int n, const double *A, int lda, const double *x, double *y,
                 double *work, int threads);
 /* gemv_add: y (n) += sign A x, A n x k; each y(i) summed over the columns
- * in order. */
+ * in order. gemv_t: y (k) = A' x, the dot products in vector lanes. */
 void gemv_add(int n, int k, const double *A, int lda, const double *x, double sign,
               double *y);
+void gemv_t(int n, int k, const double *A, int lda, const double *x, double *y);
 int blas_is_optimized(void);
 int tiles_preferred(double work, int threads);
 void matrix_product(int m, int n, int k, const double *A, int lda, int transa,

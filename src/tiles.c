@@ -600,13 +600,87 @@ static void gemv_avx2(int n, int k, const double *A, int lda, const double *x,
 }
 #endif
 
-void gemv_add(int n, int k, const double *A, int lda, const double *x, double sign,
-              double *y)
+/* y (k) = A' x, A n x k: four columns' dot products per pass over x, each
+ * in vector lanes (the reference dgemv 'T' is one dependent chain of
+ * additions per column); the order of each sum is fixed by n. */
+static inline __attribute__((always_inline)) void
+gemv_t_body(int n, int k, const double *A, int lda, const double *x, double *y)
+{
+    int l = 0;
+    for (; l + 4 <= k; l += 4) {
+        const double *a0 = A + (size_t) l * lda, *a1 = a0 + lda, *a2 = a1 + lda,
+            *a3 = a2 + lda;
+        double d0 = 0.0, d1 = 0.0, d2 = 0.0, d3 = 0.0;
+        int i = 0;
+#ifdef SYMV_VECTOR
+        symv_v4 v0 = {0, 0, 0, 0}, v1 = v0, v2 = v0, v3 = v0;
+        for (; i + 4 <= n; i += 4) {
+            symv_v4 xi = *(const symv_v4u *) (x + i);
+            v0 += *(const symv_v4u *) (a0 + i) * xi;
+            v1 += *(const symv_v4u *) (a1 + i) * xi;
+            v2 += *(const symv_v4u *) (a2 + i) * xi;
+            v3 += *(const symv_v4u *) (a3 + i) * xi;
+        }
+        d0 = (v0[0] + v0[1]) + (v0[2] + v0[3]);
+        d1 = (v1[0] + v1[1]) + (v1[2] + v1[3]);
+        d2 = (v2[0] + v2[1]) + (v2[2] + v2[3]);
+        d3 = (v3[0] + v3[1]) + (v3[2] + v3[3]);
+#endif
+        for (; i < n; i++) {
+            d0 += a0[i] * x[i]; d1 += a1[i] * x[i]; d2 += a2[i] * x[i]; d3 += a3[i] * x[i];
+        }
+        y[l] = d0; y[l + 1] = d1; y[l + 2] = d2; y[l + 3] = d3;
+    }
+    for (; l < k; l++) {
+        const double *a = A + (size_t) l * lda;
+        double d = 0.0;
+        for (int i = 0; i < n; i++) d += a[i] * x[i];
+        y[l] = d;
+    }
+}
+
+static void gemv_t_default(int n, int k, const double *A, int lda, const double *x,
+                           double *y)
+{
+    gemv_t_body(n, k, A, lda, x, y);
+}
+
+#ifdef TILES_X86
+__attribute__((target("avx2,fma")))
+static void gemv_t_avx2(int n, int k, const double *A, int lda, const double *x,
+                        double *y)
+{
+    gemv_t_body(n, k, A, lda, x, y);
+}
+#endif
+
+static int gemv_use_avx2(void)
 {
 #ifdef TILES_X86
     static int avx2 = -1;
     if (avx2 < 0) avx2 = __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma");
-    if (avx2) {
+    return avx2;
+#else
+    return 0;
+#endif
+}
+
+void gemv_t(int n, int k, const double *A, int lda, const double *x, double *y)
+{
+#ifdef TILES_X86
+    if (gemv_use_avx2()) {
+        gemv_t_avx2(n, k, A, lda, x, y);
+        return;
+    }
+#endif
+    gemv_t_default(n, k, A, lda, x, y);
+}
+
+void gemv_add(int n, int k, const double *A, int lda, const double *x, double sign,
+              double *y)
+{
+#ifdef TILES_X86
+    if (gemv_use_avx2()) {
         gemv_avx2(n, k, A, lda, x, sign, y);
         return;
     }
