@@ -5,7 +5,8 @@
 # ("auto": this CPU's widest; a path the CPU lacks falls back to the widest
 # below it). The result's attribute "path" names the kernel that ran, and
 # "blas" says whether tiles.c found an optimized BLAS loaded ("optimized")
-# or not ("reference").
+# or not ("reference"), "large_products" where the general products of
+# 2^20 multiply-adds or more go ("tiles" or "blas", by the probe).
 tile_paths <- c("auto", "plain", "sse2", "avx2", "avx512")
 
 tile_product <- function(a, b, c = NULL, trans_a = FALSE, trans_b = FALSE,

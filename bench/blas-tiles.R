@@ -32,7 +32,8 @@
 # per case and build (wall time), the ratios of wall and of CPU time (user +
 # system, all threads: on a shared machine the steadier), the load average before each
 # BLAS, and what each child's fastkpca found (the BLAS R reports, and for
-# this build whether tiles.c saw an optimized BLAS).
+# this build whether tiles.c saw an optimized BLAS and where its large
+# general products go, "tiles" or "blas", as its probe decided).
 args <- commandArgs(trailingOnly = TRUE)
 
 bench_x <- function(n, d, seed) {
@@ -93,7 +94,8 @@ if (length(args) && args[1L] == "child") {
   }
   amari <- if (case == "kica") mean(value) else NA
   optimized <- if (impl == "this") {
-    attr(fastkpca:::tile_product(diag(1), diag(1)), "blas")
+    r <- fastkpca:::tile_product(diag(1), diag(1))
+    paste0(attr(r, "blas"), "/", attr(r, "large_products"))
   } else {
     NA
   }

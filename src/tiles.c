@@ -788,8 +788,10 @@ void matrix_product(int m, int n, int k, const double *A, int lda, int transa,
  * op 1: c + A b, A symmetric from the lower triangle of the square a
  *       (symv_lower(), column by column of b).
  * a, b, c: double matrices of conforming sizes; threads: integer.
- * Returns a new matrix with attributes "path", the kernel that ran, and
- * "blas", "optimized" or "reference" as blas_is_optimized() sees it. */
+ * Returns a new matrix with attributes "path", the kernel that ran,
+ * "blas", "optimized" or "reference" as blas_is_optimized() sees it, and
+ * "large_products", "tiles" or "blas": where matrix_product() sends a
+ * product of at least TILE_HANDBACK_WORK multiply-adds. */
 SEXP tile_product(SEXP a, SEXP b, SEXP c, SEXP trans_a, SEXP trans_b, SEXP threads,
                   SEXP path, SEXP op)
 {
@@ -833,6 +835,8 @@ SEXP tile_product(SEXP a, SEXP b, SEXP c, SEXP trans_a, SEXP trans_b, SEXP threa
     }
     setAttrib(ans, install("path"), mkString(name));
     setAttrib(ans, install("blas"), mkString(blas_is_optimized() ? "optimized" : "reference"));
+    setAttrib(ans, install("large_products"),
+              mkString(tiles_preferred(1e9, nthreads) ? "tiles" : "blas"));
     UNPROTECT(1);
     return ans;
 }
