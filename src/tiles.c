@@ -176,6 +176,18 @@ static void tile_plain(int kc, const double *a, int lda, const double *b, double
     }
 }
 
+/* Whether the CPU has AVX2 and FMA (asked once). */
+static int cpu_has_avx2_fma(void)
+{
+#ifdef TILES_X86
+    static int avx2 = -1;
+    if (avx2 < 0) avx2 = __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma");
+    return avx2;
+#else
+    return 0;
+#endif
+}
+
 /* The kernel of a path: TILE_AUTO picks the widest this CPU runs. Asking
  * for one the CPU lacks gives the best it has below it. */
 static tile_kernel tile_kernel_for(int path)
@@ -185,8 +197,7 @@ static tile_kernel tile_kernel_for(int path)
 #ifdef TILES_X86
     kern = (tile_kernel) {6, 4, tile_sse2};
     if (path == TILE_SSE2) return kern;
-    if (__builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma"))
-        kern = (tile_kernel) {12, 4, tile_avx2};
+    if (cpu_has_avx2_fma()) kern = (tile_kernel) {12, 4, tile_avx2};
     if (path == TILE_AVX2) return kern;
     if (__builtin_cpu_supports("avx512f")) kern = (tile_kernel) {24, 8, tile_avx512};
 #endif
@@ -484,8 +495,7 @@ typedef void (*symv_quad_fn)(int, const double *, int, const double *, int, doub
 static symv_quad_fn symv_quad_for(int path)
 {
 #ifdef TILES_X86
-    if ((path == TILE_AUTO || path >= TILE_AVX2) && __builtin_cpu_supports("avx2") &&
-        __builtin_cpu_supports("fma"))
+    if ((path == TILE_AUTO || path >= TILE_AVX2) && cpu_has_avx2_fma())
         return symv_quad_avx2;
 #endif
     return symv_quad_default;
@@ -654,21 +664,10 @@ static void gemv_t_avx2(int n, int k, const double *A, int lda, const double *x,
 }
 #endif
 
-static int gemv_use_avx2(void)
-{
-#ifdef TILES_X86
-    static int avx2 = -1;
-    if (avx2 < 0) avx2 = __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma");
-    return avx2;
-#else
-    return 0;
-#endif
-}
-
 void gemv_t(int n, int k, const double *A, int lda, const double *x, double *y)
 {
 #ifdef TILES_X86
-    if (gemv_use_avx2()) {
+    if (cpu_has_avx2_fma()) {
         gemv_t_avx2(n, k, A, lda, x, y);
         return;
     }
@@ -680,7 +679,7 @@ void gemv_add(int n, int k, const double *A, int lda, const double *x, double si
               double *y)
 {
 #ifdef TILES_X86
-    if (gemv_use_avx2()) {
+    if (cpu_has_avx2_fma()) {
         gemv_avx2(n, k, A, lda, x, sign, y);
         return;
     }
