@@ -25,36 +25,14 @@
 #define MF_CHECK_VALUES 33554432.0   /* 2^25 kernel values between checks */
 
 /* Y[i0 + r, c] += sum_j T[r, j] V[j0 + j, c] for r < nr, j < nc, c < b:
- * T is nr x nc (leading dimension nr), V n x b, Y ny x b. The sum over j
- * runs in increasing order into Y itself, for each entry on its own, so
- * the rows can be split among threads freely. Four vectors at a time keep
- * four sums per row in registers. */
+ * T is nr x nc (leading dimension nr), V n x b, Y ny x b. By tile_gemm()
+ * (tiles.c, register tiles; threads split the rows): the sum over j runs
+ * in increasing order into Y itself, for each entry on its own, so a row's
+ * result does not depend on the other rows or on the threads. */
 static void tile_times_block(const double *T, int nr, int nc, const double *V, int n,
                              int j0, int b, double *Y, int ny, int i0, int threads)
 {
-#ifdef _OPENMP
-#pragma omp parallel for num_threads(threads) schedule(static) if (threads > 1)
-#endif
-    for (int r0 = 0; r0 < nr; r0 += 8) {
-        int r1 = r0 + 8 < nr ? r0 + 8 : nr;
-        for (int c = 0; c < b; c += 4) {
-            int cw = b - c < 4 ? b - c : 4;
-            double acc[8][4];
-            for (int r = r0; r < r1; r++)
-                for (int q = 0; q < cw; q++)
-                    acc[r - r0][q] = Y[(size_t) (c + q) * ny + i0 + r];
-            for (int j = 0; j < nc; j++) {
-                const double *t = T + (size_t) j * nr;
-                double v[4];
-                for (int q = 0; q < cw; q++) v[q] = V[(size_t) (c + q) * n + j0 + j];
-                for (int r = r0; r < r1; r++)
-                    for (int q = 0; q < cw; q++) acc[r - r0][q] += t[r] * v[q];
-            }
-            for (int r = r0; r < r1; r++)
-                for (int q = 0; q < cw; q++)
-                    Y[(size_t) (c + q) * ny + i0 + r] = acc[r - r0][q];
-        }
-    }
+    tile_gemm(nr, b, nc, T, nr, 0, V + j0, n, 0, 1.0, Y + i0, ny, threads);
 }
 
 /* .Call (kernel_block_product() in R/matrix_free.R): K[rows, ] V, a
