@@ -147,7 +147,8 @@ run_child <- function(blas, case, size, impl) {
                  stdout = TRUE, stderr = FALSE, env = env)
   hit <- strsplit(grep("^RESULT", out, value = TRUE), " ")[[1]]
   if (!length(hit)) stop(sprintf("child %s %s %s failed", blas, case, impl), call. = FALSE)
-  list(seconds = as.double(hit[2]), amari = as.double(hit[3]), optimized = hit[4],
+  list(seconds = as.double(hit[2]), amari = suppressWarnings(as.double(hit[3])),
+       optimized = hit[4],
        blas = hit[5], cpu = as.double(hit[6]))
 }
 
