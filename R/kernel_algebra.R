@@ -69,8 +69,7 @@ kern <- function(kernel, ...) {
   }
   kpar <- list(...)
   if (length(kpar) > 0L && (is.null(names(kpar)) || any(names(kpar) == "")))
-    stop("the parameters of 'kernel' must be named, such as kern(\"rbfdot\", sigma = 0.5)",
-         call. = FALSE)
+    stop_argument("the parameters of 'kernel' must be named, such as kern(\"rbfdot\", sigma = 0.5)")
   as_kernel(kernel, kpar, kpar_arg = "")
 }
 
@@ -90,7 +89,7 @@ is_precomputed <- function(kernel) identical(kernel, "precomputed")
 #' @export
 Ops.fastkpca_kernel <- function(e1, e2) {
   not_psd <- function(what)
-    stop(what, ": the result would not be a positive semidefinite kernel", call. = FALSE)
+    stop_argument(what, ": the result would not be a positive semidefinite kernel")
   if (missing(e2)) {
     if (.Generic == "+") return(e1)
     not_psd(sprintf("unary '%s' is not defined for kernels", .Generic))
@@ -98,8 +97,7 @@ Ops.fastkpca_kernel <- function(e1, e2) {
   switch(.Generic,
     "+" = {
       if (!is_kernel(e1) || !is_kernel(e2))
-        stop("'+' adds two kernel objects; a kernel plus a number is not supported",
-             call. = FALSE)
+        stop_argument("'+' adds two kernel objects; a kernel plus a number is not supported")
       kernel_node("sum", list(e1, e2))
     },
     "*" = {
@@ -109,20 +107,20 @@ Ops.fastkpca_kernel <- function(e1, e2) {
     },
     "^" = {
       if (!is_kernel(e1) || is_kernel(e2))
-        stop("'^' raises a kernel object to a whole power, such as k^2", call. = FALSE)
+        stop_argument("'^' raises a kernel object to a whole power, such as k^2")
       p <- check_kernel_power(e2)
       if (p == 1) e1 else kernel_node("power", list(e1), value = p)
     },
     "-" = not_psd("kernels cannot be subtracted"),
     "/" = not_psd("kernels cannot be divided"),
-    stop(sprintf("'%s' is not defined for kernel objects; use +, *, ^, exp() or kern_conformal()",
-                 .Generic), call. = FALSE))
+    stop_argument(sprintf("'%s' is not defined for kernel objects; use +, *, ^, exp() or kern_conformal()",
+                          .Generic)))
 }
 
 check_kernel_scale <- function(c) {
   if (!is.numeric(c) || length(c) != 1L || is.na(c) || !is.finite(c) || c <= 0)
-    stop("a kernel can only be multiplied by a single finite number > 0: ",
-         "any other scale would not give a positive semidefinite kernel", call. = FALSE)
+    stop_argument("a kernel can only be multiplied by a single finite number > 0: ",
+                  "any other scale would not give a positive semidefinite kernel")
   as.double(c)
 }
 
@@ -130,9 +128,8 @@ check_kernel_power <- function(p) {
   top <- engine_limits()$kernel_power
   if (!is.numeric(p) || length(p) != 1L || is.na(p) || !is.finite(p) || p < 1 ||
       p != round(p) || p > top)
-    stop("a kernel can only be raised to a whole power of at least 1 (at most ",
-         format_limit(top), "): other powers would not give a positive semidefinite kernel",
-         call. = FALSE)
+    stop_argument("a kernel can only be raised to a whole power of at least 1 (at most ",
+                  format_limit(top), "): other powers would not give a positive semidefinite kernel")
   as.double(p)
 }
 
@@ -141,8 +138,8 @@ check_kernel_power <- function(p) {
 #' @export
 Math.fastkpca_kernel <- function(x, ...) {
   if (.Generic != "exp")
-    stop(sprintf("'%s' is not defined for kernel objects; of the math functions only exp() keeps a kernel positive semidefinite",
-                 .Generic), call. = FALSE)
+    stop_argument(sprintf("'%s' is not defined for kernel objects; of the math functions only exp() keeps a kernel positive semidefinite",
+                          .Generic))
   kernel_node("exp", list(x))
 }
 
@@ -154,8 +151,7 @@ Math.fastkpca_kernel <- function(x, ...) {
 kern_conformal <- function(k, g) {
   k <- kern(k)
   if (!is.function(g))
-    stop("'g' must be a function of a matrix of rows that returns one number per row",
-         call. = FALSE)
+    stop_argument("'g' must be a function of a matrix of rows that returns one number per row")
   label <- paste(deparse(substitute(g), width.cutoff = 60L), collapse = " ")
   if (nchar(label) > 40L) label <- "g"
   kernel_node("conformal", list(k), g = g, label = label)
@@ -200,20 +196,20 @@ format_number <- function(v) {
 check_kernel_tree <- function(k) {
   if (!is_kernel(k) || !is.list(k) || !is.character(k$op) || length(k$op) != 1L ||
       !k$op %in% names(kernel_ops))
-    stop("'kernel' is not a valid kernel object", call. = FALSE)
+    stop_argument("'kernel' is not a valid kernel object")
   arity <- c(base = 0L, sum = 2L, product = 2L, scale = 1L, power = 1L, exp = 1L,
              conformal = 1L)[[k$op]]
-  if (length(k$args) != arity) stop("'kernel' is not a valid kernel object", call. = FALSE)
+  if (length(k$args) != arity) stop_argument("'kernel' is not a valid kernel object")
   switch(k$op,
     base = {
       if (identical(k$name, "stringdot")) return(invisible(resolve_string_kpar(k$kpar)))
       if (!is.character(k$name) || length(k$name) != 1L || !k$name %in% kernel_names)
-        stop("'kernel' has an unknown base kernel", call. = FALSE)
+        stop_argument("'kernel' has an unknown base kernel")
       resolve_kpar(k$name, k$kpar)
     },
     scale = check_kernel_scale(k$value),
     power = check_kernel_power(k$value),
-    conformal = if (!is.function(k$g)) stop("'g' must be a function", call. = FALSE))
+    conformal = if (!is.function(k$g)) stop_argument("'g' must be a function"))
   for (a in k$args) check_kernel_tree(a)
   invisible(k)
 }

@@ -33,16 +33,16 @@ format_bytes <- function(b) {
 check_memory <- function(n, features, available = available_bytes()) {
   need <- fit_bytes(n, features)
   if (!is.na(available) && need > available)
-    stop(sprintf(paste0("a fit on %.0f rows needs about %s (one %.0f x %.0f double matrix), ",
-                        "but only %s of memory is available; ",
-                        "landmarks = \"auto\" fits centered Nystr\u00f6m kernel PCA ",
-                        "without that matrix"),
-                 n, format_bytes(need), n, n, format_bytes(available)), call. = FALSE)
+    stop_memory(sprintf(paste0("a fit on %.0f rows needs about %s (one %.0f x %.0f double matrix), ",
+                               "but only %s of memory is available; ",
+                               "landmarks = \"auto\" fits centered Nystr\u00f6m kernel PCA ",
+                               "without that matrix"),
+                        n, format_bytes(need), n, n, format_bytes(available)))
   # where the available memory is unknown, R_alloc in C still refuses what
   # cannot be allocated
   if (need > 8 * .Machine$integer.max^2)
-    stop(sprintf(paste0("a fit on %.0f rows needs about %s; landmarks = \"auto\" fits ",
-                        "centered Nystr\u00f6m kernel PCA without the n x n matrix"),
-                 n, format_bytes(need)), call. = FALSE)
+    stop_memory(sprintf(paste0("a fit on %.0f rows needs about %s; landmarks = \"auto\" fits ",
+                               "centered Nystr\u00f6m kernel PCA without the n x n matrix"),
+                        n, format_bytes(need)))
   invisible(need)
 }

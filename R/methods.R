@@ -175,9 +175,9 @@ plot.fastkpca <- function(x, which = c(1L, 2L), col = 1, pch = 1,
                           main = c("Eigenvalues", "Kernel principal components")[which],
                           ...) {
   if (!is.numeric(which) || length(which) == 0L || !all(which %in% 1:2))
-    stop("'which' must be 1, 2 or both", call. = FALSE)
+    stop_argument("'which' must be 1, 2 or both")
   if (length(main) != length(which))
-    stop("'main' must have one title per plot in 'which'", call. = FALSE)
+    stop_argument("'main' must have one title per plot in 'which'")
   if (length(which) > 1L) {
     old <- graphics::par(mfrow = c(1L, length(which)))
     on.exit(graphics::par(old))
