@@ -59,7 +59,7 @@ screeplot.fastkpca <- function(x, npcs = min(10L, length(x$eig)),
                                type = c("barplot", "lines"),
                                main = deparse(substitute(x))[1L], ...) {
   main
-  type <- match.arg(type)
+  type <- check_choice(type, c("barplot", "lines"), "type")
   npcs <- check_whole(npcs, "npcs", 1, length(x$eig))
   stats::screeplot(structure(list(sdev = sqrt(x$eig)), class = "prcomp"),
                    npcs = npcs, type = type, main = main, ...)
