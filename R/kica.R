@@ -209,15 +209,23 @@ kica_search <- function(z, set) {
   coarse_tol <- if (set$polish) 5 * set$tol else set$tol
   step <- (pi / 2) / set$ngrid
   grid <- step * (seq_len(set$ngrid) - 1L - set$ngrid %/% 2L) # a period, with 0
-  show_bar <- interactive() && nstarts > 1L && as.double(nrow(z)) * m * m * nstarts > 4e5
-  if (show_bar) {
-    bar <- utils::txtProgressBar(min = 0, max = nstarts, style = 3)
-    on.exit(close(bar), add = TRUE)
+  polish <- set$polish && m > 1L
+  progress <- progress_for(nstarts + polish, sprintf("kica: %d start%s", nstarts,
+                                                     if (nstarts > 1L) "s" else ""))
+  sweep_step <- function(what) {
+    if (is.null(progress)) return(NULL)
+    sweeps <- 0L
+    function() {
+      sweeps <<- sweeps + 1L
+      progress(message = sprintf("kica: %s, sweep %d", what, sweeps), amount = 0)
+    }
   }
   runs <- vector("list", nstarts)
   for (k in seq_len(nstarts)) {
-    runs[[k]] <- kica_sweeps(z, starts[[k]], par, code, grid, step, coarse_tol, set$maxit)
-    if (show_bar) utils::setTxtProgressBar(bar, k)
+    what <- sprintf("start %d of %d", k, nstarts)
+    runs[[k]] <- kica_sweeps(z, starts[[k]], par, code, grid, step, coarse_tol, set$maxit,
+                             sweep_step(what))
+    progress_signal(progress, paste("kica:", what, "done"))
   }
   values <- vapply(runs, `[[`, 0, "value")
   best <- runs[[which.min(values)]]
@@ -226,9 +234,11 @@ kica_search <- function(z, set) {
                 sweeps = vapply(runs, `[[`, 0L, "sweeps")),
               sweeps = best$sweeps, polish_sweeps = 0L, objective_polish = NA_real_,
               evaluations = sum(vapply(runs, `[[`, 0L, "evaluations")))
-  if (set$polish && m > 1L) {
+  if (polish) {
     fine <- c(set$sigma / 2, set$kappa, set$eta)
-    pol <- kica_sweeps(z, best$V, fine, code, 0, 25 * set$tol, set$tol, set$maxit)
+    pol <- kica_sweeps(z, best$V, fine, code, 0, 25 * set$tol, set$tol, set$maxit,
+                       sweep_step("polish"))
+    progress_signal(progress, "kica: polish done")
     out$V <- pol$V
     out$polish_sweeps <- pol$sweeps
     out$objective_polish <- pol$value
@@ -369,9 +379,9 @@ random_rotation <- function(m) {
 # to 'tol' by Brent's method. Sweeps stop when no angle exceeds tol, the
 # contrast fell by less than 1e-6, or after maxit sweeps.
 # Returns list(V, value, sweeps, evaluations).
-kica_sweeps <- function(z, V, par, code, grid, half, tol, maxit) {
+kica_sweeps <- function(z, V, par, code, grid, half, tol, maxit, step = NULL) {
   engine_call(.Call(C_kica_sweeps, z, V, par, code, as.double(grid), as.double(half),
-                    as.double(tol), as.integer(maxit)))
+                    as.double(tol), as.integer(maxit), step))
 }
 
 # The contrast (code: 1 KGV, 2 KCCA) of the sources S at par = c(sigma,

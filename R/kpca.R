@@ -237,6 +237,14 @@
 #'   `landmark_rows`, `landmark_rank`, `kernel_weights` (of the landmarks)
 #'   and `statistics`, described in the section on Nyström landmarks.
 #'
+#' @section Progress and errors:
+#' A long fit reports its progress through progressr: the kernel fill, the
+#' centering, the panels of the reduction and the back-transformation
+#' (see [fastkpca_progress]; wrap the call in [progressr::with_progress()]
+#' to see it). Its errors and warnings have classes, such as
+#' `fastkpca_error_argument` and `fastkpca_error_memory`, that
+#' `tryCatch()` can tell apart (see [fastkpca_conditions]).
+#'
 #' @seealso [predict.fastkpca()], [summary.fastkpca()], [plot.fastkpca()];
 #'   [stats::prcomp()] for linear PCA.
 #' @examples
@@ -358,7 +366,8 @@ kpca_exact <- function(x, kernel, features, th, solver, threads, control, varian
   weights <- if (!precomputed) kernel_weights(kernel, x)
   res <- engine_call(.Call(C_kpca_exact, x, if (!precomputed) kernel_program(kernel), weights,
                            features, th, solver_codes[[solver]], threads, settings,
-                           if (is.null(variance)) 0 else variance))
+                           if (is.null(variance)) 0 else variance,
+                           progress_fraction(sprintf("kpca: exact fit on %d rows", n))))
   if (!res$converged)
     warn_convergence(sprintf(paste0("the iterative solver did not converge in %d restarts ",
                                     "(largest relative residual %.2g); increase control$maxit ",

@@ -119,12 +119,14 @@ preimage.fastkpca <- function(object, scores, ridge = 1,
   basis <- preimage_basis(object)
   if (method == "fixed-point" && !basis$training)
     stop_argument("method = \"fixed-point\" needs an exact fit (it sums over the training rows)")
+  fixed <- method == "fixed-point"
+  progress <- progress_for(2L + fixed, sprintf("preimage: %d rows", nrow(scores)))
   out <- if (training && basis$training) {
-    preimage_of_training(object, basis, ridge)
+    preimage_of_training(object, basis, ridge, progress)
   } else {
-    preimage_map(object, scores, ridge, basis)
+    preimage_map(object, scores, ridge, basis, progress)
   }
-  if (method == "fixed-point") out <- preimage_fixed_point(object, basis, scores, out, settings)
+  if (fixed) out <- preimage_fixed_point(object, basis, scores, out, settings, progress)
   out <- unscale_rows(out, object[["center"]], object[["scale"]])
   dimnames(out) <- list(rownames(scores), colnames(basis$rows))
   out
@@ -178,17 +180,24 @@ fitted_rotated <- function(object) {
 
 # The pre-image map of a fit applied to scores (kernlab's scale), in the
 # space the kernel saw (scaled data).
-preimage_map <- function(object, scores, ridge, basis = preimage_basis(object)) {
+preimage_map <- function(object, scores, ridge, basis = preimage_basis(object),
+                         progress = NULL) {
   B <- preimage_map_coefficients(object, basis, ridge)
-  preimage_apply(scores / sqrt(basis$n), basis$z, B, object$kernel, object$threads)
+  progress_signal(progress, "preimage: the map's coefficients")
+  out <- preimage_apply(scores / sqrt(basis$n), basis$z, B, object$kernel, object$threads,
+                        progress)
+  progress_signal(progress, "preimage: the map applied")
+  out
 }
 
 # The pre-images of the training scores of an exact fit: with
 # K = k(Z, Z) and B = (K + ridge I)^-1 X, they are K B = X - ridge B, so no
 # second n x n kernel matrix is formed. Rows that na.exclude padded stay NA.
-preimage_of_training <- function(object, basis, ridge) {
+preimage_of_training <- function(object, basis, ridge, progress = NULL) {
   B <- preimage_map_coefficients(object, basis, ridge)
+  progress_signal(progress, "preimage: the map's coefficients")
   fitted <- matrix(as.vector(basis$rows) - ridge * as.vector(B), nrow(B), ncol(B))
+  progress_signal(progress, "preimage: the training rows mapped")
   if (!inherits(object$na.action, "exclude")) return(fitted)
   out <- matrix(NA_real_, nrow(object$rotated), ncol(fitted))
   out[-object$na.action, ] <- fitted
@@ -259,7 +268,7 @@ fixed_point_control <- function(control) {
 # rows (O(block x n) memory), each row until its step is below tol times its
 # size. Rows whose denominator vanishes (far from every training row, or
 # weights cancelling) keep their last iterate. Rows of NA scores stay NA.
-preimage_fixed_point <- function(object, basis, scores, start, settings) {
+preimage_fixed_point <- function(object, basis, scores, start, settings, progress = NULL) {
   x <- basis$rows
   n <- basis$n
   rows <- which(stats::complete.cases(scores))
@@ -267,7 +276,9 @@ preimage_fixed_point <- function(object, basis, scores, start, settings) {
   dimnames(t) <- NULL
   r <- engine_call(.Call(C_preimage_fixed_point, start[rows, , drop = FALSE], t,
                          object$alpha / sqrt(n), x, kernel_program(object$kernel),
-                         settings$maxit, settings$tol, as.integer(object$threads)))
+                         settings$maxit, settings$tol, as.integer(object$threads),
+                         fixed_point_step(progress)))
+  progress_signal(progress, "preimage: the fixed-point iteration")
   if (r$broke > 0L)
     warn_convergence(sprintf("the fixed-point iteration broke down for %d row%s (far from the training data); they keep their last iterate",
                              r$broke, if (r$broke == 1L) "" else "s"))
@@ -305,12 +316,28 @@ preimage_coefficients <- function(z, x, kernel, ridge, threads) {
                     as.integer(threads)))
 }
 
-# k(s, Z) B, in blocks of rows (s: unit-axis projections of new points).
-preimage_apply <- function(s, z, B, kernel, threads) {
+# k(s, Z) B, in blocks of rows (s: unit-axis projections of new points),
+# each block a message of progress.
+preimage_apply <- function(s, z, B, kernel, threads, progress = NULL) {
   out <- matrix(0, nrow(s), ncol(B))
-  for (rows in row_blocks(nrow(s), nrow(z))) {
+  blocks <- row_blocks(nrow(s), nrow(z))
+  for (b in seq_along(blocks)) {
+    rows <- blocks[[b]]
     ks <- kernel_cross(s[rows, , drop = FALSE], z, kernel, threads, list())
     out[rows, ] <- ks %*% B
+    progress_signal(progress, sprintf("preimage: block %d of %d", b, length(blocks)),
+                    amount = 0)
   }
   out
+}
+
+# The function the fixed-point iteration calls after each iteration (a
+# message of progress), or NULL.
+fixed_point_step <- function(progress) {
+  if (is.null(progress)) return(NULL)
+  iterations <- 0L
+  function() {
+    iterations <<- iterations + 1L
+    progress(message = sprintf("preimage: fixed-point iteration %d", iterations), amount = 0)
+  }
 }

@@ -330,7 +330,8 @@ kpca.character <- function(x, kernel = "stringdot", kpar = list(length = 4, lamb
   weights <- string_weights(kernel, x)
   res <- engine_call(.Call(C_kpca_exact, x, string_program(kernel), weights, features, th,
                            solver_codes[[solver]], threads, settings,
-                           if (is.null(variance)) 0 else variance))
+                           if (is.null(variance)) 0 else variance,
+                           progress_fraction(sprintf("kpca: exact fit on %d strings", n))))
   string_exact_fit(res, x, kernel, weights, features, th, solver, threads, variance,
                    call, removed)
 }

@@ -200,7 +200,11 @@ kpca_cv <- function(x, kernel = "rbfdot", grid, features, folds = 5,
   if (criterion == "reconstruction")
     for (k in kernels) check_preimage_kernel(k)
 
-  pooled <- cv_errors(x, kernels, features, folds, criterion, ridge, ...)
+  ids <- sort(unique(folds))
+  progress <- progress_for(length(kernels) * length(ids) + 1L,
+                           sprintf("kpca_cv: %d settings x %d folds", length(kernels),
+                                   length(ids)))
+  pooled <- cv_errors(x, kernels, features, folds, criterion, ridge, progress, ...)
   error <- pooled$error
   se <- pooled$se
   idx <- expand.grid(features = seq_len(length(features)), grid = seq_along(kernels))
@@ -213,7 +217,8 @@ kpca_cv <- function(x, kernel = "rbfdot", grid, features, folds = 5,
   best_kernel <- kernels[[idx$grid[b]]]
   best <- list(kernel = best_kernel, kpar = kernel_kpar(best_kernel),
                features = results$features[b])
-  fit <- kpca(x, kernel = best_kernel, features = best$features, ...)
+  fit <- with_quiet_progress(kpca(x, kernel = best_kernel, features = best$features, ...))
+  progress_signal(progress, "kpca_cv: the fit of the best setting")
   validate_fastkpca_cv(new_fastkpca_cv(results, best, fit, kernels, criterion, ridge,
                                        folds, call))
 }
@@ -299,24 +304,22 @@ cv_grid <- function(grid, kernel, x, kernel_missing) {
 }
 
 # The pooled cross-validated error and its standard error for each kernel
-# (rows) and number of components (columns): one fit per kernel and fold.
-cv_errors <- function(x, kernels, features, folds, criterion, ridge, ...) {
+# (rows) and number of components (columns): one fit per kernel and fold,
+# each a step of progress (a progressor from progress_for(), or NULL).
+cv_errors <- function(x, kernels, features, folds, criterion, ridge, progress, ...) {
   ids <- sort(unique(folds))
   nf <- length(features)
   num <- den <- array(0, c(length(kernels), nf, length(ids)))
-  progress <- interactive()
-  if (progress) {
-    bar <- utils::txtProgressBar(0, length(kernels) * length(ids), style = 3)
-    on.exit(close(bar))
-  }
   for (g in seq_along(kernels)) {
     for (v in seq_along(ids)) {
       held <- folds == ids[v]
-      scores <- cv_fold_scores(x[!held, , drop = FALSE], x[held, , drop = FALSE],
-                               kernels[[g]], features, criterion, ridge, ...)
+      scores <- with_quiet_progress(
+        cv_fold_scores(x[!held, , drop = FALSE], x[held, , drop = FALSE],
+                       kernels[[g]], features, criterion, ridge, ...))
       num[g, , v] <- scores$num
       den[g, , v] <- scores$den
-      if (progress) utils::setTxtProgressBar(bar, (g - 1L) * length(ids) + v)
+      progress_signal(progress, sprintf("kpca_cv: setting %d of %d, fold %d of %d", g,
+                                        length(kernels), v, length(ids)))
     }
   }
   error <- apply(num, c(1L, 2L), sum) / apply(den, c(1L, 2L), sum)
