@@ -61,6 +61,34 @@
 #' workers times threads does not oversubscribe the machine. On a cluster
 #' of machines, set it to the cores of one machine divided by the workers
 #' it runs.
+#'
+#' Any future backend serves, and gives the numbers of the sequential plan
+#' (the package's tests check `multisession`, `cluster` on localhost,
+#' future.batchtools' `batchtools_local` and future.mirai's
+#' `mirai_multisession`). On a Slurm cluster, with the chunks on a file
+#' system the nodes share and fastkpca installed where they run R,
+#' future.batchtools sends each batch of chunks as a job; save a template
+#' such as this one as `slurm.tmpl` (batchtools fills in the `<%= %>` parts):
+#' ```
+#' #!/bin/bash
+#' #SBATCH --job-name=<%= job.name %>
+#' #SBATCH --output=<%= log.file %>
+#' #SBATCH --error=<%= log.file %>
+#' #SBATCH --ntasks=1
+#' #SBATCH --cpus-per-task=<%= resources$ncpus %>
+#' #SBATCH --mem-per-cpu=<%= resources$memory %>
+#' #SBATCH --time=<%= ceiling(resources$walltime / 60) %>
+#' Rscript -e 'batchtools::doJobCollection("<%= uri %>")'
+#' ```
+#' and set the plan before the fit (`workers`: the jobs at once, one batch
+#' of chunks each; `memory` in megabytes per CPU, `walltime` in seconds):
+#' ```
+#' future::plan(future.batchtools::batchtools_slurm, template = "slurm.tmpl",
+#'              workers = 20, resources = list(ncpus = 2, memory = 2048,
+#'                                             walltime = 3600))
+#' fit <- kpca(row_chunks(files), kpar = list(sigma = 0.05), features = 10,
+#'             landmarks = 500, threads = 2)
+#' ```
 #' @name kpca
 NULL
 
