@@ -351,7 +351,7 @@ fit_description.fastkpca_nystrom_chunked <- function(x) {
 #' @exportS3Method
 print_fit_details.fastkpca_nystrom_chunked <- function(x) {
   NextMethod()
-  cat("Scores:     not kept; predict(fit, row_chunks(...)) computes them\n")
+  cat_line("Scores:     ", "not kept; predict(fit, row_chunks(...)) computes them")
 }
 
 # ---- predict() and update() ------------------------------------------------

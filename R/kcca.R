@@ -295,11 +295,11 @@ validate_fastkpca_kcca <- function(fit) {
 #' @param digits Significant digits of the correlations.
 #' @export
 print.fastkpca_kcca <- function(x, digits = max(3L, getOption("digits") - 3L), ...) {
-  cat("Kernel canonical correlation (fastkpca) on ", x$n, " rows, ",
-      if (x$formulation == "centered") "centered" else "kernlab's uncentered formulation",
-      ", gamma = ", format(x$gamma), "\n", sep = "")
-  cat("Kernel of x: ", format(x$kernel), "  (factor rank ", x$xfactor$rank, ")\n", sep = "")
-  cat("Kernel of y: ", format(x$ykernel), "  (factor rank ", x$yfactor$rank, ")\n", sep = "")
+  cat_line("", "Kernel canonical correlation (fastkpca) on ", x$n, " rows, ",
+           if (x$formulation == "centered") "centered" else "kernlab's uncentered formulation",
+           ", gamma = ", format(x$gamma))
+  cat_line("Kernel of x: ", format(x$kernel), "  (factor rank ", x$xfactor$rank, ")")
+  cat_line("Kernel of y: ", format(x$ykernel), "  (factor rank ", x$yfactor$rank, ")")
   cat("Canonical correlations:\n")
   print(x$kcor, digits = digits)
   invisible(x)

@@ -438,17 +438,19 @@ amari_distance <- function(W, A) {
 #' kica(X)
 #' @export
 print.kica <- function(x, digits = max(3L, getOption("digits") - 3L), ...) {
-  cat(sprintf("Kernel ICA (fastkpca): %d source%s from %d observations of %d variable%s\n",
-              x$n.comp, if (x$n.comp == 1L) "" else "s", nrow(x$S), ncol(x$W),
-              if (ncol(x$W) == 1L) "" else "s"))
-  cat(sprintf("Contrast:  %s = %s (sigma = %g, kappa = %g, eta = %g)\n",
-              toupper(x$contrast), format(x$objective, digits = digits), x$sigma,
-              x$kappa, x$eta))
-  cat(sprintf("Search:    %d start%s, best %s after %d sweep%s%s\n", x$nstarts,
-              if (x$nstarts == 1L) "" else "s",
-              x$starts$kind[which.min(x$starts$contrast)], x$iterations[["start"]],
-              if (x$iterations[["start"]] == 1L) "" else "s",
-              if (x$polish) sprintf("; polished with sigma = %g", x$sigma / 2) else ""))
+  cat_line("", sprintf("Kernel ICA (fastkpca): %d source%s from %d observations of %d variable%s",
+                       x$n.comp, if (x$n.comp == 1L) "" else "s", nrow(x$S), ncol(x$W),
+                       if (ncol(x$W) == 1L) "" else "s"))
+  cat_line("Contrast:  ", sprintf("%s = %s (sigma = %g, kappa = %g, eta = %g)",
+                                  toupper(x$contrast), format(x$objective, digits = digits),
+                                  x$sigma, x$kappa, x$eta))
+  cat_line("Search:    ", sprintf("%d start%s, best %s after %d sweep%s%s", x$nstarts,
+                                  if (x$nstarts == 1L) "" else "s",
+                                  x$starts$kind[which.min(x$starts$contrast)],
+                                  x$iterations[["start"]],
+                                  if (x$iterations[["start"]] == 1L) "" else "s",
+                                  if (x$polish) sprintf("; polished with sigma = %g", x$sigma / 2)
+                                  else ""))
   cat("Unmixing matrix W:\n")
   print(x$W, digits = digits)
   invisible(x)

@@ -366,10 +366,12 @@ print.step_fastkpca_poly <- function(x, width = max(20, options()$width - 40), .
   print_kpca_step(x, "Polynomial kernel PCA extraction with ", width)
 }
 
-# recipes' own titles and format: a longer title would push the trained
-# step's line past the console width (recipes gives the columns
-# options()$width - 40 characters)
+# recipes' own titles and format. recipes gives the columns `width`
+# characters after the title, and a trained step adds " [trained]"
+# (recipes 1.0.4's format): the columns get at most what keeps that line
+# within the console width.
 print_kpca_step <- function(x, title, width) {
+  width <- min(width, max(20, getOption("width") - nchar(title) - nchar(" [trained]")))
   recipes::print_step(x$columns, x$terms, x$trained, title, width)
   invisible(x)
 }

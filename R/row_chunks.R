@@ -181,8 +181,8 @@ print.fastkpca_row_chunks <- function(x, ...) {
     dbi_connect = sprintf("from a %s query, %.0f rows read %d at a time (LIMIT/OFFSET) by its own connection",
                           x$dbms, x$total, x$rows),
     "function" = "from a function of the chunk number")
-  cat(count, " ", where, "\n", sep = "")
-  if (x$kind == "dbi" || x$kind == "dbi_connect") cat("Query: ", x$query, "\n", sep = "")
+  cat_line("", count, " ", where)
+  if (x$kind == "dbi" || x$kind == "dbi_connect") cat_line("Query: ", x$query)
   invisible(x)
 }
 

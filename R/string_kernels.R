@@ -518,17 +518,17 @@ string_project.default <- function(object, kz) {
 #' @export
 print.fastkpca_string <- function(x, digits = max(3L, getOption("digits") - 3L), ...) {
   n <- nrow(x$rotated)
-  cat(sprintf("Kernel PCA (fastkpca%s) on %d strings\n",
-              if (is.null(x$landmarks)) "" else ", centered Nystr\u00f6m", n))
-  cat("Kernel:     ", format(x$kernel), "\n", sep = "")
+  cat_line("", sprintf("Kernel PCA (fastkpca%s) on %d strings",
+                       if (is.null(x$landmarks)) "" else ", centered Nystr\u00f6m", n))
+  cat_line("Kernel:     ", format(x$kernel))
   if (!is.null(x$landmarks))
-    cat(sprintf("Landmarks:  %d (%s; rank %d)\n", length(x$landmarks), x$landmark_rule,
-                x$landmark_rank))
+    cat_line("Landmarks:  ", sprintf("%d (%s; rank %d)", length(x$landmarks),
+                                     x$landmark_rule, x$landmark_rank))
   k <- length(x$eig)
   rule <- if (!is.null(x[["variance"]])) sprintf("variance = %g", x[["variance"]])
           else if (x$features == 0L) sprintf("eigenvalues above th = %g", x$th)
           else sprintf("features = %d", x$features)
-  cat("Components: ", k, " (", rule, ")\n", sep = "")
+  cat_line("Components: ", k, " (", rule, ")")
   cat("Eigenvalues", if (k > 10L) " (first 10)", ":\n", sep = "")
   print(utils::head(x$eig, 10L), digits = digits)
   invisible(x)

@@ -376,17 +376,21 @@ pooled_se <- function(e, w, pooled) {
 #' @param digits Number of significant digits to print.
 #' @export
 print.fastkpca_cv <- function(x, digits = max(3L, getOption("digits") - 3L), ...) {
-  cat(sprintf("Cross-validated kernel PCA (fastkpca): %d folds, criterion \"%s\"%s\n",
-              length(unique(x$folds)), x$criterion,
-              if (x$criterion == "reconstruction") sprintf(", ridge = %g", x$ridge) else ""))
+  cat_line("", sprintf("Cross-validated kernel PCA (fastkpca): %d folds, criterion \"%s\"%s",
+                       length(unique(x$folds)), x$criterion,
+                       if (x$criterion == "reconstruction") sprintf(", ridge = %g", x$ridge)
+                       else ""))
   res <- x$results
   # a few more than 20 are shown whole ("best 20 of 21" hides one row only)
   if (nrow(res) > 25L) {
-    cat("The 20 best of", nrow(res), "settings (all in $results):\n")
+    cat_line("", "The 20 best of ", nrow(res), " settings (all in $results):")
     res <- utils::head(res[order(res$error), , drop = FALSE], 20L)
   }
+  # a kernel expression longer than a line is cut (the best one is shown
+  # whole below)
+  if (is.character(res$kernel)) res$kernel <- shorten_text(res$kernel, getOption("width") - 1L)
   print(res, digits = digits, row.names = FALSE)
-  cat("Best: ", format(x$best$kernel), ", features = ", x$best$features, "\n", sep = "")
+  cat_line("Best: ", format(x$best$kernel), ", features = ", x$best$features)
   invisible(x)
 }
 

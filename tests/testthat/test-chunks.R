@@ -58,7 +58,7 @@ test_that("chunks in any number and order give the fit on rbind() of them", {
               landmarks = L)
   expect_chunked_equal(fit, ref, "data frame")
   expect_equal(fit$landmark_rule, "given")
-  expect_output(print(fit), "from 2 chunks\\) on 700 observations of 5 variables")
+  expect_output(print(fit), "from 2 chunks\\) on 700 observations of 5 variables", width = 200)
   expect_equal(summary(fit)$n, 700)
 })
 
@@ -135,7 +135,7 @@ test_that("a SQLite query, by a connection in this process or one per chunk", {
   query <- "SELECT * FROM pts ORDER BY id"
   db <- row_chunks(con, query = query, rows = 128)
   expect_equal(db$chunks, 6L)
-  expect_output(print(db), "700 rows fetched 128 at a time")
+  expect_output(print(db), "700 rows fetched 128 at a time", width = 200)
   fit <- kpca(db, kpar = chunk_kpar, features = 4, landmarks = L)
   expect_chunked_equal(fit, ref, "connection")
   expect_equal(fit$chunks, 6L)
