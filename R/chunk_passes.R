@@ -137,7 +137,7 @@ run_chunk <- function(task, op, args) {
       invokeRestart("muffleWarning")
     }),
     error = function(e) chunk_stop(task, args$arg, "cannot be read: ",
-                                   paste(c(conditionMessage(e), warned), collapse = "; ")))
+                                   paste(c(conditionMessage(e), warned), collapse = "; "), e))
   for (w in warned)
     warn_chunk(sprintf("chunk %d (%s) of '%s': %s", task$index, task$label, args$arg, w))
   if (is.null(data)) {
@@ -149,16 +149,16 @@ run_chunk <- function(task, op, args) {
     rm(data)
     if (is.null(task$seed)) chunk_ops[[op]](x, args, task)
     else with_rng_seed(task$seed, chunk_ops[[op]](x, args, task))
-  }, error = function(e) chunk_stop(task, args$arg, "", conditionMessage(e)))
+  }, error = function(e) chunk_stop(task, args$arg, "", conditionMessage(e), e))
 }
 
 chunk_end <- structure(list(), class = "fastkpca_chunk_end")
 
-chunk_stop <- function(task, arg, what, message) {
+chunk_stop <- function(task, arg, what, message, parent = NULL) {
   # messages of the shared checks name the chunk as an argument: drop that
   message <- sub("^'(chunk|newdata)' ", "", message)
   stop_chunk(sprintf("chunk %d (%s) of '%s'%s%s", task$index, task$label, arg,
-                     if (nzchar(what)) paste0(" ", what) else ": ", message))
+                     if (nzchar(what)) paste0(" ", what) else ": ", message), parent = parent)
 }
 
 # The chunk as the operation's matrix: "columns" takes the training columns
