@@ -31,8 +31,8 @@
 #'     allocation in the C engine failed.}
 #'   \item{`fastkpca_error_chunk`}{a chunk of [row_chunks()] cannot be read,
 #'     or its columns differ from those of chunk 1, or a query fails. The
-#'     error of the reader, where there is one, is kept in the field
-#'     `parent`.}
+#'     error of the reader or of the checks, where there is one, is kept in
+#'     the field `parent`.}
 #'   \item{`fastkpca_error_numerical`}{a LAPACK routine reported a failure
 #'     (an eigensolver that did not converge, a factorisation that broke
 #'     down), or a system to solve is singular (`preimage()`: increase
@@ -41,6 +41,9 @@
 #'     fastkpca fit (its fields are missing or inconsistent).}
 #'   \item{`fastkpca_error_dependency`}{a suggested package the function needs
 #'     (recipes, ggplot2, DBI) is not installed.}
+#'   \item{`fastkpca_error_worker`}{a worker of a parallel [future::plan()]
+#'     was lost more often than a batch is run again, or cannot read the
+#'     data a matrix-free fit shares with it.}
 #' }
 #' An error that fastkpca raises on behalf of another one (a chunk's reader,
 #' the function `g` of a conformal kernel, a step of a recipe) keeps the
@@ -100,6 +103,7 @@ stop_memory <- function(...) stop_kind("memory", ...)
 stop_chunk <- function(..., parent = NULL) stop_kind("chunk", ..., parent = parent)
 stop_object <- function(...) stop_kind("object", ...)
 stop_dependency <- function(...) stop_kind("dependency", ...)
+stop_worker <- function(...) stop_kind("worker", ...)
 
 # An error raised on behalf of the condition e, with a new message: it keeps
 # e's class where e is fastkpca's own, else it is of the given kind.

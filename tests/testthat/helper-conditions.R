@@ -4,7 +4,7 @@
 
 # The kinds of error fastkpca raises, as documented in ?fastkpca_conditions.
 fastkpca_error_kinds <- c("argument", "data", "memory", "chunk", "numerical",
-                          "object", "dependency")
+                          "object", "dependency", "worker")
 
 caught_errors <- new.env()
 
