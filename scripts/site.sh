@@ -26,6 +26,12 @@ tar -C "$here" --exclude=.git --exclude='*.o' --exclude='*.so' \
   --exclude='*.Rcheck' --exclude='fastkpca_*.tar.gz' -cf - . |
   tar -C "$work/src" -xf -
 
+# The README links to the articles' sources (vignettes/*.Rmd,
+# vignettes/articles/*.Rmd) and to NEWS.md, which is what works on a code
+# host; on the site those are articles/*.html and news/index.html.
+sed -E -i -e 's#\]\(vignettes/(articles/)?([A-Za-z0-9_.-]+)\.Rmd\)#](articles/\2.html)#g' \
+  -e 's#\]\(NEWS\.md\)#](news/index.html)#g' "$work/src/README.md"
+
 lib="${FASTKPCA_SITE_LIB:-}"
 if [ -z "$lib" ]; then
   lib="$work/lib"
