@@ -156,10 +156,13 @@ test_that("the checker sees a broken link and a missing figure", {
   page <- file.path(dir, "page.html")
   writeLines(c("<html><head><title>broken</title></head><body><main>",
                "<h1>A page</h1><img src='missing.png'>",
+               paste0("<div style='display:none'>", strrep("hidden ", 200), "</div>"),
                "<a href='page.html'>itself</a> <a href='gone.html'>gone</a>",
                "<a href='#nowhere'>no anchor</a></main></body></html>"), page)
   report <- browse(page)
   expect_identical(report$title, "broken")
+  # text counts as rendered only if it is laid out: none of the hidden words
+  expect_lt(as.numeric(report$text_chars), 100)
   expect_identical(report$image, "0x0 missing.png")
   expect_setequal(report$link_broken, c("gone.html", "#nowhere"))
   expect_identical(report$link_ok, "page.html")
