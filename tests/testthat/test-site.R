@@ -12,13 +12,15 @@ site_script <- function() {
   ""
 }
 
-# built once per test run
+# built once per test run (a failed build is not tried again)
 site_dir <- local({
   built <- NULL
+  failed <- NULL
   function() {
     dir <- Sys.getenv("FASTKPCA_SITE_DIR")
     if (nzchar(dir)) return(dir)
     if (!is.null(built)) return(built)
+    if (!is.null(failed)) stop(failed)
     script <- site_script()
     skip_if(!nzchar(script), "no FASTKPCA_SITE_DIR and no scripts/site.sh")
     skip_if_not_installed("pkgdown")
@@ -28,8 +30,11 @@ site_dir <- local({
     log <- system2("bash", c(shQuote(script), shQuote(out)), stdout = TRUE,
                    stderr = TRUE, env = c(paste0("FASTKPCA_SITE_LIB=", lib),
                                           "FASTKPCA_SITE_EXAMPLES=false"))
-    if (!is.null(attr(log, "status")))
-      stop("scripts/site.sh failed:\n", paste(utils::tail(log, 30), collapse = "\n"))
+    if (!is.null(attr(log, "status"))) {
+      failed <<- paste0("scripts/site.sh failed:\n",
+                        paste(utils::tail(log, 30), collapse = "\n"))
+      stop(failed)
+    }
     built <<- out
     out
   }
