@@ -186,10 +186,9 @@ print.summary.fastkpca <- function(x, digits = max(3L, getOption("digits") - 3L)
     shown <- rbind(shown, Residual = formatC(x$eig_residuals, digits = 1L, format = "e"))
   print(noquote(shown), right = TRUE)
   if (!is.null(x$eig_residuals))
-    writeLines(strwrap(sprintf(
-      "Residual: ||Kc v / n - eig v|| / max(eig) of each eigenpair (solver \"%s\"%s)",
-      x$solver, if (is.null(x$passes)) "" else sprintf(", %d passes", x$passes)),
-      width = getOption("width"), exdent = 2L))
+    cat_line("Residual: ", sprintf(
+      "solver \"%s\"%s; ||Kc v / n - eig v|| / max(eig) of each eigenpair",
+      x$solver, if (is.null(x$passes)) "" else sprintf(", %d passes", x$passes)))
   invisible(x)
 }
 
