@@ -31,7 +31,9 @@ entry_accepts <- list(list("kernel_matrix", 1L, "1 x 1"),
   # two doubles are a valid offset or alpha_sums for two components; no
   # progress function is the usual case
   list("kernel_project_rows", 7L, "c(0.5, 2)"), list("kernel_project_rows", 8L, "NULL"),
-  list("kernel_project_rows", 8L, "c(0.5, 2)"), list("kernel_project_rows", 11L, "NULL"))
+  list("kernel_project_rows", 8L, "c(0.5, 2)"), list("kernel_project_rows", 11L, "NULL"),
+  # an exact fit's progress function (R/progress.R): none, or any function
+  list("kpca_exact", 10L, "NULL"), list("kpca_exact", 10L, "closure"))
 
 entry_routines <- function() getDLLRegisteredRoutines("fastkpca")$.Call
 
