@@ -63,7 +63,8 @@
 #' it runs.
 #'
 #' Any future backend serves, and gives the numbers of the sequential plan
-#' (the package's tests check `multisession`, `cluster` on localhost,
+#' (the package's tests check this, and the matrix-free solver's passes,
+#' under `multisession`, `cluster` on localhost,
 #' future.batchtools' `batchtools_local` and future.mirai's
 #' `mirai_multisession`). On a Slurm cluster, with the chunks on a file
 #' system the nodes share and fastkpca installed where they run R,

@@ -1,9 +1,11 @@
-# The chunked Nystrom fit (R/chunk_passes.R) on future's backends beyond
+# The chunked Nystrom fit (R/chunk_passes.R) and the passes of the
+# matrix-free exact solver (R/matrix_free.R) on future's backends beyond
 # multisession (which test-chunks.R covers): batchtools (each batch a job of
 # a batchtools registry, run by Rscript), a PSOCK cluster on localhost, and
 # mirai's daemons. Each gives the numbers of the sequential plan: the
 # eigenvalues, the landmarks drawn by number after set.seed(), the scores of
-# predict() on chunks. A reader that records its process id shows that the
+# predict() on chunks, and the matrix-free fit (the same to the last bit:
+# every row's sum is taken in one order whatever the batches). A reader that records its process id shows that the
 # chunks were read on the workers, not here. Small data and 3 chunks: most
 # of the time is the backends' start-up.
 
@@ -15,7 +17,17 @@ backend_fixture <- function() {
   parts <- split(seq_len(300), rep(1:3, c(80, 120, 100)))
   files <- file.path(dir, sprintf("part%d.rds", 1:3))
   for (i in 1:3) saveRDS(x[parts[[i]], ], files[i])
-  list(x = x, dir = dir, files = files, L = x[seq(5, 300, by = 10), ])
+  # the matrix-free passes go to the workers from 2 x 256 rows on
+  big <- matrix(rnorm(600 * 3), 600)
+  list(x = x, dir = dir, files = files, L = x[seq(5, 300, by = 10), ], big = big)
+}
+
+# A matrix-free fit of a few passes (3: the numbers of each pass are
+# compared, not the convergence, which test-matrix-free.R checks).
+matrix_free_fit <- function(d) {
+  set.seed(41)
+  suppressWarnings(kpca(d$big, kpar = list(sigma = 0.3), features = 2, solver = "matrix_free",
+                        control = list(tol = 1e-6, maxit = 3)))
 }
 
 # The fits of one plan: landmarks given, landmarks drawn (unless drawn is
@@ -40,6 +52,7 @@ backend_fits <- function(d, drawn = TRUE) {
   }
   list(given = given, drawn = sampled, after = if (drawn) runif(1),
        scores = do.call(rbind, predict(given, row_chunks(files))),
+       matrix_free = matrix_free_fit(d),
        pids = unique(scan(pids, quiet = TRUE)))
 }
 
@@ -56,6 +69,9 @@ expect_same_as_sequential <- function(fits, ref, backend) {
     expect_identical(fits$after, ref$after)
   }
   expect_cols_equal_up_to_sign(fits$scores, ref$scores, 1e-8, label = backend)
+  expect_identical(fits$matrix_free$eig, ref$matrix_free$eig, label = paste(backend, "matrix-free"))
+  expect_identical(fits$matrix_free$alpha, ref$matrix_free$alpha)
+  expect_identical(fits$matrix_free$passes, ref$matrix_free$passes)
   # the chunks were read by the backend's workers, not by this process
   expect_false(Sys.getpid() %in% fits$pids, label = paste(backend, "read here"))
 }
