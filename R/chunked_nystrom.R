@@ -62,11 +62,10 @@
 #' of machines, set it to the cores of one machine divided by the workers
 #' it runs.
 #'
-#' Any future backend serves, and gives the numbers of the sequential plan
-#' (the package's tests check this, and the matrix-free solver's passes,
-#' under `multisession`, `cluster` on localhost,
-#' future.batchtools' `batchtools_local` and future.mirai's
-#' `mirai_multisession`). On a Slurm cluster, with the chunks on a file
+#' Any future backend serves, and gives the numbers of the sequential plan:
+#' the package's tests check the chunked passes and the matrix-free
+#' solver's under `multisession`, `cluster` on localhost, future.batchtools'
+#' `batchtools_local` and future.mirai's `mirai_multisession`. On a Slurm cluster, with the chunks on a file
 #' system the nodes share and fastkpca installed where they run R,
 #' future.batchtools sends each batch of chunks as a job; save a template
 #' such as this one as `slurm.tmpl` (batchtools fills in the `<%= %>` parts):
