@@ -65,13 +65,13 @@
 kern <- function(kernel, ...) {
   if (is_kernel_spec_object(kernel)) {
     check_no_dots(...)
-    return(as_kernel(kernel))
+    return(kernel_function(as_kernel(kernel)))
   }
   kpar <- list(...)
   if (length(kpar) > 0L && (is.null(names(kpar)) || any(names(kpar) == "")))
     stop("the parameters of 'kernel' must be named, such as kern(\"rbfdot\", sigma = 0.5)",
          call. = FALSE)
-  as_kernel(kernel, kpar, kpar_arg = "")
+  kernel_function(as_kernel(kernel, kpar, kpar_arg = ""))
 }
 
 # An operation node over kernel objects.
@@ -92,31 +92,39 @@ Ops.fastkpca_kernel <- function(e1, e2) {
   not_psd <- function(what)
     stop(what, ": the result would not be a positive semidefinite kernel", call. = FALSE)
   if (missing(e2)) {
-    if (.Generic == "+") return(e1)
+    if (.Generic == "+") return(kernel_function(e1))
     not_psd(sprintf("unary '%s' is not defined for kernels", .Generic))
   }
-  switch(.Generic,
+  # the operands' trees (a kernlab kernel, which has no arithmetic of its
+  # own, becomes one); the result is a kernel function (R/kernel_function.R),
+  # which kernlab takes too
+  tree <- function(e) if (is_kernel_spec_object(e)) as_kernel(e) else e
+  node <- switch(.Generic,
     "+" = {
-      if (!is_kernel(e1) || !is_kernel(e2))
+      if (!is_kernel_spec_object(e1) || !is_kernel_spec_object(e2))
         stop("'+' adds two kernel objects; a kernel plus a number is not supported",
              call. = FALSE)
-      kernel_node("sum", list(e1, e2))
+      kernel_node("sum", list(tree(e1), tree(e2)))
     },
     "*" = {
-      if (is_kernel(e1) && is_kernel(e2)) return(kernel_node("product", list(e1, e2)))
-      if (is_kernel(e1)) { k <- e1; c <- e2 } else { k <- e2; c <- e1 }
-      kernel_node("scale", list(k), value = check_kernel_scale(c))
+      if (is_kernel_spec_object(e1) && is_kernel_spec_object(e2)) {
+        kernel_node("product", list(tree(e1), tree(e2)))
+      } else {
+        if (is_kernel_spec_object(e1)) { k <- e1; c <- e2 } else { k <- e2; c <- e1 }
+        kernel_node("scale", list(tree(k)), value = check_kernel_scale(c))
+      }
     },
     "^" = {
-      if (!is_kernel(e1) || is_kernel(e2))
+      if (!is_kernel_spec_object(e1) || is_kernel_spec_object(e2))
         stop("'^' raises a kernel object to a whole power, such as k^2", call. = FALSE)
       p <- check_kernel_power(e2)
-      if (p == 1) e1 else kernel_node("power", list(e1), value = p)
+      if (p == 1) tree(e1) else kernel_node("power", list(tree(e1)), value = p)
     },
     "-" = not_psd("kernels cannot be subtracted"),
     "/" = not_psd("kernels cannot be divided"),
     stop(sprintf("'%s' is not defined for kernel objects; use +, *, ^, exp() or kern_conformal()",
                  .Generic), call. = FALSE))
+  kernel_function(node)
 }
 
 check_kernel_scale <- function(c) {
@@ -143,7 +151,7 @@ Math.fastkpca_kernel <- function(x, ...) {
   if (.Generic != "exp")
     stop(sprintf("'%s' is not defined for kernel objects; of the math functions only exp() keeps a kernel positive semidefinite",
                  .Generic), call. = FALSE)
-  kernel_node("exp", list(x))
+  kernel_function(kernel_node("exp", list(kernel_tree(x))))
 }
 
 #' @rdname kern
@@ -152,13 +160,13 @@ Math.fastkpca_kernel <- function(x, ...) {
 #'   number per row.
 #' @export
 kern_conformal <- function(k, g) {
-  k <- kern(k)
+  k <- kernel_tree(kern(k))
   if (!is.function(g))
     stop("'g' must be a function of a matrix of rows that returns one number per row",
          call. = FALSE)
   label <- paste(deparse(substitute(g), width.cutoff = 60L), collapse = " ")
   if (nchar(label) > 40L) label <- "g"
-  kernel_node("conformal", list(k), g = g, label = label)
+  kernel_function(kernel_node("conformal", list(k), g = g, label = label))
 }
 
 #' @rdname kern
@@ -198,6 +206,7 @@ format_number <- function(v) {
 # Check the structure of a kernel object (say, one edited by hand or read
 # from an old file), so that a damaged one gives an R error, not a C one.
 check_kernel_tree <- function(k) {
+  k <- kernel_tree(k)
   if (!is_kernel(k) || !is.list(k) || !is.character(k$op) || length(k$op) != 1L ||
       !k$op %in% names(kernel_ops))
     stop("'kernel' is not a valid kernel object", call. = FALSE)

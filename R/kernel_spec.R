@@ -47,7 +47,7 @@ as_kernel <- function(kernel, kpar = list(), kpar_given = FALSE, kpar_arg = "kpa
     if (kpar_given)
       stop("'kpar' must not be given with a kernel object: its parameters are ",
            "part of the object", call. = FALSE)
-    if (is_kernel(kernel)) return(kernel)
+    if (is_kernel(kernel)) return(kernel_tree(kernel))  # R/kernel_function.R
     return(kern_from_kernlab(kernel))
   }
   if (!is.character(kernel) || length(kernel) != 1L || is.na(kernel))

@@ -71,3 +71,115 @@ anovadot <- function(sigma = 1, degree = 1)
 #' @rdname kernlab-kernels
 #' @export
 splinedot <- function() kern("splinedot")
+
+# ---- kernlab's kernel generics on fastkpca's kernels ----------------------
+#
+# kernlab's functions ask their kernel for whole matrices through four S4
+# generics: kernelMatrix() (K(x, y)), kernelFast() (the same, with the
+# squared norms of x at hand), kernelMult() (K(x, y) z, by blocks of rows)
+# and kernelPol() (z_i k_j K(x_i, y_j)). When kernlab is loaded (R/zzz.R),
+# fastkpca puts methods for its kernel functions (R/kernel_function.R) on
+# them, so that these come from the C fill instead of kernlab's loop over
+# pairs of points in R. The S4 classes mirror the first S3 classes of a
+# kernel function and extend kernlab's "kernel" and "stringkernel": then
+# kernlab's checks (is(kernel, "kernel")) pass, its slots of class
+# "kfunction" take the kernel, and S4 dispatch reaches these methods.
+
+# Define the S4 classes and put the methods on kernlab's generics; where:
+# the environment that records them (fastkpca's namespace is locked by the
+# time kernlab may be loaded).
+put_kernlab_kernel_methods <- function(where) {
+  methods::setClass("fastkpca_kernel_function", contains = "kernel", where = where)
+  methods::setClass("fastkpca_string_kernel_function",
+                    contains = c("fastkpca_kernel_function", "stringkernel"), where = where)
+  generic <- function(name) getExportedValue("kernlab", name)
+  # each class gets every method, so that the string class, which extends
+  # kernlab's "stringkernel" too, never finds two equally close ones
+  for (cls in kernel_function_s4_classes) {
+    methods::setMethod(generic("kernelMatrix"), cls, kernlab_kernel_matrix, where = where)
+    methods::setMethod(generic("kernelFast"), cls, kernlab_kernel_fast, where = where)
+    methods::setMethod(generic("kernelMult"), cls, kernlab_kernel_mult, where = where)
+    methods::setMethod(generic("kernelPol"), cls, kernlab_kernel_pol, where = where)
+    methods::setMethod("show", cls, function(object) print(object), where = where)
+  }
+  invisible(TRUE)
+}
+
+# kernelMatrix(kernel, x, y): K(x) or K(x, y) from the C fill, as kernlab's
+# "kernelMatrix" class.
+kernlab_kernel_matrix <- function(kernel, x, y = NULL) {
+  as_kernlab_matrix(kernel_matrix(kernel_tree(kernel), x, y))
+}
+
+# kernelFast(kernel, x, y, a): a = rowSums(x^2) only saves kernlab's own
+# kernels a step; the C fill has no use for it.
+kernlab_kernel_fast <- function(kernel, x, y, a) {
+  as_kernlab_matrix(kernel_matrix(kernel_tree(kernel), x, y))
+}
+
+as_kernlab_matrix <- function(m) getExportedValue("kernlab", "as.kernelMatrix")(m)
+
+# kernelMult(kernel, x, y, z): K(x, y) z (y = NULL: K(x) z), one block of
+# rows of K at a time (block_size(), R/predict.R; kernlab's `blocksize` is
+# its own rule for its own kernels, and does not change the result).
+kernlab_kernel_mult <- function(kernel, x, y = NULL, z, blocksize = 256) {
+  k <- kernel_tree(kernel)
+  x <- kernlab_points(k, x, "x")
+  other <- if (is.null(y)) x else kernlab_points(k, y, "y", x)
+  z <- kernlab_weights(z, point_count(other), "z", if (is.null(y)) "x" else "y",
+                       columns = TRUE)
+  out <- matrix(0, point_count(x), ncol(z))
+  for (rows in row_blocks(point_count(x), point_count(other)))
+    out[rows, ] <- kernel_matrix(k, point_rows(x, rows), other) %*% z
+  out
+}
+
+# kernelPol(kernel, x, y, z, k): z_i z_j k(x_i, x_j), or z_i k_j k(x_i, y_j)
+# with y. That is the conformal kernel with weights z on the rows of x
+# (and k on those of y), so the C fill computes it in one pass.
+kernlab_kernel_pol <- function(kernel, x, y = NULL, z, k = NULL) {
+  tree <- kernel_tree(kernel)
+  x <- kernlab_points(tree, x, "x")
+  zw <- kernlab_weights(z, point_count(x), "z", "x")
+  weighted <- kernel_node("conformal", list(tree), g = function(points) zw, label = "z")
+  if (is.null(y)) return(kernel_matrix(weighted, x))
+  if (is.null(k)) stop("'k' must be given with 'y': the weights of the rows of 'y'",
+                       call. = FALSE)
+  y <- kernlab_points(tree, y, "y", x)
+  kw <- kernlab_weights(k, point_count(y), "k", "y")
+  threads <- kpca_threads()
+  out <- if (uses_strings(tree)) {
+    string_kernel_cross(x, y, weighted, threads, xweights = c(string_weights(tree, y), list(kw)))
+  } else {
+    kernel_cross(x, y, weighted, threads, xweights = c(kernel_weights(tree, y), list(kw)))
+  }
+  dimnames(out) <- list(point_names(x), point_names(y))
+  out
+}
+
+# The points given to a kernel generic, checked once: a double matrix, or
+# for a string kernel a character vector (a list of tokens pasted, as
+# kpca() does). like: the points they are paired with.
+kernlab_points <- function(k, x, arg, like = NULL) {
+  if (!uses_strings(k)) return(kernel_data(x, arg, like))
+  x <- as_strings(x, arg)
+  if (anyNA(x)) stop(sprintf("'%s' must not contain missing strings", arg), call. = FALSE)
+  x
+}
+
+point_count <- function(x) if (is.character(x)) length(x) else nrow(x)
+point_rows <- function(x, rows) if (is.character(x)) x[rows] else x[rows, , drop = FALSE]
+point_names <- function(x) if (is.character(x)) names(x) else rownames(x)
+
+# kernelMult's z or kernelPol's z and k: one weight per point of `of` (a
+# vector, or the first column of a matrix, as kernlab reads them), or with
+# columns = TRUE a matrix of as many rows.
+kernlab_weights <- function(w, n, arg, of, columns = FALSE) {
+  w <- as.matrix(w)
+  if (!is.numeric(w) || nrow(w) != n || ncol(w) == 0L)
+    stop(sprintf("'%s' must be a numeric vector or matrix with %d rows, one per point of '%s'",
+                 arg, n, of), call. = FALSE)
+  check_finite(w, arg)
+  storage.mode(w) <- "double"
+  if (columns) w else w[, 1L]
+}
