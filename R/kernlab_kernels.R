@@ -108,13 +108,41 @@ put_kernlab_kernel_methods <- function(where) {
 # kernelMatrix(kernel, x, y): K(x) or K(x, y) from the C fill, as kernlab's
 # "kernelMatrix" class.
 kernlab_kernel_matrix <- function(kernel, x, y = NULL) {
-  as_kernlab_matrix(kernel_matrix(kernel_tree(kernel), x, y))
+  as_kernlab_matrix(kernel_matrix_na_rows(kernel_tree(kernel), x, y))
 }
+
+# Threads for a kernel matrix of `values` entries asked for by kernlab:
+# one for small ones, which kernlab asks for by the hundred (a column per
+# pivot in csi(), a row per step in kha()), where waking threads costs more
+# than the fill; fastkpca's default for the others.
+kernlab_threads <- function(values) if (values < 2^16) 1L else kpca_threads()
 
 # kernelFast(kernel, x, y, a): a = rowSums(x^2) only saves kernlab's own
 # kernels a step; the C fill has no use for it.
 kernlab_kernel_fast <- function(kernel, x, y, a) {
-  as_kernlab_matrix(kernel_matrix(kernel_tree(kernel), x, y))
+  as_kernlab_matrix(kernel_matrix_na_rows(kernel_tree(kernel), x, y))
+}
+
+# kernel_matrix(), with NA for the points that have a missing value, as
+# kernlab's own kernels give: kernlab counts on it (csi(), which lssvm()
+# uses, asks past its last pivot for the rows x[NA, ] and drops them).
+kernel_matrix_na_rows <- function(k, x, y = NULL) {
+  threads <- kernlab_threads(NROW(x) * NROW(if (is.null(y)) x else y))
+  with_na <- function(d) is.numeric(d) && anyNA(d)
+  if (!with_na(x) && !with_na(y)) return(kernel_matrix(k, x, y, threads = threads))
+  x <- as_data_matrix(x, "x")
+  xna <- rowSums(is.na(x)) > 0
+  x[xna, ] <- 0
+  yna <- xna
+  if (!is.null(y)) {
+    y <- as_data_matrix(y, "y")
+    yna <- rowSums(is.na(y)) > 0
+    y[yna, ] <- 0
+  }
+  out <- kernel_matrix(k, x, y, threads = threads)
+  out[xna, ] <- NA
+  out[, yna] <- NA
+  out
 }
 
 as_kernlab_matrix <- function(m) getExportedValue("kernlab", "as.kernelMatrix")(m)
@@ -126,11 +154,12 @@ kernlab_kernel_mult <- function(kernel, x, y = NULL, z, blocksize = 256) {
   k <- kernel_tree(kernel)
   x <- kernlab_points(k, x, "x")
   other <- if (is.null(y)) x else kernlab_points(k, y, "y", x)
-  z <- kernlab_weights(z, point_count(other), "z", if (is.null(y)) "x" else "y",
+  z <- kernlab_weights(z, NROW(other), "z", if (is.null(y)) "x" else "y",
                        columns = TRUE)
-  out <- matrix(0, point_count(x), ncol(z))
-  for (rows in row_blocks(point_count(x), point_count(other)))
-    out[rows, ] <- kernel_matrix(k, point_rows(x, rows), other) %*% z
+  out <- matrix(0, NROW(x), ncol(z))
+  for (rows in row_blocks(NROW(x), NROW(other)))
+    out[rows, ] <- kernel_matrix(k, point_rows(x, rows), other,
+                                 threads = kernlab_threads(length(rows) * NROW(other))) %*% z
   out
 }
 
@@ -140,14 +169,14 @@ kernlab_kernel_mult <- function(kernel, x, y = NULL, z, blocksize = 256) {
 kernlab_kernel_pol <- function(kernel, x, y = NULL, z, k = NULL) {
   tree <- kernel_tree(kernel)
   x <- kernlab_points(tree, x, "x")
-  zw <- kernlab_weights(z, point_count(x), "z", "x")
+  zw <- kernlab_weights(z, NROW(x), "z", "x")
   weighted <- kernel_node("conformal", list(tree), g = function(points) zw, label = "z")
-  if (is.null(y)) return(kernel_matrix(weighted, x))
+  if (is.null(y)) return(kernel_matrix(weighted, x, threads = kernlab_threads(NROW(x)^2)))
   if (is.null(k)) stop("'k' must be given with 'y': the weights of the rows of 'y'",
                        call. = FALSE)
   y <- kernlab_points(tree, y, "y", x)
-  kw <- kernlab_weights(k, point_count(y), "k", "y")
-  threads <- kpca_threads()
+  kw <- kernlab_weights(k, NROW(y), "k", "y")
+  threads <- kernlab_threads(NROW(x) * NROW(y))
   out <- if (uses_strings(tree)) {
     string_kernel_cross(x, y, weighted, threads, xweights = c(string_weights(tree, y), list(kw)))
   } else {
@@ -167,7 +196,6 @@ kernlab_points <- function(k, x, arg, like = NULL) {
   x
 }
 
-point_count <- function(x) if (is.character(x)) length(x) else nrow(x)
 point_rows <- function(x, rows) if (is.character(x)) x[rows] else x[rows, , drop = FALSE]
 point_names <- function(x) if (is.character(x)) names(x) else rownames(x)
 
