@@ -33,6 +33,17 @@
 #' may take part, and [kpca()] warns when the result has negative
 #' eigenvalues on the data.
 #'
+#' A kernel object is a function of two points, `k(x, y)` (two numeric
+#' vectors of one length, or two strings for a string kernel), as
+#' kernlab's kernels are, and a kernlab kernel: kernlab's functions
+#' (`ksvm()`, `gausspr()`, `kernlab::kpca()`, `kernelMatrix()`, ...) take it,
+#' combinations included, with its kernel matrices computed by fastkpca's C
+#' code (see the section "With kernlab" of [rbfdot()]). Its parts read as
+#' `k$name`, `k$kpar` (or `kpar(k)`); a fit's `kernel` field holds the
+#' expression itself, and [kernelf()] gives the fit's kernel object. One
+#' operand of the algebra may be a kernlab kernel, as in
+#' `kern("rbfdot") + kernlab::polydot(2)`.
+#'
 #' The whole expression is evaluated in C for each tile of the kernel
 #' matrix, so a combined kernel needs no n x n matrix per term and no matrix
 #' arithmetic in R. The function `g` of a conformal kernel is called from R
@@ -43,11 +54,15 @@
 #' @param kernel One of `"rbfdot"`, `"polydot"`, `"vanilladot"`,
 #'   `"tanhdot"`, `"laplacedot"`, `"besseldot"`, `"anovadot"`,
 #'   `"splinedot"` (see [kpca()] for their formulas), a kernlab kernel object
-#'   such as `kernlab::rbfdot(0.5)`, or a kernel object (returned as it is).
+#'   such as `kernlab::rbfdot(0.5)`, or a kernel object (returned as it is,
+#'   as a kernel function).
 #' @param ... The kernel's parameters by name, such as `sigma = 0.5`.
 #'   Parameters left out take the kernel's own defaults (as kernlab's kernel
 #'   generators do: `kern("rbfdot")` has `sigma = 1`).
-#' @return A kernel object, of class `"fastkpca_kernel"`.
+#' @return A kernel object: a kernel function of class
+#'   `c("fastkpca_kernel_function", "fastkpca_kernel", "kernel")` (for
+#'   string kernels, `"fastkpca_string_kernel_function"` first and
+#'   `"stringkernel"` before `"kernel"`).
 #' @seealso [kernel_matrix()] to evaluate a kernel; [kpca()].
 #' @examples
 #' k1 <- kern("rbfdot", sigma = 0.5)

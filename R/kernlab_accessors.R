@@ -33,7 +33,8 @@
 #'     `fit$rotated` with the row names of the data and no column names,
 #'     as kernlab's. A fit that keeps no scores is an error: use
 #'     `predict()`.}
-#'   \item{`kernelf()`}{the kernel, as a kernel object ([kern()]), or
+#'   \item{`kernelf()`}{the kernel, as a kernel object ([kern()]): a
+#'     kernel function that kernlab's functions take too; or
 #'     `"precomputed"` for a fit on a kernel matrix (kernlab returns a
 #'     sentence there).}
 #'   \item{`kpar()`}{the kernel's parameters, all of them, defaults

@@ -1,19 +1,57 @@
-# kernlab's kernel constructors, returning fastkpca kernel objects (R/kernel_algebra.R),
-# so that kernlab code such as `kpca(x, kernel = rbfdot(0.5))` runs with
-# fastkpca alone. Defaults are kernlab's.
+# kernlab's kernel generators, returning fastkpca kernel functions
+# (R/kernel_function.R) that kernlab's own functions take as well, and the
+# methods that kernlab's kernel generics get for them. Defaults are kernlab's.
 
-#' kernlab's kernel constructors
+#' kernlab's kernel generators
 #'
-#' The kernel generators of kernlab, with kernlab's arguments and defaults,
-#' returning fastkpca kernel objects (see [kern()]): `rbfdot(0.5)` is
-#' `kern("rbfdot", sigma = 0.5)`. [kpca()], [predict.fastkpca()],
-#' [kernel_matrix()], [kcca()] and the kernel algebra take them, so kernlab
-#' code such as `kpca(x, kernel = vanilladot())` runs with fastkpca alone.
-#' The formulas are in the Kernels section of [kpca()].
+#' The kernel generators of kernlab, with kernlab's arguments and defaults.
+#' Each returns a kernel function: a function of two points, `k(x, y)`, as
+#' kernlab's kernels are, that is at once a fastkpca kernel object (see
+#' [kern()]; `rbfdot(0.5)` is `kern("rbfdot", sigma = 0.5)`) and a kernlab
+#' kernel. [kpca()], [predict.fastkpca()], [kernel_matrix()], [kcca()] and
+#' the kernel algebra take them, so kernlab code such as
+#' `kpca(x, kernel = vanilladot())` runs with fastkpca alone. The formulas
+#' are in the Kernels section of [kpca()]; [stringdot()] makes string
+#' kernels the same way.
 #'
-#' With kernlab attached after fastkpca, these names give kernlab's kernels
-#' instead; fastkpca takes those too. kernlab's own functions do not take
-#' fastkpca's kernel objects.
+#' @section With kernlab:
+#' kernlab's own functions take these kernels too, and so do they take any
+#' expression of the kernel algebra, such as
+#' `rbfdot(0.1) + 0.5 * polydot(degree = 2)`: `ksvm()`, `gausspr()`,
+#' `rvm()`, `lssvm()`, `kkmeans()`, `specc()`, `kqr()`, `kha()`, `kfa()`,
+#' `kcca()`, `kpca()`, and `kernelMatrix()`, `kernelMult()`, `kernelPol()`,
+#' `kernelFast()`, with the results they give with kernlab's own generators
+#' (`ksvm(x, y, kernel = rbfdot(0.1) + polydot(degree = 2))` fits the sum
+#' kernel, the same model as with the sum written as an R function). kernlab
+#' treats them as it treats a kernel written by hand: it asks for kernel
+#' matrices, and when kernlab is loaded fastkpca gives `kernelMatrix()`,
+#' `kernelFast()`, `kernelMult()` (by blocks of rows) and `kernelPol()` (as a
+#' conformal kernel) for its kernels from its C code, where kernlab would
+#' loop over the pairs of points in R. On `n = 2000` points, `kernelMatrix()`
+#' of `rbfdot(0.1) + 0.5 * polydot(degree = 2)` is about 60 times faster
+#' than the same kernel written as an R function (`bench/kernlab-both-ways.R`).
+#' Two consequences: `ksvm()` then works from the whole kernel matrix of
+#' each pair of classes (n x n memory), where with `kernlab::rbfdot()` it
+#' evaluates the kernel inside its solver; and `ksvm()` with
+#' `kernlab::anovadot()` evaluates a kernel of its own C code that differs
+#' from kernlab's definition of `anovadot`, which fastkpca's follows (so do
+#' `kernlab::kernelMatrix()` and every other kernlab function).
+#'
+#' What a user sees in each load order:
+#' \describe{
+#'   \item{fastkpca alone}{these generators; no kernlab.}
+#'   \item{`library(kernlab)`, then `library(fastkpca)`}{fastkpca's
+#'     generators mask kernlab's: `rbfdot(0.1)` is fastkpca's kernel
+#'     function, which fastkpca's and kernlab's functions both take.
+#'     `kernlab::rbfdot()` still gives kernlab's object.}
+#'   \item{`library(fastkpca)`, then `library(kernlab)`}{kernlab's generators
+#'     mask these: `rbfdot(0.1)` is kernlab's kernel, which fastkpca's
+#'     functions take too (as its kernel algebra does when one operand is a
+#'     fastkpca kernel, as in `fastkpca::rbfdot(1) + rbfdot(2)`);
+#'     `fastkpca::rbfdot()` gives fastkpca's kernel function.}
+#' }
+#' A kernel made before kernlab was loaded works in kernlab's functions
+#' after it as well: the object does not depend on kernlab.
 #'
 #' @param sigma The inverse width of `rbfdot`, `laplacedot`, `besseldot` and
 #'   `anovadot`, a positive number.
@@ -21,8 +59,11 @@
 #' @param scale,offset The scale and offset of the inner product in
 #'   `polydot` and `tanhdot`.
 #' @param order The order of the Bessel function, between 0 and 50.
-#' @return A kernel object of class `"fastkpca_kernel"`.
-#' @seealso [kern()], [kernel_matrix()], [kpca()].
+#' @return A kernel function, of class
+#'   `c("fastkpca_kernel_function", "fastkpca_kernel", "kernel")`: called on
+#'   two numeric vectors it gives their kernel value; `k$name` and
+#'   `kpar(k)` read its kernel and parameters.
+#' @seealso [kern()], [kernel_matrix()], [kpca()], [stringdot()].
 #' @examples
 #' k <- rbfdot(sigma = 0.5)
 #' k
@@ -31,8 +72,18 @@
 #' all.equal(kernel_matrix(k, x), kernel_matrix("rbfdot", x, kpar = list(sigma = 0.5)))
 #' fit <- kpca(as.matrix(iris[, 1:4]), kernel = polydot(degree = 2), features = 2)
 #' kernelf(fit)
+#' # a kernel function, as kernlab's kernels are
+#' k(x[1, ], x[2, ])
 #' # the algebra takes them
 #' 2 * vanilladot() + rbfdot(0.1)
+#' # kernlab's functions take them, and their algebra
+#' if (requireNamespace("kernlab", quietly = TRUE)) {
+#'   k2 <- rbfdot(0.1) + 0.5 * polydot(degree = 2)
+#'   K <- kernlab::kernelMatrix(k2, x)
+#'   print(all.equal(K@.Data, kernel_matrix(k2, x), check.attributes = FALSE))
+#'   m <- kernlab::ksvm(as.matrix(iris[, 1:4]), iris$Species, kernel = k2)
+#'   kernlab::error(m)   # its training error
+#' }
 #' @name kernlab-kernels
 NULL
 
