@@ -114,10 +114,14 @@ both_ways_session <- function(steps) {
     mult = kl$kernelMult(k, as.list(words), NULL, seq_along(words)),
     ksvm = unclass(predict(kl$ksvm(as.list(words), classes, kernel = k, C = 1),
                               as.list(words[1:4]), type = "decision"))))
+  # a kernel made before kernlab was loaded (the steps made `early` then)
+  early <- if (exists("early", inherits = FALSE)) list(
+    dec(kl$ksvm(x, y, kernel = get("early"), C = 2)),
+    dec(kl$ksvm(x, y, kernel = theirs$rbfdot, C = 2)))
   # fastkpca's kpca() still takes kernlab's kernels, and fastkpca's own
   own <- lapply(list(fk$kpca(x, kernel = kl$rbfdot(0.2), features = 2),
                      fk$kpca(x, kernel = fk$rbfdot(0.2), features = 2)), function(f) f$eig)
-  list(generics = generics, fits = fits, svm_pca = svm_pca, sums = sums, svm_models = svm_models, csi = csi,
+  list(generics = generics, fits = fits, svm_pca = svm_pca, sums = sums, early = early, svm_models = svm_models, csi = csi,
        strings = string_cases, own = own,
        classes = list(class(fk$rbfdot(1)), class(fk$stringdot()),
                       methods::is(fk$rbfdot(1), "kernel"),
@@ -140,7 +144,8 @@ test_that("kernlab's functions take fastkpca's kernels in both load orders", {
   skip_if_not_installed("kernlab")
   skip_if_not_installed("callr")
   orders <- c(kernlab_then_fastkpca = "library(kernlab); library(fastkpca)",
-              fastkpca_then_kernlab = "library(fastkpca); library(kernlab)")
+              fastkpca_then_kernlab =
+                "library(fastkpca); early <- rbfdot(0.2); library(kernlab)")
   for (order in names(orders)) {
     res <- both_ways_child(both_ways_session, orders[[order]])
     masking <- if (order == "kernlab_then_fastkpca") "fastkpca" else "kernlab"
@@ -155,10 +160,37 @@ test_that("kernlab's functions take fastkpca's kernels in both load orders", {
     expect_pairs_equal(res$svm_models, 1e-6, paste(order, "ksvm's model, sum kernel"))
     expect_pairs_equal(res$csi, 0, paste(order, "lssvm with csi()"))
     expect_pairs_equal(res$strings, 1e-8, paste(order, "stringdot"))
+    if (order == "fastkpca_then_kernlab")
+      expect_equal(res$early[[1]], res$early[[2]], tolerance = 1e-5,
+                   label = "ksvm() with a kernel made before library(kernlab)")
     expect_equal(res$own[[1]], res$own[[2]], tolerance = 1e-10,
                  label = paste(order, "fastkpca's kpca() with kernlab's rbfdot"))
     expect_identical(res$classes[[1]], c("fastkpca_kernel_function", "fastkpca_kernel", "kernel"))
     expect_true(res$classes[[3]])
     expect_true(res$classes[[4]])
   }
+})
+
+test_that("kernlab's generics on fastkpca's kernels refuse bad input by name", {
+  skip_if_not_installed("kernlab")
+  k <- rbfdot(1)
+  x <- matrix(as.double(1:6), 3)
+  expect_error(k(1:3, 1:2), "'x' and 'y' must be numeric vectors of the same length")
+  expect_error(k(c("a", "b"), c("a", "b")), "'x' and 'y' must be numeric vectors")
+  expect_error(kernlab::kernelMult(k, x, NULL, 1:2), "'z' must be a numeric vector or matrix with 3 rows")
+  expect_error(kernlab::kernelMult(k, x, x[1:2, ], 1:3), "'z' .* 2 rows, one per point of 'y'")
+  expect_error(kernlab::kernelPol(k, x, x[1:2, ], 1:3), "'k' must be given with 'y'")
+  expect_error(kernlab::kernelPol(k, x, x[1:2, ], 1:3, 1:3), "'k' .* 2 rows")
+  expect_error(kernlab::kernelPol(k, x, NULL, c(1, NA, 2)), "'z' must not contain missing values")
+  expect_error(kernlab::kernelMatrix(k, x, matrix(1, 2, 3)), "'y' must have 2 columns")
+  expect_error(kernlab::kernelMatrix(stringdot(), list("ab", NA)), "missing strings")
+  # kernlab's rows of NA (csi() past its last pivot) give NA, as kernlab's own do
+  xna <- rbind(x, NA)
+  ours <- kernlab::kernelMatrix(k, xna, x[1, , drop = FALSE])
+  theirs <- kernlab::kernelMatrix(kernlab::rbfdot(1), xna, x[1, , drop = FALSE])
+  expect_equal(as.vector(ours), as.vector(theirs))
+  # the kernel value of one pair is the kernel matrix's
+  expect_equal(k(x[1, ], x[2, ]), kernel_matrix(k, x)[1, 2])
+  expect_equal(stringdot(length = 2)("abcd", "bcde"),
+               kernel_matrix(stringdot(length = 2), c("abcd", "bcde"))[1, 2])
 })
