@@ -159,7 +159,15 @@ put_kernlab_kernel_methods <- function(where) {
 # kernelMatrix(kernel, x, y): K(x) or K(x, y) from the C fill, as kernlab's
 # "kernelMatrix" class.
 kernlab_kernel_matrix <- function(kernel, x, y = NULL) {
-  as_kernlab_matrix(kernel_matrix_na_rows(kernel_tree(kernel), x, y))
+  # nested calls, no binding in between: the matrix is never shared, so
+  # neither the class nor asS4() copies it (kernlab's as.kernelMatrix()
+  # copies it three times)
+  asS4(with_kernel_matrix_class(kernel_matrix_na_rows(kernel_tree(kernel), x, y)))
+}
+
+with_kernel_matrix_class <- function(m) {
+  class(m) <- structure("kernelMatrix", package = "kernlab")
+  m
 }
 
 # Threads for a kernel matrix of `values` entries asked for by kernlab:
@@ -170,9 +178,7 @@ kernlab_threads <- function(values) if (values < 2^16) 1L else kpca_threads()
 
 # kernelFast(kernel, x, y, a): a = rowSums(x^2) only saves kernlab's own
 # kernels a step; the C fill has no use for it.
-kernlab_kernel_fast <- function(kernel, x, y, a) {
-  as_kernlab_matrix(kernel_matrix_na_rows(kernel_tree(kernel), x, y))
-}
+kernlab_kernel_fast <- function(kernel, x, y, a) kernlab_kernel_matrix(kernel, x, y)
 
 # kernel_matrix(), with NA for the points that have a missing value, as
 # kernlab's own kernels give: kernlab counts on it (csi(), which lssvm()
@@ -195,8 +201,6 @@ kernel_matrix_na_rows <- function(k, x, y = NULL) {
   out[, yna] <- NA
   out
 }
-
-as_kernlab_matrix <- function(m) getExportedValue("kernlab", "as.kernelMatrix")(m)
 
 # kernelMult(kernel, x, y, z): K(x, y) z (y = NULL: K(x) z), one block of
 # rows of K at a time (block_size(), R/predict.R; kernlab's `blocksize` is
