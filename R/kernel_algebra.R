@@ -2,7 +2,9 @@
 # kern_conformal()), printing, and the structural check of a kernel object.
 # Resolving a kernel spec and compiling it for the C engine: R/kernel_spec.R.
 #
-# A kernel object is a tree of nodes, each a list with `op`:
+# A kernel object, as kern() and the algebra return it, is a kernel
+# function (R/kernel_function.R) that carries a tree of nodes, each a list
+# of class "fastkpca_kernel" with `op`:
 #   "base"      name, kpar        one of the eight named kernels
 #   "sum"       args (2 kernels)  k1 + k2
 #   "product"   args (2 kernels)  k1 * k2
