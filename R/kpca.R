@@ -340,7 +340,7 @@ kpca.default <- function(x, kernel = "rbfdot", kpar = list(sigma = 0.1),
                         call, data$removed, data$scaling))
   }
   fit <- kpca_exact(x, kernel, features, th, solver, threads, control, variance, call,
-                    data$removed, data$scaling)
+                    data$removed, data$scaling, threads_given = !missing(threads))
   # not returned from warn_if_flat_kernel(): it returns invisibly
   warn_if_flat_kernel(fit)
   fit
@@ -371,12 +371,12 @@ kpca_data <- function(x, na.action, center, scale., precomputed) {
 # The exact fit (and the precomputed one) on one n x n buffer in C
 # (src/fit.c): kernel, centering, eigenpairs; then the components.
 kpca_exact <- function(x, kernel, features, th, solver, threads, control, variance, call,
-                       removed, scaling) {
+                       removed, scaling, threads_given = TRUE) {
   n <- nrow(x)
   solver <- choose_solver(solver, n, features, fits = buffer_fits(n, features))
   if (solver == "matrix_free")  # R/matrix_free.R: no n x n buffer
     return(kpca_matrix_free(x, kernel, features, th, threads, control, call, removed,
-                            scaling))
+                            scaling, threads_given))
   settings <- solver_control(control, n, features)
   precomputed <- is_precomputed(kernel)
   # g of a conformal kernel, once on the training rows; predict() reuses them
