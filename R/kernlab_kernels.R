@@ -28,7 +28,7 @@
 #' `kernelFast()`, `kernelMult()` (by blocks of rows) and `kernelPol()` (as a
 #' conformal kernel) for its kernels from its C code, where kernlab would
 #' loop over the pairs of points in R. On `n = 2000` points, `kernelMatrix()`
-#' of `rbfdot(0.1) + 0.5 * polydot(degree = 2)` is about 60 times faster
+#' of `rbfdot(0.1) + 0.5 * polydot(degree = 2)` is about 70 times faster
 #' than the same kernel written as an R function (`bench/kernlab-both-ways.R`).
 #' Two consequences: `ksvm()` then works from the whole kernel matrix of
 #' each pair of classes (n x n memory), where with `kernlab::rbfdot()` it
