@@ -185,7 +185,7 @@ kern_conformal <- function(k, g) {
 #' @rdname kern
 #' @export
 print.fastkpca_kernel <- function(x, ...) {
-  cat("Kernel: ", format(x), "\n", sep = "")
+  cat_line("Kernel: ", format(x))
   invisible(x)
 }
 
