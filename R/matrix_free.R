@@ -359,11 +359,10 @@ orthonormal_columns <- function(W, basis = NULL) {
 # The sign rule of every fit (orient_columns() in src/eigen.c), on a copy.
 oriented_columns <- function(V) .Call(C_oriented_columns, V)
 
-# progressr's progress of the passes: one step per pass, the message the
-# largest residual so far; nothing without progressr.
-matrix_free_progress <- function(maxit) {
-  if (!requireNamespace("progressr", quietly = TRUE)) return(function(...) invisible(NULL))
-  p <- progressr::progressor(steps = maxit + 1L, envir = parent.frame())
+# progressr's progress of the passes (R/progress.R): one step per pass,
+# the message the largest residual so far; nothing where progress is off.
+matrix_free_progress <- function(maxit, envir = parent.frame()) {
+  p <- progress_for(maxit, "matrix-free kernel PCA: first pass", envir)
   function(pass, residual)
-    p(message = sprintf("pass %d, largest residual %.2g", pass, residual))
+    progress_signal(p, sprintf("pass %d, largest residual %.2g", pass, residual))
 }
