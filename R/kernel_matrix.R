@@ -35,22 +35,27 @@ kernel_matrix <- function(kernel, x, y = NULL, kpar = list(), threads = kpca_thr
     return(string_kernel_matrix(kernel, x, y, kpar, missing(kpar), threads))
   k <- as_kernel(kernel, kpar, kpar_given = !missing(kpar))
   threads <- check_threads(threads)
-  x <- as_data_matrix(x, "x")
-  check_finite(x, "x")
-  if (ncol(x) == 0L) stop("'x' must have at least one column", call. = FALSE)
+  x <- kernel_data(x, "x")
   if (is.null(y)) {
-    out <- .Call(C_kernel_matrix, x, kernel_program(k), kernel_weights(k, x), threads)
+    out <- engine_call(.Call(C_kernel_matrix, x, kernel_program(k), kernel_weights(k, x), threads))
     dimnames(out) <- list(rownames(x), rownames(x))
     return(out)
   }
-  y <- as_data_matrix(y, "y")
-  check_finite(y, "y")
-  if (ncol(y) != ncol(x))
-    stop(sprintf("'y' must have %d columns, as 'x', not %d", ncol(x), ncol(y)),
-         call. = FALSE)
+  y <- kernel_data(y, "y", x)
   out <- kernel_cross(x, y, k, threads)
   dimnames(out) <- list(rownames(x), rownames(y))
   out
+}
+
+# Points given to a kernel, as a checked double matrix; `like`: the points
+# they are paired with, whose columns they must have.
+kernel_data <- function(x, arg, like = NULL) {
+  x <- as_data_matrix(x, arg)
+  check_finite(x, arg)
+  if (!is.null(like) && ncol(x) != ncol(like))
+    stop_argument(sprintf("'%s' must have %d columns, as 'x', not %d", arg, ncol(like), ncol(x)))
+  if (ncol(x) == 0L) stop_argument(sprintf("'%s' must have at least one column", arg))
+  x
 }
 
 # The cross-kernel matrix k(z_i, x_j) (nrow(z) x nrow(x)) of a kernel
@@ -60,11 +65,11 @@ kernel_matrix <- function(kernel, x, y = NULL, kpar = list(), threads = kpca_thr
 # program: the kernel's program, when the caller has it already.
 kernel_cross <- function(z, x, kernel, threads = 1L, xweights = kernel_weights(kernel, x),
                          program = kernel_program(kernel)) {
-  .Call(C_kernel_cross, z, x, program, kernel_weights(kernel, z), xweights,
-        as.integer(threads))
+  engine_call(.Call(C_kernel_cross, z, x, program, kernel_weights(kernel, z), xweights,
+                    as.integer(threads)))
 }
 
 # k(z_i, z_i) for each row of z, one kernel value per row (in C).
 kernel_self <- function(z, kernel, program = kernel_program(kernel)) {
-  .Call(C_kernel_self, z, program, kernel_weights(kernel, z))
+  engine_call(.Call(C_kernel_self, z, program, kernel_weights(kernel, z)))
 }

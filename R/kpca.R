@@ -210,8 +210,10 @@
 #'   \item{rotated}{n x k matrix, the data projected on the components
 #'     (kernlab's `rotated()`); with `na.action = na.exclude`, one row per
 #'     input row, `NA` for the rows left out.}
-#'   \item{kernel}{the kernel, as a kernel object (see [kern()]) with all
-#'     its parameters resolved, or `"precomputed"`.}
+#'   \item{kernel}{the kernel's expression (the tree of nodes a kernel
+#'     object carries, see [kern()]) with all its parameters resolved, or
+#'     `"precomputed"`; `kernelf(fit)` gives it as a kernel object, which
+#'     kernlab's functions take too.}
 #'   \item{kpar}{the parameters of a single named kernel (all of them,
 #'     defaults included); `NULL` for a combination of kernels, whose
 #'     parameters are in `kernel`; an empty list for a precomputed kernel.}
@@ -255,6 +257,14 @@
 #'   `landmark_rows`, `landmark_rank`, `kernel_weights` (of the landmarks)
 #'   and `statistics`, described in the section on Nyström landmarks.
 #'
+#' @section Progress and errors:
+#' A long fit reports its progress through progressr: the kernel fill, the
+#' centering, the panels of the reduction and the back-transformation
+#' (see [fastkpca_progress]; wrap the call in [progressr::with_progress()]
+#' to see it). Its errors and warnings have classes, such as
+#' `fastkpca_error_argument` and `fastkpca_error_memory`, that
+#' `tryCatch()` can tell apart (see [fastkpca_conditions]).
+#'
 #' @seealso [predict.fastkpca()], [summary.fastkpca()], [plot.fastkpca()];
 #'   [stats::prcomp()] for linear PCA.
 #' @examples
@@ -289,10 +299,9 @@ kpca <- function(x, ...) UseMethod("kpca")
 kpca.formula <- function(x, data = NULL, na.action = na.omit, ...) {
   mt <- stats::terms(x, data = data)
   if (attr(mt, "response") > 0L)
-    stop("'x' must be a formula without a response, such as ~ a + b",
-         call. = FALSE)
+    stop_argument("'x' must be a formula without a response, such as ~ a + b")
   attr(mt, "intercept") <- 0L
-  mf <- stats::model.frame(mt, data = data, na.action = na.action)
+  mf <- with_error_kind(stats::model.frame(mt, data = data, na.action = na.action), "argument")
   mt <- attr(mf, "terms")
   attr(mt, "intercept") <- 0L
   xmat <- stats::model.matrix(mt, mf)
@@ -332,13 +341,12 @@ kpca.default <- function(x, kernel = "rbfdot", kpar = list(sigma = 0.1),
   variance <- check_variance(variance, features, solver)
   if (!is.null(landmarks)) {  # centered Nystrom, R/nystrom.R
     if (!is.null(variance))
-      stop("'variance' needs the exact fit; with 'landmarks', give 'features'",
-           call. = FALSE)
+      stop_argument("'variance' needs the exact fit; with 'landmarks', give 'features'")
     return(kpca_nystrom(x, kernel, features, th, landmarks, landmark_rule, threads,
                         call, data$removed, data$scaling))
   }
   fit <- kpca_exact(x, kernel, features, th, solver, threads, control, variance, call,
-                    data$removed, data$scaling)
+                    data$removed, data$scaling, threads_given = !missing(threads))
   # not returned from warn_if_flat_kernel(): it returns invisibly
   warn_if_flat_kernel(fit)
   fit
@@ -357,10 +365,10 @@ kpca_data <- function(x, na.action, center, scale., precomputed) {
     removed <- attr(x, "na.action")
     attr(x, "na.action") <- NULL
     check_finite(x, "x")
-    if (ncol(x) == 0L) stop("'x' must have at least one column", call. = FALSE)
+    if (ncol(x) == 0L) stop_argument("'x' must have at least one column")
   }
   if (nrow(x) < 2L)
-    stop("'x' must have at least 2 rows (after 'na.action')", call. = FALSE)
+    stop_argument("'x' must have at least 2 rows (after 'na.action')")
   # prcomp's center and scale.: the kernel sees the scaled data
   scaling <- scale_data(x, center, scale., precomputed = precomputed)
   list(x = scaling$x, removed = removed, scaling = scaling)
@@ -369,24 +377,25 @@ kpca_data <- function(x, na.action, center, scale., precomputed) {
 # The exact fit (and the precomputed one) on one n x n buffer in C
 # (src/fit.c): kernel, centering, eigenpairs; then the components.
 kpca_exact <- function(x, kernel, features, th, solver, threads, control, variance, call,
-                       removed, scaling) {
+                       removed, scaling, threads_given = TRUE) {
   n <- nrow(x)
   solver <- choose_solver(solver, n, features, fits = buffer_fits(n, features))
   if (solver == "matrix_free")  # R/matrix_free.R: no n x n buffer
     return(kpca_matrix_free(x, kernel, features, th, threads, control, call, removed,
-                            scaling))
+                            scaling, threads_given))
   settings <- solver_control(control, n, features)
   precomputed <- is_precomputed(kernel)
   # g of a conformal kernel, once on the training rows; predict() reuses them
   weights <- if (!precomputed) kernel_weights(kernel, x)
-  res <- .Call(C_kpca_exact, x, if (!precomputed) kernel_program(kernel), weights,
-               features, th, solver_codes[[solver]], threads, settings,
-               if (is.null(variance)) 0 else variance)
+  res <- engine_call(.Call(C_kpca_exact, x, if (!precomputed) kernel_program(kernel), weights,
+                           features, th, solver_codes[[solver]], threads, settings,
+                           if (is.null(variance)) 0 else variance,
+                           progress_fraction(sprintf("kpca: exact fit on %d rows", n))))
   if (!res$converged)
-    warning(sprintf(paste0("the iterative solver did not converge in %d restarts ",
-                           "(largest relative residual %.2g); increase control$maxit ",
-                           "or use solver = \"exact\""),
-                    res$restarts, res$residual), call. = FALSE)
+    warn_convergence(sprintf(paste0("the iterative solver did not converge in %d restarts ",
+                                    "(largest relative residual %.2g); increase control$maxit ",
+                                    "or use solver = \"exact\""),
+                             res$restarts, res$residual))
   comp <- exact_components(res, n, th, features, rownames(x), removed)
   features <- if (is.null(variance)) features else length(comp$eig)
   iterations <- if (solver == "iterative") res$restarts
@@ -416,8 +425,8 @@ kpca_exact <- function(x, kernel, features, th, solver, threads, control, varian
 # prcomp).
 exact_components <- function(res, n, th, features, rownames, removed) {
   if (features == 0L && length(res$values) == 0L)
-    stop(sprintf("no eigenvalue of the centered kernel matrix exceeds 'th' (%g); ", th),
-         "lower 'th', set 'features', or check the kernel parameters", call. = FALSE)
+    stop_data(sprintf("no eigenvalue of the centered kernel matrix exceeds 'th' (%g); ", th),
+              "lower 'th', set 'features', or check the kernel parameters")
   # the vectors come with their signs fixed (orient_columns in src/eigen.c)
   comp <- positive_components(res$values, res$vectors)
   vectors <- comp$vectors
@@ -436,7 +445,7 @@ na_action_function <- function(na.action) {
   if (is.character(na.action) && length(na.action) == 1L && !is.na(na.action))
     na.action <- get0(na.action, mode = "function")
   if (!is.function(na.action))
-    stop("'na.action' must be a function such as na.omit or na.fail", call. = FALSE)
+    stop_argument("'na.action' must be a function such as na.omit or na.fail")
   na.action
 }
 
@@ -444,9 +453,9 @@ na_action_function <- function(na.action) {
 # removed rows.
 apply_na_action <- function(x, na.action) {
   if (!anyNA(x)) return(x)
-  out <- na_action_function(na.action)(x)
+  out <- with_error_kind(na_action_function(na.action)(x), "data")
   if (!is.matrix(out) || ncol(out) != ncol(x))
-    stop("'na.action' must return the data as a matrix", call. = FALSE)
+    stop_argument("'na.action' must return the data as a matrix")
   out
 }
 
@@ -457,11 +466,10 @@ as_kernel_matrix <- function(K) {
   # kernlab's kernelMatrix objects are double matrices already: no copy
   if (is.object(K) && length(dim(K)) == 2L && !is.matrix(K)) K <- as.matrix(K)
   if (length(dim(K)) != 2L || !typeof(K) %in% c("double", "integer", "logical"))
-    stop("'x' must be a numeric kernel matrix when 'kernel' is \"precomputed\"",
-         call. = FALSE)
+    stop_argument("'x' must be a numeric kernel matrix when 'kernel' is \"precomputed\"")
   if (nrow(K) != ncol(K))
-    stop(sprintf("'x' must be a square kernel matrix when 'kernel' is \"precomputed\", not %d x %d",
-                 nrow(K), ncol(K)), call. = FALSE)
+    stop_argument(sprintf("'x' must be a square kernel matrix when 'kernel' is \"precomputed\", not %d x %d",
+                          nrow(K), ncol(K)))
   if (storage.mode(K) != "double") storage.mode(K) <- "double"
   K
 }
@@ -472,8 +480,8 @@ check_variance <- function(variance, features, solver) {
   if (is.null(variance)) return(NULL)
   variance <- check_number(variance, "variance", lo = 0, hi = 1, lo_open = TRUE)
   if (features != 0L)
-    stop("give 'features' or 'variance', not both", call. = FALSE)
+    stop_argument("give 'features' or 'variance', not both")
   if (identical(solver, "iterative"))
-    stop("'variance' needs the exact solver: it reads all eigenvalues", call. = FALSE)
+    stop_argument("'variance' needs the exact solver: it reads all eigenvalues")
   variance
 }

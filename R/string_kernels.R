@@ -101,8 +101,8 @@ string_kernel_defaults <- list(length = 4, lambda = 1.1, type = "spectrum", norm
 #' kernel_matrix(stringdot(length = 2) + stringdot(length = 4), x[1:3])
 #' @export
 stringdot <- function(length = 4, lambda = 1.1, type = "spectrum", normalized = TRUE) {
-  string_kernel(list(length = length, lambda = lambda, type = type,
-                     normalized = normalized), arg = "")
+  kernel_function(string_kernel(list(length = length, lambda = lambda, type = type,
+                                     normalized = normalized), arg = ""))
 }
 
 # A base string kernel node from a (partial) kpar; arg as in resolve_kpar().
@@ -115,38 +115,36 @@ string_kernel <- function(kpar, arg = "kpar") {
 resolve_string_kpar <- function(kpar, arg = "kpar") {
   if (is.null(kpar)) kpar <- list()
   if (!is.list(kpar) || (length(kpar) > 0L && (is.null(names(kpar)) || any(names(kpar) == ""))))
-    stop("'kpar' must be a named list, such as list(length = 4, lambda = 0.5)", call. = FALSE)
+    stop_argument("'kpar' must be a named list, such as list(length = 4, lambda = 0.5)")
   unknown <- setdiff(names(kpar), names(string_kernel_defaults))
   if (length(unknown) > 0L)
-    stop(if (nzchar(arg)) "'kpar' has" else "'kernel' has", " unknown ",
-         if (length(unknown) > 1L) "entries " else "entry ",
-         paste(dQuote(unknown, FALSE), collapse = ", "),
-         " for kernel \"stringdot\" (its parameters: length, lambda, type, normalized)",
-         call. = FALSE)
+    stop_argument(if (nzchar(arg)) "'kpar' has" else "'kernel' has", " unknown ",
+                  if (length(unknown) > 1L) "entries " else "entry ",
+                  paste(dQuote(unknown, FALSE), collapse = ", "),
+                  " for kernel \"stringdot\" (its parameters: length, lambda, type, normalized)")
   label <- function(p) if (nzchar(arg)) sprintf("'%s$%s'", arg, p) else sprintf("'%s'", p)
   full <- string_kernel_defaults
   full[names(kpar)] <- kpar
   type <- full$type
   if (!is.character(type) || length(type) != 1L || is.na(type) ||
       is.na(match <- pmatch(type, string_types)))
-    stop(label("type"), " must be one of ", paste(dQuote(string_types, FALSE), collapse = ", "),
-         call. = FALSE)
+    stop_argument(label("type"), " must be one of ", paste(dQuote(string_types, FALSE), collapse = ", "))
   type <- string_types[match]
   len <- full$length
   if (!is.numeric(len) || length(len) != 1L || !is.finite(len) || len < 1 ||
       len != round(len) || len > 1e6)
-    stop(label("length"), " must be a whole number of at least 1", call. = FALSE)
+    stop_argument(label("length"), " must be a whole number of at least 1")
   lambda <- full$lambda
   if (type %in% c("spectrum", "boundrange")) {
     lambda <- len   # kernlab's: these types have no decay factor
   } else if (!is.numeric(lambda) || length(lambda) != 1L || !is.finite(lambda) || lambda <= 0) {
-    stop(label("lambda"), " must be a single finite number > 0", call. = FALSE)
+    stop_argument(label("lambda"), " must be a single finite number > 0")
   } else if (type == "exponential" && lambda <= 1) {
-    stop(label("lambda"), " must be greater than 1 for type \"exponential\"", call. = FALSE)
+    stop_argument(label("lambda"), " must be greater than 1 for type \"exponential\"")
   }
   norm <- full$normalized
   if (!is.logical(norm) || length(norm) != 1L || is.na(norm))
-    stop(label("normalized"), " must be TRUE or FALSE", call. = FALSE)
+    stop_argument(label("normalized"), " must be TRUE or FALSE")
   list(length = as.double(len), lambda = as.double(lambda), type = type, normalized = norm)
 }
 
@@ -160,16 +158,16 @@ uses_strings <- function(k) {
   names <- vapply(kernel_bases(k), function(b) b$name, "")
   strings <- names == "stringdot"
   if (any(strings) && !all(strings))
-    stop("'kernel' mixes string kernels with kernels on numbers: the algebra ",
-         "combines kernels on the same kind of data only", call. = FALSE)
+    stop_argument("'kernel' mixes string kernels with kernels on numbers: the algebra ",
+                  "combines kernels on the same kind of data only")
   all(strings)
 }
 
 # A string kernel given with data that are not strings (kpca.default,
 # kpca_cv, ...).
 string_input_error <- function() {
-  stop("'x' must be a character vector or a list of strings for a string kernel ",
-       "(\"stringdot\")", call. = FALSE)
+  stop_argument("'x' must be a character vector or a list of strings for a string kernel ",
+                "(\"stringdot\")")
 }
 
 # kpca()'s kernel and kpar for string input: a string kernel object.
@@ -178,13 +176,13 @@ resolve_string_kernel <- function(kernel, kpar, kpar_missing) {
     return(string_kernel(kpar))
   if (inherits(kernel, "stringkernel") || is_kernel(kernel)) {
     if (!kpar_missing)
-      stop("'kpar' must not be given with a kernel object: its parameters are ",
-           "part of the object", call. = FALSE)
+      stop_argument("'kpar' must not be given with a kernel object: its parameters are ",
+                    "part of the object")
     k <- kern(kernel)
     if (uses_strings(k)) return(k)
   }
-  stop("'x' holds strings: 'kernel' must be \"stringdot\" or a string kernel such as ",
-       "stringdot(length = 4)", call. = FALSE)
+  stop_argument("'x' holds strings: 'kernel' must be \"stringdot\" or a string kernel such as ",
+                "stringdot(length = 4)")
 }
 
 # x as a character vector: a character vector as it is, a list of character
@@ -196,24 +194,23 @@ as_strings <- function(x, arg = "x") {
       el <- x[[i]]
       if (is.logical(el) && length(el) == 1L && is.na(el)) return(NA_character_)
       if (!is.character(el) || !is.null(dim(el)))
-        stop(sprintf("'%s' must be a list of character strings; element %d is %s", arg, i,
-                     if (is.null(el)) "NULL" else paste("of class", class(el)[1L])),
-             call. = FALSE)
+        stop_argument(sprintf("'%s' must be a list of character strings; element %d is %s", arg, i,
+                              if (is.null(el)) "NULL" else paste("of class", class(el)[1L])))
       if (anyNA(el)) NA_character_ else paste(el, collapse = "")
     }, "")
     names(out) <- names(x)
     return(out)
   }
-  stop(sprintf("'%s' must be a character vector or a list of character strings for a string kernel",
-               arg), call. = FALSE)
+  stop_argument(sprintf("'%s' must be a character vector or a list of character strings for a string kernel",
+                        arg))
 }
 
 # The user's na.action on a character vector, keeping its record.
 apply_string_na_action <- function(x, na.action) {
   if (!anyNA(x)) return(x)
-  out <- na_action_function(na.action)(x)
+  out <- with_error_kind(na_action_function(na.action)(x), "data")
   if (!is.character(out) || anyNA(out))
-    stop("'na.action' must remove the missing strings, as na.omit does", call. = FALSE)
+    stop_argument("'na.action' must remove the missing strings, as na.omit does")
   out
 }
 
@@ -235,22 +232,22 @@ string_program <- function(k) {
 string_weights <- function(k, x) {
   lapply(kernel_conformals(k), function(node) {
     w <- tryCatch(node$g(x), error = function(e)
-      stop("'g' of the conformal kernel failed: ", conditionMessage(e), call. = FALSE))
+      stop_from(e, paste0("'g' of the conformal kernel failed: ", conditionMessage(e))))
     if (!is.numeric(w) || length(w) != length(x) || !all(is.finite(w)))
-      stop(sprintf("'g' of the conformal kernel must return one finite number per string (%d)",
-                   length(x)), call. = FALSE)
+      stop_argument(sprintf("'g' of the conformal kernel must return one finite number per string (%d)",
+                            length(x)))
     as.double(w)
   })
 }
 
 # The string kernel matrices, computed in C.
 string_kernel_gram <- function(x, kernel, threads, weights = string_weights(kernel, x)) {
-  .Call(C_string_kernel_gram, x, string_program(kernel), weights, as.integer(threads))
+  engine_call(.Call(C_string_kernel_gram, x, string_program(kernel), weights, as.integer(threads)))
 }
 
 string_kernel_cross <- function(z, x, kernel, threads, xweights = string_weights(kernel, x)) {
-  .Call(C_string_kernel_cross, z, x, string_program(kernel), string_weights(kernel, z),
-        xweights, as.integer(threads))
+  engine_call(.Call(C_string_kernel_cross, z, x, string_program(kernel), string_weights(kernel, z),
+                    xweights, as.integer(threads)))
 }
 
 # Whether a kernel specification is a string kernel ("stringdot", kernlab's
@@ -265,19 +262,18 @@ is_string_kernel_spec <- function(kernel) {
 # kernel_matrix() for strings.
 string_kernel_matrix <- function(kernel, x, y, kpar, kpar_missing, threads) {
   if (!is.character(x) && !(is.list(x) && !is.data.frame(x)))
-    stop("'x' must be a character vector or a list of strings for a string kernel",
-         call. = FALSE)
+    stop_argument("'x' must be a character vector or a list of strings for a string kernel")
   k <- resolve_string_kernel(kernel, kpar, kpar_missing)
   threads <- check_threads(threads)
   x <- as_strings(x, "x")
-  if (anyNA(x)) stop("'x' must not contain missing strings", call. = FALSE)
+  if (anyNA(x)) stop_argument("'x' must not contain missing strings")
   if (is.null(y)) {
     out <- string_kernel_gram(x, k, threads)
     dimnames(out) <- list(names(x), names(x))
     return(out)
   }
   y <- as_strings(y, "y")
-  if (anyNA(y)) stop("'y' must not contain missing strings", call. = FALSE)
+  if (anyNA(y)) stop_argument("'y' must not contain missing strings")
   out <- string_kernel_cross(x, y, k, threads)
   dimnames(out) <- list(names(x), names(y))
   out
@@ -301,7 +297,8 @@ string_kernel_matrix <- function(kernel, x, y, kpar, kpar_missing, threads) {
 #' @export
 kpca.character <- function(x, kernel = "stringdot", kpar = list(length = 4, lambda = 0.5),
                            features = 0, th = 1e-4, na.action = na.omit,
-                           solver = c("auto", "exact", "iterative", "randomized"),
+                           solver = c("auto", "exact", "iterative", "randomized",
+                                      "matrix_free"),
                            threads = kpca_threads(), control = list(), variance = NULL,
                            landmarks = NULL, ...) {
   call <- match.call()
@@ -318,23 +315,24 @@ kpca.character <- function(x, kernel = "stringdot", kpar = list(length = 4, lamb
   removed <- attr(x, "na.action")
   attr(x, "na.action") <- NULL
   n <- length(x)
-  if (n < 2L) stop("'x' must hold at least 2 strings (after 'na.action')", call. = FALSE)
+  if (n < 2L) stop_argument("'x' must hold at least 2 strings (after 'na.action')")
   threads <- check_threads(threads)
   th <- check_th(th)
   features <- check_features(features, n)
   variance <- check_variance(variance, features, solver)
   if (!is.null(landmarks)) {
     if (!is.null(variance))
-      stop("'variance' needs the exact fit; with 'landmarks', give 'features'", call. = FALSE)
+      stop_argument("'variance' needs the exact fit; with 'landmarks', give 'features'")
     return(kpca_string_nystrom(x, kernel, features, th, landmarks, threads, call, removed))
   }
   solver <- choose_solver(solver, n, features)
   settings <- solver_control(control, n, features)
   check_memory(n, features)
   weights <- string_weights(kernel, x)
-  res <- .Call(C_kpca_exact, x, string_program(kernel), weights, features, th,
-               solver_codes[[solver]], threads, settings,
-               if (is.null(variance)) 0 else variance)
+  res <- engine_call(.Call(C_kpca_exact, x, string_program(kernel), weights, features, th,
+                           solver_codes[[solver]], threads, settings,
+                           if (is.null(variance)) 0 else variance,
+                           progress_fraction(sprintf("kpca: exact fit on %d strings", n))))
   string_exact_fit(res, x, kernel, weights, features, th, solver, threads, variance,
                    call, removed)
 }
@@ -357,10 +355,9 @@ kpca.list <- function(x, ...) {
 string_exact_fit <- function(res, x, kernel, weights, features, th, solver, threads,
                              variance, call, removed) {
   if (!res$converged)
-    warning(sprintf(paste0("the iterative solver did not converge in %d restarts ",
-                           "(largest relative residual %.2g); increase control$maxit ",
-                           "or use solver = \"exact\""), res$restarts, res$residual),
-            call. = FALSE)
+    warn_convergence(sprintf(paste0("the iterative solver did not converge in %d restarts ",
+                                    "(largest relative residual %.2g); increase control$maxit ",
+                                    "or use solver = \"exact\""), res$restarts, res$residual))
   comp <- exact_components(res, length(x), th, features, names(x), removed)
   fit <- new_fastkpca_exact(
     comp$alpha, comp$eig, comp$rotated, kernel, kernel_kpar(kernel),
@@ -398,19 +395,18 @@ resolve_string_landmarks <- function(landmarks, x, features) {
   if (identical(landmarks, "auto")) landmarks <- min(n, auto_landmarks(n, features))
   if (is.numeric(landmarks) && length(landmarks) == 1L && is.null(dim(landmarks))) {
     if (is.na(landmarks) || landmarks != round(landmarks) || landmarks < lo || landmarks > n)
-      stop(sprintf(paste0("'landmarks' must be a whole number between ",
-                          "max(2, features + 1) (%d) and the number of strings (%d)"), lo, n),
-           call. = FALSE)
+      stop_argument(sprintf(paste0("'landmarks' must be a whole number between ",
+                                   "max(2, features + 1) (%d) and the number of strings (%d)"), lo, n))
     index <- sample.int(n, landmarks)
     return(list(rows = unname(x[index]), rule = "uniform", index = index))
   }
   rows <- tryCatch(as_strings(landmarks, "landmarks"), error = function(e)
-    stop("'landmarks' must be NULL, a number of strings, \"auto\", or a character ",
-         "vector or list of landmark strings", call. = FALSE))
-  if (anyNA(rows)) stop("'landmarks' must not contain missing strings", call. = FALSE)
+    stop_argument("'landmarks' must be NULL, a number of strings, \"auto\", or a character ",
+                  "vector or list of landmark strings"))
+  if (anyNA(rows)) stop_argument("'landmarks' must not contain missing strings")
   if (length(rows) < lo || length(rows) > n)
-    stop(sprintf("'landmarks' must hold between max(2, features + 1) (%d) and %d strings, not %d",
-                 lo, n, length(rows)), call. = FALSE)
+    stop_argument(sprintf("'landmarks' must hold between max(2, features + 1) (%d) and %d strings, not %d",
+                          lo, n, length(rows)))
   list(rows = unname(rows), rule = "given", index = NULL)
 }
 
@@ -458,9 +454,9 @@ string_landmark_basis <- function(L, kernel, features, threads) {
   keep <- e$values > nystrom_rtol * max(e$values, 0)
   rank <- sum(keep)
   if (rank < max(features, 1L))
-    stop(sprintf(paste0("'landmarks' leave the kernel matrix among them with %d positive ",
-                        "eigenvalue%s, fewer than 'features' (%d): use more landmarks"),
-                 rank, if (rank == 1L) "" else "s", max(features, 1L)), call. = FALSE)
+    stop_data(sprintf(paste0("'landmarks' leave the kernel matrix among them with %d positive ",
+                             "eigenvalue%s, fewer than 'features' (%d): use more landmarks"),
+                      rank, if (rank == 1L) "" else "s", max(features, 1L)))
   list(rows = L, weights = weights,
        basis = sweep(e$vectors[, keep, drop = FALSE], 2L, sqrt(e$values[keep]), "/"),
        shift = rowMeans(Kmm), rank = rank)
@@ -523,17 +519,17 @@ string_project.default <- function(object, kz) {
 #' @export
 print.fastkpca_string <- function(x, digits = max(3L, getOption("digits") - 3L), ...) {
   n <- nrow(x$rotated)
-  cat(sprintf("Kernel PCA (fastkpca%s) on %d strings\n",
-              if (is.null(x$landmarks)) "" else ", centered Nystr\u00f6m", n))
-  cat("Kernel:     ", format(x$kernel), "\n", sep = "")
+  cat_line("", sprintf("Kernel PCA (fastkpca%s) on %d strings",
+                       if (is.null(x$landmarks)) "" else ", centered Nystr\u00f6m", n))
+  cat_line("Kernel:     ", format(x$kernel))
   if (!is.null(x$landmarks))
-    cat(sprintf("Landmarks:  %d (%s; rank %d)\n", length(x$landmarks), x$landmark_rule,
-                x$landmark_rank))
+    cat_line("Landmarks:  ", sprintf("%d (%s; rank %d)", length(x$landmarks),
+                                     x$landmark_rule, x$landmark_rank))
   k <- length(x$eig)
   rule <- if (!is.null(x[["variance"]])) sprintf("variance = %g", x[["variance"]])
           else if (x$features == 0L) sprintf("eigenvalues above th = %g", x$th)
           else sprintf("features = %d", x$features)
-  cat("Components: ", k, " (", rule, ")\n", sep = "")
+  cat_line("Components: ", k, " (", rule, ")")
   cat("Eigenvalues", if (k > 10L) " (first 10)", ":\n", sep = "")
   print(utils::head(x$eig, 10L), digits = digits)
   invisible(x)
@@ -542,6 +538,5 @@ print.fastkpca_string <- function(x, digits = max(3L, getOption("digits") - 3L),
 #' @rdname stringdot
 #' @export
 preimage.fastkpca_string <- function(object, ...) {
-  stop("'object' is a fit on strings: pre-images are defined for numeric data only",
-       call. = FALSE)
+  stop_argument("'object' is a fit on strings: pre-images are defined for numeric data only")
 }
