@@ -7,33 +7,21 @@
  * the kernel between those rows and MF_COL_BLOCK training rows at a time
  * is computed into one tile (kernel_block(), threaded, the fast register
  * tiles where the kernel has them), and the tile times the matching rows
- * of V is added to the block's rows of Y, threads splitting the rows.
+ * of V is added to the block's rows of Y in the product tiles of tiles.c
+ * (tile_gemm(), also with an optimized BLAS: its dgemm would sum in an
+ * order that depends on the rows in the call).
  *
  * Every entry of Y is summed over the training rows in increasing order,
- * one product at a time, and every kernel value is computed the same way
- * wherever it sits in a tile (kernel_simd.h), so a row's result does not
- * depend on which rows share its call, on the block sizes or on the
- * number of threads: the passes give the same numbers for any split of
- * the rows among the workers of future::plan() (R/matrix_free.R). */
+ * and every kernel value is computed the same way wherever it sits in a
+ * tile (kernel_simd.h), so a row's result does not depend on which rows
+ * share its call, on the block sizes or on the number of threads: the
+ * passes give the same numbers for any split of the rows among the
+ * workers of future::plan() (R/matrix_free.R). */
 #include "fastkpca.h"
-#ifdef _OPENMP
-# include <omp.h>
-#endif
 
 #define MF_ROW_BLOCK 256
-#define MF_COL_BLOCK 512
+#define MF_COL_BLOCK 2048
 #define MF_CHECK_VALUES 33554432.0   /* 2^25 kernel values between checks */
-
-/* Y[i0 + r, c] += sum_j T[r, j] V[j0 + j, c] for r < nr, j < nc, c < b:
- * T is nr x nc (leading dimension nr), V n x b, Y ny x b. By tile_gemm()
- * (tiles.c, register tiles; threads split the rows): the sum over j runs
- * in increasing order into Y itself, for each entry on its own, so a row's
- * result does not depend on the other rows or on the threads. */
-static void tile_times_block(const double *T, int nr, int nc, const double *V, int n,
-                             int j0, int b, double *Y, int ny, int i0, int threads)
-{
-    tile_gemm(nr, b, nc, T, nr, 0, V + j0, n, 0, 1.0, Y + i0, ny, threads);
-}
 
 /* .Call (kernel_block_product() in R/matrix_free.R): K[rows, ] V, a
  * length(rows) x ncol(V) double matrix, K the kernel matrix of the rows of
@@ -78,7 +66,8 @@ SEXP kernel_block_product(SEXP x, SEXP row0, SEXP nrow, SEXP kernel, SEXP weight
             kernel_points c = kernel_points_view(&k, &xp, j0, nc, cbuf);
             kernel_block(&k, &a, &c, 0, T, nthreads, "");
             vmaxset(vmax);
-            tile_times_block(T, nr, nc, REAL(V), n, j0, b, Y, rows, i0, nthreads);
+            tile_gemm(nr, b, nc, T, nr, 0, REAL(V) + j0, n, 0, 1.0, Y + i0, rows,
+                      nthreads);
         }
         R_CheckUserInterrupt();
     }
