@@ -309,17 +309,27 @@ kpca.default <- function(x, kernel = "rbfdot", kpar = list(sigma = 0.1),
   data <- kpca_data(x, na.action, center, scale., precomputed = is_precomputed(kernel))
   x <- data$x
   if (identical(kpar, "automatic")) kernel <- automatic_sigma_kernel(kernel, x)
-  features <- check_features(features, nrow(x))
+  kpca_steps(x, kernel, features, th, solver, threads, control, variance, landmarks,
+             landmark_rule, call, data$removed, data$scaling)
+}
+
+# The steps of every fit once its rows are prepared (x: a double matrix
+# after na.action and scaling, the kernel matrix, or the strings of
+# kpca.character()): the settings checked, then centered Nystrom (with
+# landmarks) or the exact fit, and the warning about a flat kernel.
+kpca_steps <- function(x, kernel, features, th, solver, threads, control, variance,
+                       landmarks, landmark_rule, call, removed, scaling) {
+  features <- check_features(features, NROW(x))
   variance <- check_variance(variance, features, solver)
   if (!is.null(landmarks)) {  # centered Nystrom, R/nystrom.R
     if (!is.null(variance))
       stop("'variance' needs the exact fit; with 'landmarks', give 'features'",
            call. = FALSE)
     return(kpca_nystrom(x, kernel, features, th, landmarks, landmark_rule, threads,
-                        call, data$removed, data$scaling))
+                        call, removed, scaling))
   }
   fit <- kpca_exact(x, kernel, features, th, solver, threads, control, variance, call,
-                    data$removed, data$scaling)
+                    removed, scaling)
   # not returned from warn_if_flat_kernel(): it returns invisibly
   warn_if_flat_kernel(fit)
   fit
@@ -351,7 +361,7 @@ kpca_data <- function(x, na.action, center, scale., precomputed) {
 # (src/fit.c): kernel, centering, eigenpairs; then the components.
 kpca_exact <- function(x, kernel, features, th, solver, threads, control, variance, call,
                        removed, scaling) {
-  n <- nrow(x)
+  n <- NROW(x)
   solver <- choose_solver(solver, n, features)
   settings <- solver_control(control, n, features)
   check_memory(n, features)
@@ -366,17 +376,22 @@ kpca_exact <- function(x, kernel, features, th, solver, threads, control, varian
                            "(largest relative residual %.2g); increase control$maxit ",
                            "or use solver = \"exact\""),
                     res$restarts, res$residual), call. = FALSE)
-  comp <- exact_components(res, n, th, features, rownames(x), removed)
+  comp <- exact_components(res, n, th, features, row_labels(x), removed)
   features <- if (is.null(variance)) features else length(comp$eig)
   iterations <- if (solver == "iterative") res$restarts
   if (precomputed)
     return(validate_fastkpca_precomputed(new_fastkpca_precomputed(
-      comp$alpha, comp$eig, comp$rotated, features, th, threads, res$variance_total,
-      call, removed, res$colmeans, res$grand_mean, solver, iterations, variance)))
+      alpha = comp$alpha, eig = comp$eig, rotated = comp$rotated, features = features,
+      th = th, threads = threads, variance_total = res$variance_total, call = call,
+      na.action = removed, kernel_colmeans = res$colmeans, kernel_mean = res$grand_mean,
+      solver = solver, iterations = iterations, variance = variance)))
   validate_fastkpca_exact(new_fastkpca_exact(
-    comp$alpha, comp$eig, comp$rotated, kernel, kernel_kpar(kernel), features, th,
-    threads, res$variance_total, scaling$center, scaling$scale, call, removed, x,
-    weights, res$colmeans, res$grand_mean, solver, iterations, variance))
+    alpha = comp$alpha, eig = comp$eig, rotated = comp$rotated, kernel = kernel,
+    kpar = kernel_kpar(kernel), features = features, th = th, threads = threads,
+    variance_total = res$variance_total, center = scaling$center, scale = scaling$scale,
+    call = call, na.action = removed, xmatrix = x, kernel_weights = weights,
+    kernel_colmeans = res$colmeans, kernel_mean = res$grand_mean, solver = solver,
+    iterations = iterations, variance = variance))
 }
 
 # eig, alpha and rotated from the eigenpairs of Kc / n that C returned:

@@ -16,12 +16,9 @@ static const R_CallMethodDef call_methods[] = {
     CALLDEF(engine_limits, 0),
     CALLDEF(preimage_coefficients, 6),
     CALLDEF(preimage_fixed_point, 8),
-    CALLDEF(kernel_vector_exp, 2),
     CALLDEF(kica_contrast, 3),
     CALLDEF(kica_sweeps, 8),
     CALLDEF(kcca_ichol, 5),
-    CALLDEF(string_kernel_gram, 4),
-    CALLDEF(string_kernel_cross, 6),
     {NULL, NULL, 0}
 };
 

@@ -34,9 +34,10 @@
  * "sequence" (the gap-weighted subsequence kernel of Lodhi et al. 2002) is
  * the dynamic programme of that paper, O(length |x| |y|) per pair.
  *
- * An expression of string kernels (sums, products, scales, powers, exp,
- * conformal weights) comes as the same postfix program as for the numeric
- * kernels (R/string_kernels.R), evaluated here value by value. */
+ * A string kernel is a base kernel of the one kernel program (KERNEL_STRING,
+ * src/kernel.c reads, checks and runs the program); this file indexes the
+ * strings of a call (string_kernels_prepare(), from kernel_point_sets())
+ * and gives the base kernel's values on a column segment (string_segment()). */
 #include "fastkpca.h"
 #include <Rmath.h>
 #include <limits.h>
@@ -47,18 +48,10 @@
 # include <omp.h>
 #endif
 
-/* The string kernel types; the order matches fastkpca:::string_types. */
-enum {
-    STRING_SPECTRUM = 1, STRING_BOUNDRANGE, STRING_CONSTANT, STRING_EXPONENTIAL,
-    STRING_STRING, STRING_FULLSTRING, STRING_SEQUENCE, STRING_TYPE_COUNT
-};
-
 #define RMQ_BLOCK 32
-/* Kernel values between two interrupt checks (pairs, about 10 ms). */
-#define STRING_BLOCK_PAIRS 20000.0
 
-/* One base string kernel on one set of strings: the profiles. */
-typedef struct {
+/* One base string kernel on the strings of a call: the profiles. */
+struct string_base {
     int type, length, normalized;
     double lambda;
     int nstr;
@@ -78,16 +71,6 @@ typedef struct {
     const double *self;          /* k(s, s), unnormalized */
     /* "sequence": the strings themselves */
     const int *text, *text_start, *text_len;
-} string_base;
-
-struct string_eval {
-    int nops, depth, nbase, nweights, n;
-    const int *ops;
-    const double *args;
-    string_base *bases;
-    const double **weights;      /* nweights arrays of length n */
-    SEXP strings;                /* the strings (a character vector) */
-    int nz;                      /* for a cross kernel: the first nz strings are z */
 };
 
 /* ---- decoding ----------------------------------------------------------- */
@@ -558,309 +541,110 @@ static double base_value(const string_base *b, int x, int y, pair_scratch *ws)
     return x == y ? b->self[x] : base_raw(b, x, y, ws);
 }
 
-/* k(x, y) for strings x and y of the evaluator's set: the program run on a
- * small stack of values. */
-static double program_value(const string_eval *e, int x, int y, double *stack,
-                            pair_scratch *ws)
+/* ---- the base kernel's value function ------------------------------------ */
+
+/* Doubles of scratch per thread: the two stacks of the walk (counts and,
+ * in the same room, the common prefixes), or the tables of "sequence". */
+static size_t base_work_length(const string_base *b)
 {
-    if (e->nops == 1) return base_value(e->bases, x, y, ws);
-    int top = 0;
-    for (int o = 0; o < e->nops; o++) {
-        double arg = e->args[o];
-        switch (e->ops[o]) {
-        case OP_BASE: stack[top++] = base_value(e->bases + (int) arg, x, y, ws); break;
-        case OP_ADD: top--; stack[top - 1] += stack[top]; break;
-        case OP_MUL: top--; stack[top - 1] *= stack[top]; break;
-        case OP_SCALE: stack[top - 1] *= arg; break;
-        case OP_POWER: stack[top - 1] = R_pow_di(stack[top - 1], (int) arg); break;
-        case OP_EXP: stack[top - 1] = exp(stack[top - 1]); break;
-        case OP_CONFORMAL:
-            stack[top - 1] *= e->weights[(int) arg][x] * e->weights[(int) arg][y];
-            break;
-        default: break; /* unreachable: checked in string_eval_from_R */
-        }
+    if (b->type == STRING_SEQUENCE) {
+        int mx = 0;
+        for (int s = 0; s < b->nstr; s++) if (b->text_len[s] > mx) mx = b->text_len[s];
+        return (size_t) (2.0 * (mx + 1.0) * (mx + 1.0));
     }
-    return stack[0];
+    return 3 * ((size_t) b->max_profile * 2 + 2);
 }
 
-/* ---- reading the program ------------------------------------------------- */
-
-static SEXP part(SEXP program, const char *name)
+static pair_scratch carve_scratch(const string_base *b, double *work)
 {
-    SEXP names = getAttrib(program, R_NamesSymbol);
-    for (R_xlen_t i = 0; i < XLENGTH(program); i++)
-        if (strcmp(CHAR(STRING_ELT(names, i)), name) == 0) return VECTOR_ELT(program, i);
-    return R_NilValue;
-}
-
-int is_string_program(SEXP program)
-{
-    return isNewList(program) && !isNull(getAttrib(program, R_NamesSymbol)) &&
-        !isNull(part(program, "string_types"));
-}
-
-static void check_strings(SEXP x, const char *what)
-{
-    if (!isString(x)) error("'%s' must be a character vector for a string kernel", what);
-    for (R_xlen_t i = 0; i < XLENGTH(x); i++)
-        if (STRING_ELT(x, i) == NA_STRING)
-            error("'%s' must not contain missing strings", what);
-}
-
-/* The stack depth the program needs, checking that the stack never
- * underflows and ends with one value, and each operation's argument. */
-static int program_depth(const string_eval *e)
-{
-    /* the stack never underflows and ends with one value */
-    int top = 0, depth = 0;
-    for (int o = 0; o < e->nops; o++) {
-        int op = e->ops[o];
-        double arg = e->args[o];
-        if (op == OP_BASE) {
-            if (!(arg >= 0 && arg < e->nbase && arg == floor(arg)))
-                error("'kernel' program: base kernel %g does not exist", arg);
-            top++;
-        } else if (op == OP_ADD || op == OP_MUL) {
-            if (top < 2) error("'kernel' program: an operation lacks its operands");
-            top--;
-        } else if (op >= OP_SCALE && op <= OP_CONFORMAL) {
-            if (top < 1) error("'kernel' program: an operation lacks its operand");
-            if (op == OP_SCALE && !(R_FINITE(arg) && arg > 0))
-                error("'kernel' program: a scale must be positive");
-            if (op == OP_POWER && !(arg >= 1 && arg <= KERNEL_MAX_POWER && arg == floor(arg)))
-                error("'kernel' program: a power must be a whole number of at least 1");
-            if (op == OP_CONFORMAL && !(arg >= 0 && arg < e->nweights && arg == floor(arg)))
-                error("'kernel' program: conformal weights %g do not exist", arg);
-        } else {
-            error("'kernel' program: unknown operation %d", op);
-        }
-        if (top > depth) depth = top;
-    }
-    if (top != 1) error("'kernel' program must leave exactly one kernel value");
-    return depth;
-}
-
-/* The evaluator of program (from fastkpca:::string_program()) on the
- * strings x (a character vector without NA); weights: the conformal
- * weights of x (a list of double vectors). Profiles are built by
- * string_eval_prepare(). */
-string_eval *string_eval_from_R(SEXP program, SEXP x, SEXP weights)
-{
-    if (!is_string_program(program)) return NULL;
-    check_strings(x, "x");
-    string_eval *e = (string_eval *) R_alloc(1, sizeof(string_eval));
-    SEXP ops = part(program, "ops"), args = part(program, "args");
-    SEXP types = part(program, "string_types"), lengths = part(program, "lengths");
-    SEXP lambdas = part(program, "lambdas"), norm = part(program, "normalized");
-    if (!isInteger(ops) || !isReal(args) || XLENGTH(ops) != XLENGTH(args) ||
-        XLENGTH(ops) < 1 || XLENGTH(ops) > 100000)
-        error("'kernel' program: 'ops' and 'args' must be integer and double vectors of one length");
-    R_xlen_t nb = XLENGTH(types);
-    if (!isInteger(types) || nb < 1 || nb > XLENGTH(ops) || !isInteger(lengths) ||
-        XLENGTH(lengths) != nb || !isReal(lambdas) || XLENGTH(lambdas) != nb ||
-        !isLogical(norm) || XLENGTH(norm) != nb)
-        error("'kernel' program: the string kernels' parameters are malformed");
-    e->nops = (int) XLENGTH(ops);
-    e->ops = INTEGER(ops);
-    e->args = REAL(args);
-    e->nbase = (int) nb;
-    e->n = (int) XLENGTH(x);
-    e->nz = 0;
-    e->strings = x;
-    e->nweights = as_count(part(program, "nweights"), "nweights", 0, e->nops);
-    e->bases = (string_base *) R_alloc((size_t) nb, sizeof(string_base));
-    for (int k = 0; k < e->nbase; k++) {
-        string_base *b = e->bases + k;
-        memset(b, 0, sizeof(string_base));
-        b->type = INTEGER(types)[k];
-        b->length = INTEGER(lengths)[k];
-        b->lambda = REAL(lambdas)[k];
-        b->normalized = LOGICAL(norm)[k] == TRUE;
-        if (b->type < STRING_SPECTRUM || b->type >= STRING_TYPE_COUNT)
-            error("'kernel' program: unknown string kernel type %d", b->type);
-        if (b->length < 1) error("'length' must be at least 1");
-        if (!R_FINITE(b->lambda) || b->lambda <= 0) error("'lambda' must be positive");
-    }
-    e->depth = program_depth(e);
-    if (TYPEOF(weights) != VECSXP || XLENGTH(weights) != e->nweights)
-        error("'weights' must be a list of %d conformal weight vectors", e->nweights);
-    e->weights = (const double **) R_alloc((size_t) e->nweights + 1, sizeof(double *));
-    for (int w = 0; w < e->nweights; w++) {
-        SEXP v = VECTOR_ELT(weights, w);
-        if (!isReal(v) || XLENGTH(v) != e->n) error("'weights' must hold one double per string");
-        e->weights[w] = REAL(v);
-    }
-    return e;
-}
-
-/* Scratch for each of `threads` threads. */
-static pair_scratch *scratch_alloc(const string_eval *e, int threads)
-{
-    int prof = 0;
-    double dp = 0;
-    for (int k = 0; k < e->nbase; k++) {
-        const string_base *b = e->bases + k;
-        if (b->max_profile > prof) prof = b->max_profile;
-        if (b->type == STRING_SEQUENCE) {
-            int mx = 0;
-            for (int s = 0; s < e->n; s++) if (b->text_len[s] > mx) mx = b->text_len[s];
-            double need = 2.0 * (mx + 1.0) * (mx + 1.0);
-            if (need > dp) dp = need;
-        }
-    }
-    if (dp > 2e8) error("the strings are too long for the \"sequence\" kernel (%.0f doubles of scratch)", dp);
-    pair_scratch *ws = (pair_scratch *) R_alloc((size_t) threads, sizeof(pair_scratch));
-    for (int t = 0; t < threads; t++) {
-        for (int side = 0; side < 2; side++) {
-            ws[t].h[side] = (int *) R_alloc((size_t) prof * 2 + 2, sizeof(int));
-            ws[t].c[side] = (double *) R_alloc((size_t) prof * 2 + 2, sizeof(double));
-        }
-        ws[t].dp = dp > 0 ? (double *) R_alloc((size_t) dp, sizeof(double)) : NULL;
-    }
+    pair_scratch ws;
+    size_t len = (size_t) b->max_profile * 2 + 2;
+    ws.dp = work;
+    ws.c[0] = work;
+    ws.c[1] = work + len;
+    ws.h[0] = (int *) (work + 2 * len);
+    ws.h[1] = ws.h[0] + len;
     return ws;
 }
 
-/* Profiles and self values of every base kernel. */
-static void string_eval_prepare(string_eval *e, int threads)
+size_t string_work_length(const kernel_eval *k)
 {
-    if (e->n == 0) return;  /* nothing to index */
-    for (int k = 0; k < e->nbase; k++) {
-        string_base *b = e->bases + k;
-        b->nstr = e->n;
+    size_t len = 1;
+    for (int i = 0; i < k->nbase; i++) {
+        const kernel_spec *spec = k->bases + i;
+        if (spec->code != KERNEL_STRING || spec->strings == NULL) continue;
+        size_t need = base_work_length(spec->strings);
+        if (need > len) len = need;
+    }
+    return len;
+}
+
+/* Rough cost of one value, in multiply-adds (kernel_block()'s budget
+ * between interrupt checks): a merge of two profiles, or a dynamic
+ * programme for "sequence". */
+double string_value_cost(const kernel_spec *spec)
+{
+    return spec->string_type == STRING_SEQUENCE ? 75000.0 : 1500.0;
+}
+
+/* dst[i - i0] = k(x0 + i, y) for i in [i0, i1): the strings are numbered
+ * in the call's strings; work: string_work_length() doubles. */
+void string_segment(const kernel_spec *spec, int x0, int i0, int i1, int y, double *dst,
+                    double *work)
+{
+    const string_base *b = spec->strings;
+    pair_scratch ws = carve_scratch(b, work);
+    for (int i = i0; i < i1; i++) dst[i - i0] = base_value(b, x0 + i, y, &ws);
+}
+
+/* The index of the strings (a character vector without NA) for every
+ * string base kernel of k, with the self values k(s, s), computed on
+ * threads threads. */
+void string_kernels_prepare(kernel_eval *k, SEXP strings, int threads)
+{
+    int n = (int) XLENGTH(strings);
+    for (int i = 0; i < k->nbase; i++) {
+        kernel_spec *spec = k->bases + i;
+        if (spec->code != KERNEL_STRING) continue;
+        string_base *b = (string_base *) R_alloc(1, sizeof(string_base));
+        memset(b, 0, sizeof(string_base));
+        b->type = spec->string_type;
+        b->length = spec->length;
+        b->lambda = spec->lambda;
+        b->normalized = spec->normalized;
+        b->nstr = n;
+        spec->strings = b;
+        double *self = (double *) R_alloc((size_t) n + 1, sizeof(double));
+        b->self = self;
+        if (n == 0) continue;  /* nothing to index */
         if (b->type == STRING_SEQUENCE) {
             int *T, *start, *len, K;
-            build_text(e->strings, 0, &T, &start, &len, &K);
+            build_text(strings, 0, &T, &start, &len, &K);
             b->text = T; b->text_start = start; b->text_len = len;
         } else {
-            build_profiles(b, e->strings);
+            build_profiles(b, strings);
         }
-    }
-    pair_scratch *ws = scratch_alloc(e, threads);
-    for (int k = 0; k < e->nbase; k++) {
-        string_base *b = e->bases + k;
-        double *self = (double *) R_alloc((size_t) e->n + 1, sizeof(double));
+        size_t wlen = base_work_length(b);
+        if (b->type == STRING_SEQUENCE && wlen > 2e8)
+            error("the strings are too long for the \"sequence\" kernel (%.0f doubles of scratch)",
+                  (double) wlen);
+        double *work = (double *) R_alloc(wlen * (size_t) threads, sizeof(double));
         int bad = 0;
 #ifdef _OPENMP
 #pragma omp parallel for num_threads(threads) schedule(dynamic, 16) if (threads > 1) \
     reduction(|:bad)
 #endif
-        for (int s = 0; s < e->n; s++) {
+        for (int s = 0; s < n; s++) {
 #ifdef _OPENMP
             int t = omp_get_thread_num();
 #else
             int t = 0;
 #endif
-            self[s] = base_raw(b, s, s, ws + t);
+            pair_scratch ws = carve_scratch(b, work + wlen * (size_t) t);
+            self[s] = base_raw(b, s, s, &ws);
             bad |= !(self[s] <= DBL_MAX);
         }
         if (bad) error("string kernel values are not finite: try another 'lambda'");
-        b->self = self;
         R_CheckUserInterrupt();
     }
-}
-
-/* out[i + j * ldo] = k(row0 + i, col0 + j) for i in [0, rows), j in
- * [0, cols), only i + row0 >= j + col0 when lower_only. Columns go in blocks
- * of about STRING_BLOCK_PAIRS values, in parallel within a block, with an
- * interrupt check between blocks. */
-static void string_fill(const string_eval *e, int row0, int rows, int col0, int cols,
-                        int lower_only, double *out, size_t ldo, int threads)
-{
-    pair_scratch *ws = scratch_alloc(e, threads);
-    double *stacks = (double *) R_alloc((size_t) e->depth * threads + 1, sizeof(double));
-    double per_pair = 0;
-    for (int k = 0; k < e->nbase; k++)
-        per_pair += e->bases[k].type == STRING_SEQUENCE ? 50.0 : 1.0;
-    int j0 = 0;
-    while (j0 < cols) {
-        int j1 = column_block_end(j0, cols, rows, lower_only, col0 - row0, 1.0, 0.0,
-                                  STRING_BLOCK_PAIRS / per_pair, 4 * threads);
-        int bad = 0;
-#ifdef _OPENMP
-#pragma omp parallel for num_threads(threads) schedule(dynamic, 1) if (threads > 1) \
-    reduction(|:bad)
-#endif
-        for (int j = j0; j < j1; j++) {
-#ifdef _OPENMP
-            int t = omp_get_thread_num();
-#else
-            int t = 0;
-#endif
-            int i0 = lower_only ? j + col0 - row0 : 0;
-            if (i0 < 0) i0 = 0;
-            double *col = out + (size_t) j * ldo;
-            for (int i = i0; i < rows; i++) {
-                double v = program_value(e, row0 + i, col0 + j, stacks + (size_t) e->depth * t,
-                                         ws + t);
-                col[i] = v;
-                bad |= !(fabs(v) <= DBL_MAX);
-            }
-        }
-        if (bad) error("string kernel values are not finite: the kernel expression gives "
-                       "values too large (use smaller scales, powers or 'lambda')");
-        R_CheckUserInterrupt();
-        j0 = j1;
-    }
-}
-
-/* The fit's hook (fit.c): the lower triangle of the n x n buffer K. */
-void string_fill_lower(string_eval *e, double *K, int threads)
-{
-    string_eval_prepare(e, threads);
-    string_fill(e, 0, e->n, 0, e->n, 1, K, (size_t) e->n, threads);
-}
-
-/* .Call: the n x n matrix of a string kernel on the strings x.
- * x: character vector without NA; program: from fastkpca:::string_program();
- * weights: conformal weights of x (list); threads: integer. */
-SEXP string_kernel_gram(SEXP x, SEXP program, SEXP weights, SEXP threads)
-{
-    if (!is_string_program(program)) error("'kernel' must be a string kernel program");
-    int nthreads = as_threads(threads);
-    string_eval *e = string_eval_from_R(program, x, weights);
-    string_eval_prepare(e, nthreads);
-    int n = e->n;
-    SEXP ans = PROTECT(allocMatrix(REALSXP, n, n));
-    double *K = REAL(ans);
-    string_fill(e, 0, n, 0, n, 1, K, (size_t) n, nthreads);
-    for (int j = 0; j < n; j++)
-        for (int i = j + 1; i < n; i++) K[j + (size_t) i * n] = K[i + (size_t) j * n];
-    UNPROTECT(1);
-    return ans;
-}
-
-/* .Call: the nz x m cross-kernel k(z_i, x_j) of a string kernel.
- * z, x: character vectors without NA; program: from string_program();
- * zweights, xweights: their conformal weights (lists); threads: integer.
- * The profiles are built on z and x together. */
-SEXP string_kernel_cross(SEXP z, SEXP x, SEXP program, SEXP zweights, SEXP xweights,
-                         SEXP threads)
-{
-    if (!is_string_program(program)) error("'kernel' must be a string kernel program");
-    check_strings(z, "z");
-    check_strings(x, "x");
-    int nthreads = as_threads(threads);
-    int nz = (int) XLENGTH(z), m = (int) XLENGTH(x);
-    SEXP all = PROTECT(allocVector(STRSXP, (R_xlen_t) nz + m));
-    for (int i = 0; i < nz; i++) SET_STRING_ELT(all, i, STRING_ELT(z, i));
-    for (int j = 0; j < m; j++) SET_STRING_ELT(all, nz + j, STRING_ELT(x, j));
-    if (!isNewList(zweights) || !isNewList(xweights) || XLENGTH(zweights) != XLENGTH(xweights))
-        error("'zweights' and 'xweights' must be lists of one length");
-    SEXP w = PROTECT(allocVector(VECSXP, XLENGTH(xweights)));
-    for (R_xlen_t k = 0; k < XLENGTH(xweights); k++) {
-        SEXP wz = VECTOR_ELT(zweights, k), wx = VECTOR_ELT(xweights, k);
-        if (!isReal(wz) || !isReal(wx) || XLENGTH(wz) != nz || XLENGTH(wx) != m)
-            error("'weights' must hold one double per string");
-        SEXP v = allocVector(REALSXP, (R_xlen_t) nz + m);
-        SET_VECTOR_ELT(w, k, v);
-        memcpy(REAL(v), REAL(wz), (size_t) nz * sizeof(double));
-        memcpy(REAL(v) + nz, REAL(wx), (size_t) m * sizeof(double));
-    }
-    string_eval *e = string_eval_from_R(program, all, w);
-    e->nz = nz;
-    string_eval_prepare(e, nthreads);
-    SEXP ans = PROTECT(allocMatrix(REALSXP, nz, m));
-    string_fill(e, 0, nz, nz, m, 0, REAL(ans), (size_t) nz, nthreads);
-    UNPROTECT(3);
-    return ans;
 }

@@ -217,7 +217,7 @@ test_that("Nystrom on strings: all strings as landmarks is the exact fit; blocks
   expect_cols_equal_up_to_sign(predict(nys, z), predict(exact, z), tol = 1e-6)
   set.seed(1)
   one <- kpca(x, kpar = list(length = 3), features = 2, landmarks = 12)
-  withr_blocks <- options(fastkpca.nystrom_block_rows = 7)
+  withr_blocks <- options(fastkpca.block_rows = 7)
   on.exit(options(withr_blocks))
   set.seed(1)
   many <- kpca(x, kpar = list(length = 3), features = 2, landmarks = 12)
