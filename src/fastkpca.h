@@ -182,12 +182,17 @@ void kernel_fast_transform(const kernel_spec *spec, double *v, int n);
 /* string_kernel.c: the values of the string base kernels. The strings of a
  * call are indexed once (string_kernels_prepare(), by kernel_point_sets());
  * string_segment() is KERNEL_STRING's value function on a column segment,
- * with string_work_length() doubles of scratch per thread. */
+ * with string_work_length() doubles of scratch per thread, reading the
+ * dense part of the block's tile, which string_tiles() computes before
+ * the threads' loop over a block of columns. */
 void string_kernels_prepare(kernel_eval *k, SEXP strings, int threads);
 size_t string_work_length(const kernel_eval *k);
 double string_value_cost(const kernel_spec *spec);
 void string_segment(const kernel_spec *spec, int x0, int i0, int i1, int y, double *dst,
                     double *work);
+void string_tiles(const kernel_eval *k, const kernel_points *a, const kernel_points *b,
+                  int row0, int j0, int j1);
+void string_tiles_release(const kernel_eval *k);
 
 /* center.c */
 void center_in_place(double *K, int n, double *colmeans, double *grand_mean,
