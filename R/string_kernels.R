@@ -54,11 +54,19 @@ string_kernel_defaults <- list(length = 4, lambda = 1.1, type = "spectrum", norm
 #' characters of UTF-8 strings, where kernlab mixes bytes and characters.
 #'
 #' The suffixes of all strings are sorted once per call (a generalized
-#' suffix array), which gives each string a sorted profile of its
-#' substrings; a kernel value is then one merge of two profiles, linear in
-#' the lengths of the two strings, instead of a suffix tree built for each
-#' pair as in kernlab (`"sequence"`: a dynamic programme, O(`length` |x| |y|)
-#' per pair). The values are computed on `threads` threads.
+#' suffix array), instead of a suffix tree built for each pair as in
+#' kernlab. For `"spectrum"`, `"string"`, and `"boundrange"` and
+#' `"fullstring"` up to `length = 16`, this gives each string a sorted
+#' profile of its substrings, and a kernel value is one merge of two
+#' profiles per length, linear in the lengths of the two strings. For
+#' `"constant"`, `"exponential"` and the longer bounded types, the whole
+#' matrix comes at once from the nodes of the suffix tree of all the
+#' strings: the substrings that most strings share are the columns of a
+#' dense matrix whose products give their part of the kernel, and the
+#' others an inverted index from each string to its substrings shared
+#' with other strings. `"sequence"` is a dynamic programme,
+#' O(`length` |x| |y|) per pair. The values are computed on `threads`
+#' threads.
 #'
 #' `kpca()` on strings works as on numbers: the exact fit fills its one
 #' n x n matrix with the string kernel; with `landmarks` (a number, `"auto"`,

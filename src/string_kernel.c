@@ -53,6 +53,7 @@
 #include <float.h>
 #include <math.h>
 #include <string.h>
+#include <stdlib.h>
 #ifdef _OPENMP
 # include <omp.h>
 #endif
@@ -260,10 +261,26 @@ static void profiles_at_cap(const int *p, const int *lcp, int N, const int *owne
 /* A node shared by at least this share of the strings (and by at least
  * STRING_DENSE_MIN of them) is a column of the dense matrix A: its terms
  * cost one multiply-add per kernel value in a dgemm, where the inverted
- * index pays one scattered add per pair of its strings (measured with
- * bench/strings.R, see string_dense_share). */
-#define STRING_DENSE_SHARE 0.2
+ * index pays one scattered add per pair of its strings that share it.
+ * Measured (bench/string-dense-rule.R: "constant" and "exponential" on 400
+ * and 1000 DNA strings of 200 to 1000 characters, 2000 of 50 to 100, and
+ * 1000 texts of 30 to 150 English words; one thread, R's reference BLAS):
+ * shares of 0.02 to 0.1 put thousands of nodes in A and were 2x to 20x
+ * slower; from 0.3 to 0.95 the times were within 15% of each other, and
+ * 0.5 was the fastest or close to it on every set; with no dense nodes at
+ * all, 5% to 20% slower. */
+#define STRING_DENSE_SHARE 0.5
 #define STRING_DENSE_MIN 8
+
+/* STRING_DENSE_SHARE, or the environment variable
+ * FASTKPCA_STRING_DENSE_SHARE, which bench/string-dense-rule.R sets to
+ * measure the rule (the values do not depend on it, beyond rounding). */
+static double string_dense_share(void)
+{
+    const char *v = getenv("FASTKPCA_STRING_DENSE_SHARE");
+    double share = v != NULL ? atof(v) : STRING_DENSE_SHARE;
+    return share > 0 ? share : STRING_DENSE_SHARE;
+}
 
 static int compare_int(const void *a, const void *b)
 {
@@ -340,7 +357,7 @@ static void build_nodes(string_base *b, const int *p, const int *lcp, int N,
      * adds to its k(s, s) */
     memset(count, 0, ((size_t) n + 1) * sizeof(int));
     int kept = 0, used = 0, ndense = 0;
-    double dense_min = STRING_DENSE_SHARE * n;
+    double dense_min = string_dense_share() * n;
     if (dense_min < STRING_DENSE_MIN) dense_min = STRING_DENSE_MIN;
     double pairs = 0.0;
     for (int v = 0; v < nnodes; v++) {
