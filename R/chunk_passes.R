@@ -36,18 +36,33 @@ run_batches <- function(tasks, op, args, fold, progress) {
            else ceiling(seq_along(tasks) * workers / length(tasks))
   batches <- unname(split(tasks, batch))
   # each chunk sets its own random-number stream (task$seed, the same under
-  # every plan); future.seed = TRUE keeps anything else random in a reader
-  # parallel-safe. It advances the caller's stream by an amount that depends
+  # every plan); each future's seed = TRUE keeps anything else random in a
+  # reader parallel-safe. It advances the caller's stream by an amount that depends
   # on the batches, so that stream is put back: after a fit, it has moved
   # by chunk_seeds()'s one draw under every plan.
   had <- exists(".Random.seed", globalenv(), inherits = FALSE)
   old <- if (had) get(".Random.seed", globalenv())
-  out <- future.apply::future_lapply(batches, run_batch, op = op, args = args,
-                                     fold = fold, progress = progress,
-                                     future.seed = TRUE, future.packages = "fastkpca",
-                                     future.scheduling = Inf)
+  # one future per batch, a batch whose worker is lost run again
+  # (R/workers.R)
+  out <- run_on_workers(batches, run_batch_on_worker,
+                        list(op = op, args = args, fold = fold, progress = progress),
+                        function(i) chunk_batch_label(batches[[i]], args$arg))
   if (had) assign(".Random.seed", old, globalenv())
   if (is.null(fold)) unlist(out, recursive = FALSE) else out
+}
+
+# run_batch() as run_on_workers() calls it: fun(batch, args).
+run_batch_on_worker <- function(tasks, args)
+  run_batch(tasks, args$op, args$args, args$fold, args$progress)
+
+# A batch of chunks, named in the error when its worker is lost too often.
+chunk_batch_label <- function(batch, arg) {
+  first <- batch[[1L]]
+  last <- batch[[length(batch)]]
+  if (length(batch) == 1L)
+    return(sprintf("chunk %d (%s) of '%s'", first$index, first$label, arg))
+  sprintf("the batch of chunks %d (%s) to %d (%s) of '%s'", first$index, first$label,
+          last$index, last$label, arg)
 }
 
 # Chunks one after another, on a worker or here: their results folded, or

@@ -121,11 +121,10 @@ chunk_threads <- function() {
   max(1L, as.integer(kpca_threads() %/% future::nbrOfWorkers()))
 }
 
-# TRUE when the passes go to future's workers: future and future.apply are
-# installed and the plan is not sequential.
+# TRUE when the passes go to future's workers: future is installed and the
+# plan is not sequential.
 chunks_in_parallel <- function() {
   requireNamespace("future", quietly = TRUE) &&
-    requireNamespace("future.apply", quietly = TRUE) &&
     !inherits(future::plan(), "sequential")
 }
 

@@ -4,12 +4,20 @@
 # Solver codes passed to C (src/fastkpca.h).
 solver_codes <- c(exact = 1L, iterative = 2L, randomized = 3L)
 
-# The solver that `solver` means for this fit.
-choose_solver <- function(solver, n, features) {
-  solver <- check_choice(solver, c("auto", "exact", "iterative", "randomized"), "solver")
-  if (solver %in% c("iterative", "randomized") && features == 0L)
+# Every solver a user can name ("matrix_free" runs in R/matrix_free.R, not
+# on the n x n buffer).
+solver_names <- c("auto", "exact", "iterative", "randomized", "matrix_free")
+
+# The solver that `solver` means for this fit. fits: whether the n x n
+# buffer fits in memory (buffer_fits()); where it does not, "auto" goes on
+# without it (features > 0) and the others stop, naming the ways on.
+choose_solver <- function(solver, n, features, fits = TRUE) {
+  solver <- check_choice(solver, solver_names, "solver")
+  if (solver %in% c("iterative", "randomized", "matrix_free") && features == 0L)
     stop(sprintf("'solver = \"%s\"' needs 'features' > 0; with 'features = 0' ", solver),
          "use \"exact\" or \"auto\"", call. = FALSE)
+  if (solver == "auto" && !fits && features > 0L) return("matrix_free")
+  if (solver != "matrix_free" && !fits) check_memory(n, features)
   if (solver != "auto") return(solver)
   if (auto_prefers_iterative(n, features)) "iterative" else "exact"
 }
@@ -61,12 +69,12 @@ exact_bisection_max <- 10L
 # control$oversample (columns beyond features, default
 # randomized_oversample) and control$power (power iterations, default
 # randomized_power).
-solver_control <- function(control, n, features) {
+solver_control <- function(control, n, features, tol = 1e-10, maxit = 1000) {
   if (is.null(control)) control <- list()
   if (!is.list(control))
-    stop("'control' must be a list with entries tol, maxit, ncv, oversample, power",
+    stop("'control' must be a list with entries tol, maxit, ncv, oversample, power, block, landmarks",
          call. = FALSE)
-  known <- c("tol", "maxit", "ncv", "oversample", "power")
+  known <- c("tol", "maxit", "ncv", "oversample", "power", "block", "landmarks")
   unknown <- setdiff(names(control), known)
   if (length(control) > 0L && (is.null(names(control)) || any(names(control) == "")))
     stop("'control' must be a named list", call. = FALSE)
@@ -79,10 +87,10 @@ solver_control <- function(control, n, features) {
       stop(sprintf("'control$%s' must be a single finite number", what), call. = FALSE)
     as.double(v)
   }
-  tol <- single(if (is.null(control$tol)) 1e-10 else control$tol, "tol")
+  tol <- single(if (is.null(control$tol)) tol else control$tol, "tol")
   if (tol <= 0 || tol >= 1)
     stop("'control$tol' must be between 0 and 1", call. = FALSE)
-  maxit <- single(if (is.null(control$maxit)) 1000 else control$maxit, "maxit")
+  maxit <- single(if (is.null(control$maxit)) maxit else control$maxit, "maxit")
   top <- engine_limits()$solver_iterations
   if (maxit < 1 || maxit != round(maxit) || maxit > top)
     stop("'control$maxit' must be a whole number between 1 and ", format_limit(top),

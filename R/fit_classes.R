@@ -31,22 +31,27 @@ fit_fields_common <- function(alpha, eig, rotated, kernel, kpar, features, th, t
 new_fastkpca_exact <- function(alpha, eig, rotated, kernel, kpar, features, th, threads,
                                variance_total, center, scale, call, na.action, xmatrix,
                                kernel_weights, kernel_colmeans, kernel_mean, solver,
-                               iterations, variance) {
+                               iterations, variance, eig_residuals = NULL, passes = NULL,
+                               residual_history = NULL) {
   fields <- c(fit_fields_common(alpha, eig, rotated, kernel, kpar, features, th, threads,
                                 variance_total, center, scale, call, na.action),
               list(xmatrix = xmatrix, kernel_weights = kernel_weights,
                    kernel_colmeans = kernel_colmeans, kernel_mean = kernel_mean,
-                   solver = solver, iterations = iterations, variance = variance))
+                   solver = solver, iterations = iterations, variance = variance,
+                   eig_residuals = eig_residuals, passes = passes,
+                   residual_history = residual_history))
   structure(fields, class = c("fastkpca_exact", "fastkpca"))
 }
 
 new_fastkpca_precomputed <- function(alpha, eig, rotated, features, th, threads,
                                      variance_total, call, na.action, kernel_colmeans,
-                                     kernel_mean, solver, iterations, variance) {
+                                     kernel_mean, solver, iterations, variance,
+                                     eig_residuals = NULL) {
   fields <- c(fit_fields_common(alpha, eig, rotated, "precomputed", list(), features, th,
                                 threads, variance_total, FALSE, FALSE, call, na.action),
               list(kernel_colmeans = kernel_colmeans, kernel_mean = kernel_mean,
-                   solver = solver, iterations = iterations, variance = variance))
+                   solver = solver, iterations = iterations, variance = variance,
+                   eig_residuals = eig_residuals))
   structure(fields, class = c("fastkpca_precomputed", "fastkpca"))
 }
 
@@ -122,8 +127,19 @@ validate_fit_rows <- function(rows, m, field) {
     invalid_fit(sprintf("'%s' must be a double matrix with %d rows", field, m))
 }
 
+# The certificate of the eigenpairs, where the fit has one: a residual per
+# component, finite and not negative.
+validate_eig_residuals <- function(x) {
+  r <- x$eig_residuals
+  if (!is.null(r) && (!is.double(r) || length(r) != length(x$eig) || anyNA(r) ||
+                      any(r < 0)))
+    invalid_fit(sprintf("'eig_residuals' must hold %d residuals, one per eigenvalue",
+                        length(x$eig)))
+}
+
 validate_fastkpca_exact <- function(x) {
   validate_fastkpca_common(x)
+  validate_eig_residuals(x)
   m <- nrow(x$alpha)
   validate_kernel_means(x, m)
   validate_fit_rows(x$xmatrix, m, "xmatrix")
@@ -134,6 +150,7 @@ validate_fastkpca_exact <- function(x) {
 
 validate_fastkpca_precomputed <- function(x) {
   validate_fastkpca_common(x)
+  validate_eig_residuals(x)
   validate_kernel_means(x, nrow(x$alpha))
   if (!is_precomputed(x$kernel)) invalid_fit("'kernel' must be \"precomputed\"")
   invisible(x)

@@ -159,7 +159,10 @@
 #'   and `"exact"` otherwise; it does not pick `"randomized"`, which took as
 #'   much CPU time as `"iterative"` or more, and was less accurate, where it
 #'   was measured (n = 3000 and 10000, 5 to 100 components;
-#'   `bench/randomized.R`).
+#'   `bench/randomized.R`). `"matrix_free"` computes the same eigenpairs
+#'   without storing the kernel matrix, in passes that recompute it tile by
+#'   tile (see the section "Exact beyond memory"); `"auto"` picks it when
+#'   `features > 0` and the n x n matrix does not fit in memory.
 #' @param threads Number of threads for the kernel matrix and the centering;
 #'   defaults to [kpca_threads()]. Results do not depend on it.
 #' @param control Settings of the iterative solver, a list with any of
@@ -167,7 +170,12 @@
 #'   below `tol` times the largest Ritz value; default `1e-10`), `maxit`
 #'   (the most restarts, default 1000; a fit that has not converged then
 #'   warns) and `ncv` (the Krylov basis size, default
-#'   `max(20, 2 * features + 10)`, at most n); and of the randomized solver,
+#'   `max(20, 2 * features + 10)`, at most n); of the matrix-free solver,
+#'   `tol` (default `1e-8`), `maxit` (the most passes, default 100), `block`
+#'   (Ritz vectors kept, default `features + max(5, min(features, 20))`),
+#'   `ncv` (the largest basis, default `4 * block`) and `landmarks` (rows of
+#'   the Nyström start, default `max(300, 10 * block)`; 0 for random
+#'   vectors); and of the randomized solver,
 #'   `oversample` (random columns beyond `features`, default 10) and `power`
 #'   (power iterations, default 7; each is one product with the kernel
 #'   matrix, where scikit-learn's are two, so its default of 7 matches
@@ -230,6 +238,16 @@
 #'     uncentered kernel matrix, used by [predict.fastkpca()].}
 #'   \item{solver}{the solver used (the one `"auto"` chose).}
 #'   \item{iterations}{for the iterative solver, the restarts it took.}
+#'   \item{eig_residuals}{the certificate of each eigenpair: with
+#'     \eqn{v} the unit eigenvector (`alpha` times `sqrt(eig)`), the norm of
+#'     \eqn{K_c v / n - \lambda v}{Kc v / n - eig v} relative to the largest
+#'     eigenvalue, from one product with the kernel matrix after the solver
+#'     (the kernel recomputed tile by tile, as the exact solver's buffer is
+#'     overwritten by the reduction; for the matrix-free solver, its last
+#'     pass). `summary()` shows it.}
+#'   \item{passes, residual_history}{for the matrix-free solver, the passes
+#'     over the kernel matrix and the largest residual after each;
+#'     `NULL` otherwise.}
 #'   \item{variance}{the proportion of variance asked for, or `NULL`.}
 #'   The precomputed fit has `kernel_colmeans`, `kernel_mean`, `solver`,
 #'   `iterations` and `variance` too, but no `xmatrix` or `kernel_weights`.
@@ -295,7 +313,8 @@ kpca.formula <- function(x, data = NULL, na.action = na.omit, ...) {
 #' @export
 kpca.default <- function(x, kernel = "rbfdot", kpar = list(sigma = 0.1),
                          features = 0, th = 1e-4, na.action = na.omit,
-                         solver = c("auto", "exact", "iterative", "randomized"),
+                         solver = c("auto", "exact", "iterative", "randomized",
+                                    "matrix_free"),
                          threads = kpca_threads(), control = list(),
                          center = FALSE, scale. = FALSE, variance = NULL,
                          landmarks = NULL, landmark_rule = c("uniform", "kmeans++"), ...) {
@@ -362,9 +381,11 @@ kpca_data <- function(x, na.action, center, scale., precomputed) {
 kpca_exact <- function(x, kernel, features, th, solver, threads, control, variance, call,
                        removed, scaling) {
   n <- NROW(x)
-  solver <- choose_solver(solver, n, features)
+  solver <- choose_solver(solver, n, features, fits = buffer_fits(n, features))
+  if (solver == "matrix_free")  # R/matrix_free.R: no n x n buffer
+    return(kpca_matrix_free(x, kernel, features, th, threads, control, call, removed,
+                            scaling))
   settings <- solver_control(control, n, features)
-  check_memory(n, features)
   precomputed <- is_precomputed(kernel)
   # g of a conformal kernel, once on the training rows; predict() reuses them
   weights <- if (!precomputed) kernel_weights(kernel, x)
@@ -379,19 +400,28 @@ kpca_exact <- function(x, kernel, features, th, solver, threads, control, varian
   comp <- exact_components(res, n, th, features, row_labels(x), removed)
   features <- if (is.null(variance)) features else length(comp$eig)
   iterations <- if (solver == "iterative") res$restarts
+  # the certificate: one product with the kernel matrix (the user's, or the
+  # kernel's tile by tile: the buffer is gone, and dsytrd overwrote it)
+  product <- if (precomputed) function(V) x %*% V
+             else function(V) kernel_block_product(x, 0L, n, kernel_program(kernel),
+                                                   weights, V, threads)
+  residuals <- stats::setNames(
+    eigen_residuals(product, comp$eig, sweep(comp$alpha, 2L, sqrt(comp$eig), "*")),
+    names(comp$eig))
   if (precomputed)
     return(validate_fastkpca_precomputed(new_fastkpca_precomputed(
       alpha = comp$alpha, eig = comp$eig, rotated = comp$rotated, features = features,
       th = th, threads = threads, variance_total = res$variance_total, call = call,
       na.action = removed, kernel_colmeans = res$colmeans, kernel_mean = res$grand_mean,
-      solver = solver, iterations = iterations, variance = variance)))
+      solver = solver, iterations = iterations, variance = variance,
+      eig_residuals = residuals)))
   validate_fastkpca_exact(new_fastkpca_exact(
     alpha = comp$alpha, eig = comp$eig, rotated = comp$rotated, kernel = kernel,
     kpar = kernel_kpar(kernel), features = features, th = th, threads = threads,
     variance_total = res$variance_total, center = scaling$center, scale = scaling$scale,
     call = call, na.action = removed, xmatrix = x, kernel_weights = weights,
     kernel_colmeans = res$colmeans, kernel_mean = res$grand_mean, solver = solver,
-    iterations = iterations, variance = variance))
+    iterations = iterations, variance = variance, eig_residuals = residuals))
 }
 
 # eig, alpha and rotated from the eigenpairs of Kc / n that C returned:

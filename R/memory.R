@@ -29,20 +29,40 @@ format_bytes <- function(b) {
   sprintf("%.1f %s", b / 1024^p, units[p + 1])
 }
 
-# Refuse a fit whose memory cannot fit, with the amount it would need.
-check_memory <- function(n, features, available = available_bytes()) {
+# The memory a fit may use: options(fastkpca.memory_limit = bytes) where
+# set (a budget, which the tests use to reach the matrix-free solver on
+# small data), else what the system can still give.
+memory_budget <- function() {
+  limit <- getOption("fastkpca.memory_limit")
+  if (is.null(limit)) return(available_bytes())
+  if (!is.numeric(limit) || length(limit) != 1L || is.na(limit) || limit <= 0)
+    stop("option 'fastkpca.memory_limit' must be a positive number of bytes",
+         call. = FALSE)
+  as.double(limit)
+}
+
+# Whether the n x n buffer of an exact fit fits in the budget.
+buffer_fits <- function(n, features, available = memory_budget()) {
   need <- fit_bytes(n, features)
+  (is.na(available) || need <= available) && need <= 8 * .Machine$integer.max^2
+}
+
+# Refuse a fit whose memory cannot fit, with the amount it would need and
+# the ways on: Nystrom, or the matrix-free exact solver for some features.
+check_memory <- function(n, features, available = memory_budget()) {
+  need <- fit_bytes(n, features)
+  ways <- paste0("landmarks = \"auto\" fits centered Nystr\u00f6m kernel PCA ",
+                 "without that matrix, and with 'features' > 0, ",
+                 "solver = \"matrix_free\" (or \"auto\") computes them exactly ",
+                 "without it")
   if (!is.na(available) && need > available)
     stop(sprintf(paste0("a fit on %.0f rows needs about %s (one %.0f x %.0f double matrix), ",
-                        "but only %s of memory is available; ",
-                        "landmarks = \"auto\" fits centered Nystr\u00f6m kernel PCA ",
-                        "without that matrix"),
-                 n, format_bytes(need), n, n, format_bytes(available)), call. = FALSE)
+                        "but only %s of memory is available; %s"),
+                 n, format_bytes(need), n, n, format_bytes(available), ways), call. = FALSE)
   # where the available memory is unknown, R_alloc in C still refuses what
   # cannot be allocated
   if (need > 8 * .Machine$integer.max^2)
-    stop(sprintf(paste0("a fit on %.0f rows needs about %s; landmarks = \"auto\" fits ",
-                        "centered Nystr\u00f6m kernel PCA without the n x n matrix"),
-                 n, format_bytes(need)), call. = FALSE)
+    stop(sprintf("a fit on %.0f rows needs about %s; %s", n, format_bytes(need), ways),
+         call. = FALSE)
   invisible(need)
 }

@@ -109,8 +109,11 @@ describe_scaling <- function(center, scale) {
 #'   list with `kernel` (a description of the kernel and its parameters),
 #'   `n` (the number of observations), `variance_total` and `importance`, a
 #'   3-row matrix (rows `"Eigenvalue"`, `"Proportion of Variance"` and
-#'   `"Cumulative Proportion"`) with one column per component. Its print
-#'   method returns its argument invisibly.
+#'   `"Cumulative Proportion"`) with one column per component; for exact and
+#'   precomputed fits also `eig_residuals` (the certificate of each
+#'   eigenpair, see [kpca()]), `solver` and `passes` (matrix-free fits),
+#'   which print() shows as a row "Residual". Its print method returns its
+#'   argument invisibly.
 #' @seealso [kpca()], [plot.fastkpca()] for a scree plot.
 #' @examples
 #' fit <- kpca(as.matrix(iris[, 1:4]), kpar = list(sigma = 0.2), features = 10)
@@ -127,7 +130,9 @@ summary.fastkpca <- function(object, ...) {
                       "Cumulative Proportion" = cumsum(prop))
   structure(list(kernel = format(object$kernel),
                  n = fit_nobs(object), variance_total = object$variance_total,
-                 importance = importance, method = "Kernel PCA", landmarks = NULL),
+                 importance = importance, method = "Kernel PCA", landmarks = NULL,
+                 eig_residuals = object$eig_residuals, solver = object$solver,
+                 passes = object$passes),
             class = "summary.fastkpca")
 }
 
@@ -144,7 +149,14 @@ print.summary.fastkpca <- function(x, digits = max(3L, getOption("digits") - 3L)
   # so that a row showed 0.1005, 0.09262 and 0.0826)
   shown <- t(apply(x$importance, 1L, format, digits = digits))
   dimnames(shown) <- dimnames(x$importance)
+  # the certificate of each eigenpair, where the fit has one
+  if (!is.null(x$eig_residuals))
+    shown <- rbind(shown, Residual = formatC(x$eig_residuals, digits = 1L, format = "e"))
   print(noquote(shown), right = TRUE)
+  if (!is.null(x$eig_residuals))
+    cat("Residual: ||Kc v - n eig v|| / (n max(eig)) of each eigenpair (solver \"",
+        x$solver, "\"", if (!is.null(x$passes)) sprintf(", %d passes", x$passes), ")\n",
+        sep = "")
   invisible(x)
 }
 

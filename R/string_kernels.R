@@ -265,7 +265,8 @@ kernel_matrix_strings <- function(x, arg) {
 #' @export
 kpca.character <- function(x, kernel = "stringdot", kpar = list(length = 4, lambda = 0.5),
                            features = 0, th = 1e-4, na.action = na.omit,
-                           solver = c("auto", "exact", "iterative", "randomized"),
+                           solver = c("auto", "exact", "iterative", "randomized",
+                                      "matrix_free"),
                            threads = kpca_threads(), control = list(), variance = NULL,
                            landmarks = NULL, ...) {
   call <- match.call()

@@ -243,6 +243,12 @@ SEXP preimage_coefficients(SEXP z, SEXP kernel, SEXP weights, SEXP x, SEXP ridge
 SEXP preimage_fixed_point(SEXP start, SEXP t, SEXP A, SEXP x, SEXP kernel, SEXP maxit,
                           SEXP tol, SEXP threads);
 
+/* matrix_free.c: the kernel's rows times a block of vectors, never stored
+ * (the matrix-free exact solver's pass, R/matrix_free.R) */
+SEXP kernel_block_product(SEXP x, SEXP row0, SEXP nrow, SEXP kernel, SEXP weights, SEXP V,
+                          SEXP threads);
+SEXP oriented_columns(SEXP V);
+
 /* nystrom.c: centered Nystrom kernel PCA */
 SEXP nystrom_statistics(SEXP x, SEXP landmarks, SEXP kernel, SEXP xweights,
                         SEXP lweights, SEXP shift, SEXP block_rows, SEXP threads,

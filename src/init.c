@@ -19,6 +19,8 @@ static const R_CallMethodDef call_methods[] = {
     CALLDEF(kica_contrast, 3),
     CALLDEF(kica_sweeps, 8),
     CALLDEF(kcca_ichol, 5),
+    CALLDEF(kernel_block_product, 7),
+    CALLDEF(oriented_columns, 1),
     {NULL, NULL, 0}
 };
 

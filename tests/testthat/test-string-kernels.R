@@ -237,6 +237,20 @@ test_that("the exact fit's solvers agree and threads do not change the result", 
                      kernel_matrix(stringdot(type = type, lambda = 1.2), x, threads = 2))
 })
 
+test_that("strings take every solver of a numeric fit, matrix-free included", {
+  x <- fx_strings(40, lo = 10, hi = 40, seed = 12)
+  k <- stringdot(type = "constant")
+  exact <- kpca(x, kernel = k, features = 3, solver = "exact")
+  expect_length(exact$eig_residuals, 3L)
+  expect_lt(max(exact$eig_residuals), 1e-10)
+  free <- kpca(x, kernel = k, features = 3, solver = "matrix_free", threads = 2)
+  expect_s3_class(free, "fastkpca_string")
+  expect_kpca_equal(free, list(eig = exact$eig, alpha = exact$alpha, rotated = exact$rotated),
+                    tol = 1e-6, label = "matrix-free")
+  z <- fx_strings(3, seed = 13)
+  expect_lt(rel_diff(predict(free, z), predict(exact, z)), 1e-6)
+})
+
 test_that("Nystrom on strings: all strings as landmarks is the exact fit; blocks add up", {
   x <- fx_strings(30, seed = 10)
   exact <- kpca(x, kpar = list(length = 3), features = 3)

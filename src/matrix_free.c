@@ -1,0 +1,123 @@
+/* The one heavy step of the matrix-free exact solver (R/matrix_free.R):
+ * Y = K[rows, ] V, the uncentered kernel matrix's rows times a block of
+ * vectors, with the kernel computed tile by tile and never stored.
+ *
+ * For each block of rows (at most MF_ROW_BLOCK, fewer for large n so that
+ * an interrupt check comes at least every MF_CHECK_VALUES kernel values),
+ * the kernel between those rows and MF_COL_BLOCK training rows at a time
+ * is computed into one tile (kernel_block(), threaded, the fast register
+ * tiles where the kernel has them), and the tile times the matching rows
+ * of V is added to the block's rows of Y, threads splitting the rows.
+ *
+ * Every entry of Y is summed over the training rows in increasing order,
+ * one product at a time, and every kernel value is computed the same way
+ * wherever it sits in a tile (kernel_simd.h), so a row's result does not
+ * depend on which rows share its call, on the block sizes or on the
+ * number of threads: the passes give the same numbers for any split of
+ * the rows among the workers of future::plan() (R/matrix_free.R). */
+#include "fastkpca.h"
+#ifdef _OPENMP
+# include <omp.h>
+#endif
+
+#define MF_ROW_BLOCK 256
+#define MF_COL_BLOCK 512
+#define MF_CHECK_VALUES 33554432.0   /* 2^25 kernel values between checks */
+
+/* Y[i0 + r, c] += sum_j T[r, j] V[j0 + j, c] for r < nr, j < nc, c < b:
+ * T is nr x nc (leading dimension nr), V n x b, Y ny x b. The sum over j
+ * runs in increasing order into Y itself, for each entry on its own, so
+ * the rows can be split among threads freely. Four vectors at a time keep
+ * four sums per row in registers. */
+static void tile_times_block(const double *T, int nr, int nc, const double *V, int n,
+                             int j0, int b, double *Y, int ny, int i0, int threads)
+{
+#ifdef _OPENMP
+#pragma omp parallel for num_threads(threads) schedule(static) if (threads > 1)
+#endif
+    for (int r0 = 0; r0 < nr; r0 += 8) {
+        int r1 = r0 + 8 < nr ? r0 + 8 : nr;
+        for (int c = 0; c < b; c += 4) {
+            int cw = b - c < 4 ? b - c : 4;
+            double acc[8][4];
+            for (int r = r0; r < r1; r++)
+                for (int q = 0; q < cw; q++)
+                    acc[r - r0][q] = Y[(size_t) (c + q) * ny + i0 + r];
+            for (int j = 0; j < nc; j++) {
+                const double *t = T + (size_t) j * nr;
+                double v[4];
+                for (int q = 0; q < cw; q++) v[q] = V[(size_t) (c + q) * n + j0 + j];
+                for (int r = r0; r < r1; r++)
+                    for (int q = 0; q < cw; q++) acc[r - r0][q] += t[r] * v[q];
+            }
+            for (int r = r0; r < r1; r++)
+                for (int q = 0; q < cw; q++)
+                    Y[(size_t) (c + q) * ny + i0 + r] = acc[r - r0][q];
+        }
+    }
+}
+
+/* .Call (kernel_block_product() in R/matrix_free.R): K[rows, ] V, a
+ * length(rows) x ncol(V) double matrix, K the kernel matrix of the rows of
+ * x. x: n x d double matrix (all training rows; their column means shift
+ * the distance kernels, as in the exact fit), or n strings for a string
+ * kernel; row0, nrow: integers, the
+ * rows row0 + 1 ... row0 + nrow (1-based, as R counts); kernel: a program
+ * from fastkpca:::kernel_program(); weights: the conformal weights of the
+ * rows of x; V: n x b double matrix; threads. */
+SEXP kernel_block_product(SEXP x, SEXP row0, SEXP nrow, SEXP kernel, SEXP weights, SEXP V,
+                          SEXP threads)
+{
+    kernel_eval k;
+    kernel_eval_from_R(kernel, &k);
+    int nthreads = as_threads(threads);
+    /* the rows of x, or its strings for a string kernel (indexed here) */
+    kernel_point_sets(&k, R_NilValue, NULL, x, "x", nthreads);
+    check_double_matrix(V, "V");
+    int n = k.any_string ? (int) XLENGTH(x) : nrows(x), b = ncols(V);
+    if (n < 1) error("'x' must have at least one row");
+    if (nrows(V) != n) error("'V' must have %d rows, not %d", n, nrows(V));
+    int first = as_count(row0, "row0", 0, n - 1);
+    int rows = as_count(nrow, "nrow", 1, n - first);
+
+    kernel_points xp;
+    kernel_points_fixed(&k, x, weights, &xp);
+    const double **rbuf = (const double **) R_alloc((size_t) k.nweights + 1,
+                                                    sizeof(double *));
+    const double **cbuf = (const double **) R_alloc((size_t) k.nweights + 1,
+                                                    sizeof(double *));
+    int rb = (int) (MF_CHECK_VALUES / n);
+    rb = rb > MF_ROW_BLOCK ? MF_ROW_BLOCK : rb < 8 ? 8 : rb / 8 * 8;
+    double *T = (double *) R_alloc((size_t) rb * MF_COL_BLOCK, sizeof(double));
+
+    SEXP ans = PROTECT(allocMatrix(REALSXP, rows, b));
+    double *Y = REAL(ans);
+    for (R_xlen_t i = 0; i < XLENGTH(ans); i++) Y[i] = 0.0;
+    for (int i0 = 0; i0 < rows; i0 += rb) {
+        int nr = rows - i0 < rb ? rows - i0 : rb;
+        kernel_points a = kernel_points_view(&k, &xp, first + i0, nr, rbuf);
+        for (int j0 = 0; j0 < n; j0 += MF_COL_BLOCK) {
+            int nc = n - j0 < MF_COL_BLOCK ? n - j0 : MF_COL_BLOCK;
+            const void *vmax = vmaxget();
+            kernel_points c = kernel_points_view(&k, &xp, j0, nc, cbuf);
+            kernel_block(&k, &a, &c, 0, T, nthreads, "");
+            vmaxset(vmax);
+            tile_times_block(T, nr, nc, REAL(V), n, j0, b, Y, rows, i0, nthreads);
+        }
+        R_CheckUserInterrupt();
+    }
+    UNPROTECT(1);
+    return ans;
+}
+
+/* .Call (oriented_columns() in R/matrix_free.R): a copy of the n x k double
+ * matrix V with the sign rule of every fit applied (orient_columns() in
+ * eigen.c). */
+SEXP oriented_columns(SEXP V)
+{
+    if (!isReal(V) || !isMatrix(V)) error("'V' must be a double matrix");
+    SEXP ans = PROTECT(duplicate(V));
+    orient_columns(nrows(ans), ncols(ans), REAL(ans));
+    UNPROTECT(1);
+    return ans;
+}

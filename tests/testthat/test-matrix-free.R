@@ -1,0 +1,192 @@
+# The matrix-free exact solver (R/matrix_free.R, src/matrix_free.c): the
+# eigenpairs of the dense solvers without the n x n matrix, an honest
+# certificate on every fit, auto's switch under a memory budget, the same
+# numbers under every future plan, lost workers retried, progress.
+
+mf_rows <- function(n, d = 4, seed = 1) {
+  with_seed(seed, matrix(rnorm(n * d), n, d) %*% diag(2^(-(seq_len(d) - 1) / 4), d))
+}
+
+test_that("matrix_free gives the dense exact solver's eigenpairs, for every kind of kernel", {
+  x <- mf_rows(400)
+  g <- function(rows) 1 + 0.5 * tanh(rows[, 1])
+  cases <- list(
+    rbf = list(kernel = "rbfdot", kpar = list(sigma = 0.2)),
+    laplace = list(kernel = "laplacedot", kpar = list(sigma = 0.3)),
+    poly = list(kernel = "polydot", kpar = list(degree = 2, scale = 0.5, offset = 1)),
+    anova = list(kernel = "anovadot", kpar = list(sigma = 0.5, degree = 2)),
+    sum = list(kernel = kern("rbfdot", sigma = 0.2) + 0.5 * kern("polydot", degree = 2)),
+    conformal = list(kernel = kern_conformal(kern("rbfdot", sigma = 0.2), g)))
+  for (name in names(cases)) {
+    case <- cases[[name]]
+    args <- c(list(x), case, list(features = 5))
+    ex <- do.call(kpca, c(args, list(solver = "exact")))
+    mf <- with_seed(2, do.call(kpca, c(args, list(solver = "matrix_free",
+                                                    control = list(tol = 1e-11)))))
+    expect_identical(mf$solver, "matrix_free")
+    expect_kpca_equal(mf, ex, tol = 1e-8, label = name)
+    expect_lt(rel_diff(mf$eig, ex$eig), 1e-10, label = paste(name, "eig"))
+    # the centering terms and the total variance that predict() and summary() use
+    expect_equal(mf$kernel_colmeans, ex$kernel_colmeans, tolerance = 1e-12)
+    expect_equal(mf$kernel_mean, ex$kernel_mean, tolerance = 1e-12)
+    expect_equal(mf$variance_total, ex$variance_total, tolerance = 1e-10)
+    expect_cols_equal_up_to_sign(predict(mf, x[1:30, ] + 0.1), predict(ex, x[1:30, ] + 0.1),
+                                 tol = 1e-7, label = paste(name, "predict"))
+  }
+})
+
+test_that("matrix_free matches kernlab and the plain-R fit", {
+  skip_if_not_installed("kernlab")
+  x <- mf_rows(300, d = 3)
+  mf <- with_seed(1, kpca(x, kernel = "rbfdot", kpar = list(sigma = 0.3), features = 4,
+                          solver = "matrix_free", control = list(tol = 1e-11)))
+  expect_kpca_equal(mf, kernlab_fit(x, "rbfdot", list(sigma = 0.3), features = 4),
+                    tol = 1e-7, label = "kernlab")
+  expect_kpca_equal(mf, plain_kpca(x, "rbfdot", list(sigma = 0.3), features = 4),
+                    tol = 1e-7, label = "plain R")
+})
+
+test_that("every solver's certificate is the residual recomputed in plain R", {
+  x <- mf_rows(300)
+  n <- nrow(x)
+  Kc <- plain_center(plain_kernel(x, x, "rbfdot", list(sigma = 0.25)))
+  residual <- function(fit) {
+    V <- sweep(fit$alpha, 2L, sqrt(fit$eig), "*")
+    sqrt(colSums((Kc %*% V / n - sweep(V, 2L, fit$eig, "*"))^2)) / max(fit$eig)
+  }
+  for (solver in c("exact", "iterative", "randomized", "matrix_free")) {
+    fit <- with_seed(3, kpca(x, kpar = list(sigma = 0.25), features = 4, solver = solver))
+    r <- residual(fit)
+    expect_length(fit$eig_residuals, 4L)
+    expect_true(all(abs(fit$eig_residuals - r) <= 1e-13 + 1e-6 * r), label = solver)
+  }
+  # a threshold fit (features = 0) and a precomputed one carry it too
+  fit0 <- kpca(x, kpar = list(sigma = 0.25))
+  expect_true(all(abs(fit0$eig_residuals - residual(fit0)) <= 1e-12))
+  K <- plain_kernel(x, x, "rbfdot", list(sigma = 0.25))
+  pre <- kpca(K, kernel = "precomputed", features = 3)
+  expect_true(all(abs(pre$eig_residuals - residual(pre)) <= 1e-12))
+  # the matrix-free fit reached its tolerance, and says how it got there
+  mf <- with_seed(3, kpca(x, kpar = list(sigma = 0.25), features = 4,
+                          solver = "matrix_free", control = list(tol = 1e-9)))
+  expect_true(all(mf$eig_residuals <= 1e-9))
+  expect_identical(length(mf$residual_history), mf$passes)
+  expect_identical(tail(mf$residual_history, 1), max(mf$eig_residuals))
+  # summary() shows it
+  out <- capture.output(summary(mf))
+  expect_true(any(grepl("^Residual", out)))
+  expect_true(any(grepl("solver \"matrix_free\", [0-9]+ passes", out)))
+})
+
+test_that("a solver that cannot reach its tolerance says by how much", {
+  x <- mf_rows(300)
+  expect_warning(fit <- kpca(x, kpar = list(sigma = 0.25), features = 4,
+                             solver = "matrix_free",
+                             control = list(tol = 1e-15, maxit = 3, landmarks = 0)),
+                 "did not reach control\\$tol \\(1e-15\\) in 3 passes.*times the tolerance")
+  expect_identical(fit$passes, 3L)
+  expect_true(all(is.finite(fit$eig)))
+})
+
+test_that("auto goes matrix-free when the buffer does not fit, and features = 0 names both ways", {
+  x <- mf_rows(300)
+  old <- options(fastkpca.memory_limit = 1e5)
+  on.exit(options(old))
+  fit <- with_seed(4, kpca(x, kpar = list(sigma = 0.2), features = 3))
+  expect_identical(fit$solver, "matrix_free")
+  expect_error(kpca(x, kpar = list(sigma = 0.2)),
+               "landmarks = \"auto\".*solver = \"matrix_free\"")
+  expect_error(kpca(x, kpar = list(sigma = 0.2), features = 3, solver = "exact"),
+               "needs about .* but only 97.7 KiB")
+  options(fastkpca.memory_limit = "a lot")
+  expect_error(kpca(x, features = 3), "'fastkpca.memory_limit' must be a positive number")
+  options(old)
+  expect_identical(kpca(x, kpar = list(sigma = 0.2), features = 3)$solver, "iterative")
+})
+
+test_that("bad settings of the matrix-free solver are named", {
+  x <- mf_rows(100)
+  expect_error(kpca(x, features = 0, solver = "matrix_free"), "needs 'features' > 0")
+  expect_error(kpca(x, features = 3, solver = "matrix_free", control = list(block = 2)),
+               "'control\\$block' must be")
+  expect_error(kpca(x, features = 3, solver = "matrix_free", control = list(ncv = 5)),
+               "'control\\$ncv' must be")
+  expect_error(kpca(x, features = 3, solver = "matrix_free", control = list(landmarks = -1)),
+               "'control\\$landmarks' must be")
+  K <- plain_kernel(x, x, "rbfdot", list(sigma = 1))
+  expect_error(kpca(K, kernel = "precomputed", features = 2, solver = "matrix_free"),
+               "needs the data rows")
+})
+
+test_that("the passes give the same numbers for any rows, threads and plan", {
+  x <- mf_rows(700)
+  program <- fastkpca:::kernel_program(kern("rbfdot", sigma = 0.2))
+  V <- with_seed(5, matrix(rnorm(700 * 3), 700, 3))
+  all_rows <- fastkpca:::kernel_block_product(x, 0L, 700L, program, list(), V, 1L)
+  expect_equal(all_rows, plain_kernel(x, x, "rbfdot", list(sigma = 0.2)) %*% V,
+               tolerance = 1e-12)
+  # rows split anywhere, any number of threads: the same bits
+  parts <- rbind(fastkpca:::kernel_block_product(x, 0L, 13L, program, list(), V, 2L),
+                 fastkpca:::kernel_block_product(x, 13L, 500L, program, list(), V, 3L),
+                 fastkpca:::kernel_block_product(x, 513L, 187L, program, list(), V, 1L))
+  expect_identical(parts, all_rows)
+  skip_if_not_installed("future")
+  fit_of <- function() with_seed(6, kpca(x, kpar = list(sigma = 0.2), features = 3,
+                                         solver = "matrix_free", threads = 1))
+  here <- fit_of()
+  on.exit(future::plan(future::sequential))
+  future::plan(future::multisession, workers = 2)
+  there <- fit_of()
+  expect_identical(there$eig, here$eig)
+  expect_identical(there$alpha, here$alpha)
+  future::plan(future::cluster, workers = 2)
+  expect_identical(fit_of()$alpha, here$alpha)
+})
+
+test_that("a chunk whose worker dies is run again on another, and the fit is the same", {
+  skip_if_not_installed("future")
+  skip_on_os("windows")
+  parts <- lapply(1:4, function(i) mf_rows(60, seed = i))
+  marker <- tempfile()
+  reader <- function(i) {
+    if (i == 3L && !file.exists(marker)) {
+      file.create(marker)
+      tools::pskill(Sys.getpid(), tools::SIGKILL)   # this worker dies, once
+    }
+    parts[[i]]
+  }
+  landmarks <- parts[[1]][1:20, ]
+  ref <- kpca(row_chunks(parts), kpar = list(sigma = 0.2), features = 2,
+              landmarks = landmarks)
+  on.exit(future::plan(future::sequential))
+  future::plan(future::multisession, workers = 2)
+  fit <- kpca(row_chunks(reader, chunks = 4), kpar = list(sigma = 0.2), features = 2,
+              landmarks = landmarks)
+  expect_true(file.exists(marker))
+  expect_equal(fit$eig, ref$eig, tolerance = 1e-12)
+  # a chunk that kills every worker it reaches: the error names it, after
+  # the retries, and no fit is returned
+  always <- function(i) {
+    if (i == 2L) tools::pskill(Sys.getpid(), tools::SIGKILL)
+    parts[[i]]
+  }
+  expect_error(kpca(row_chunks(always, chunks = 4), kpar = list(sigma = 0.2), features = 2,
+                    landmarks = landmarks),
+               "chunk.* was lost 3 times")
+})
+
+test_that("progress reports the passes and the largest residual", {
+  skip_if_not_installed("progressr")
+  x <- mf_rows(300)
+  old <- options(progressr.enable = TRUE)
+  on.exit(options(old))
+  messages <- character()
+  fit <- withCallingHandlers(
+    with_seed(7, kpca(x, kpar = list(sigma = 0.2), features = 3, solver = "matrix_free")),
+    progression = function(p) {
+      if (identical(p$type, "update")) messages <<- c(messages, conditionMessage(p))
+    })
+  expect_length(messages, fit$passes)
+  expect_match(messages[1], "^pass 1, largest residual [0-9.e+-]+$")
+  expect_match(messages[fit$passes], sprintf("^pass %d, ", fit$passes))
+})
