@@ -329,7 +329,8 @@ kpca.default <- function(x, kernel = "rbfdot", kpar = list(sigma = 0.1),
   x <- data$x
   if (identical(kpar, "automatic")) kernel <- automatic_sigma_kernel(kernel, x)
   kpca_steps(x, kernel, features, th, solver, threads, control, variance, landmarks,
-             landmark_rule, call, data$removed, data$scaling)
+             landmark_rule, call, data$removed, data$scaling,
+             threads_given = !missing(threads))
 }
 
 # The steps of every fit once its rows are prepared (x: a double matrix
@@ -337,7 +338,8 @@ kpca.default <- function(x, kernel = "rbfdot", kpar = list(sigma = 0.1),
 # kpca.character()): the settings checked, then centered Nystrom (with
 # landmarks) or the exact fit, and the warning about a flat kernel.
 kpca_steps <- function(x, kernel, features, th, solver, threads, control, variance,
-                       landmarks, landmark_rule, call, removed, scaling) {
+                       landmarks, landmark_rule, call, removed, scaling,
+                       threads_given = TRUE) {
   features <- check_features(features, NROW(x))
   variance <- check_variance(variance, features, solver)
   if (!is.null(landmarks)) {  # centered Nystrom, R/nystrom.R
@@ -348,7 +350,7 @@ kpca_steps <- function(x, kernel, features, th, solver, threads, control, varian
                         call, removed, scaling))
   }
   fit <- kpca_exact(x, kernel, features, th, solver, threads, control, variance, call,
-                    removed, scaling)
+                    removed, scaling, threads_given = threads_given)
   # not returned from warn_if_flat_kernel(): it returns invisibly
   warn_if_flat_kernel(fit)
   fit
@@ -379,12 +381,12 @@ kpca_data <- function(x, na.action, center, scale., precomputed) {
 # The exact fit (and the precomputed one) on one n x n buffer in C
 # (src/fit.c): kernel, centering, eigenpairs; then the components.
 kpca_exact <- function(x, kernel, features, th, solver, threads, control, variance, call,
-                       removed, scaling) {
+                       removed, scaling, threads_given = TRUE) {
   n <- NROW(x)
   solver <- choose_solver(solver, n, features, fits = buffer_fits(n, features))
   if (solver == "matrix_free")  # R/matrix_free.R: no n x n buffer
     return(kpca_matrix_free(x, kernel, features, th, threads, control, call, removed,
-                            scaling))
+                            scaling, threads_given))
   settings <- solver_control(control, n, features)
   precomputed <- is_precomputed(kernel)
   # g of a conformal kernel, once on the training rows; predict() reuses them

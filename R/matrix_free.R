@@ -95,13 +95,16 @@ matrix_free_control <- function(control, n, features) {
 # The fit: the eigenpairs from matrix_free_eigen(), the centering terms
 # from the first pass, the components and the fit as the exact solver's.
 kpca_matrix_free <- function(x, kernel, features, th, threads, control, call, removed,
-                             scaling) {
+                             scaling, threads_given = TRUE) {
   n <- NROW(x)
   if (is_precomputed(kernel))
     stop("solver = \"matrix_free\" needs the data rows: a precomputed kernel matrix ",
          "is stored already; use solver = \"exact\" or \"iterative\"", call. = FALSE)
   settings <- matrix_free_control(control, n, features)
   weights <- kernel_weights(kernel, x)
+  # on future's workers, threads per worker: by default kpca_threads()
+  # shared among them, as for chunks (chunk_threads())
+  if (!threads_given && chunks_in_parallel()) threads <- chunk_threads()
   op <- matrix_free_operator(x, kernel, weights, threads)
   on.exit(op$close())
   start <- matrix_free_start(x, kernel, settings, op$threads)

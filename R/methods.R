@@ -154,9 +154,10 @@ print.summary.fastkpca <- function(x, digits = max(3L, getOption("digits") - 3L)
     shown <- rbind(shown, Residual = formatC(x$eig_residuals, digits = 1L, format = "e"))
   print(noquote(shown), right = TRUE)
   if (!is.null(x$eig_residuals))
-    cat("Residual: ||Kc v - n eig v|| / (n max(eig)) of each eigenpair (solver \"",
-        x$solver, "\"", if (!is.null(x$passes)) sprintf(", %d passes", x$passes), ")\n",
-        sep = "")
+    writeLines(strwrap(sprintf(
+      "Residual: ||Kc v / n - eig v|| / max(eig) of each eigenpair (solver \"%s\"%s)",
+      x$solver, if (is.null(x$passes)) "" else sprintf(", %d passes", x$passes)),
+      width = getOption("width"), exdent = 2L))
   invisible(x)
 }
 

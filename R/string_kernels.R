@@ -287,7 +287,8 @@ kpca.character <- function(x, kernel = "stringdot", kpar = list(length = 4, lamb
   th <- check_th(th)
   # then the steps of every fit (R/kpca.R): the strings are the rows
   fit <- kpca_steps(x, kernel, features, th, solver, threads, control, variance, landmarks,
-                    "uniform", call, removed, list(center = FALSE, scale = FALSE))
+                    "uniform", call, removed, list(center = FALSE, scale = FALSE),
+                    threads_given = !missing(threads))
   validate_fastkpca_string(new_fastkpca_string(fit))
 }
 

@@ -2,7 +2,8 @@
 # Installs what building, checking and testing fastkpca needs, where it is
 # missing: R packages (kernlab, testthat, knitr, rmarkdown) and the tools
 # R CMD check --as-cran uses (pandoc for the vignette, qpdf, pdflatex for
-# the PDF manual, tidy for the HTML manual, valgrind for scripts/valgrind.sh). Debian's packages are used when
+# the PDF manual, tidy for the HTML manual, valgrind for scripts/valgrind.sh,
+# chromium for the site's test). Debian's packages are used when
 # running as root with apt-get; otherwise R packages come from CRAN through
 # install.packages() with the repository R is set up with.
 set -euo pipefail
@@ -16,13 +17,17 @@ r_packages+=(generics recipes ggplot2 tibble rlang)
 # chunked Nystrom on future's backends, with progress, and a real database
 # for the chunked-source tests (Suggests; all in Debian as r-cran-*)
 r_packages+=(future future.apply progressr DBI RSQLite)
+# the pkgdown site (scripts/site.sh), which scripts/test.sh builds and
+# tests/testthat/test-site.R opens in headless Chromium (not an R
+# dependency of the package: Debian's r-cran-pkgdown, or CRAN)
+r_packages+=(pkgdown)
 missing_r=()
 for p in "${r_packages[@]}"; do
   Rscript -e "quit(status = if (requireNamespace('$p', quietly = TRUE)) 0 else 1)" \
     >/dev/null 2>&1 || missing_r+=("$p")
 done
 missing_tools=()
-for t in pandoc qpdf tidy valgrind; do
+for t in pandoc qpdf tidy valgrind chromium; do
   command -v "$t" >/dev/null 2>&1 || missing_tools+=("$t")
 done
 # scikit-learn, the oracle of the pre-image tests (they skip without it):

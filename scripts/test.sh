@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # The test command: installs what is missing, builds the package tarball
-# (vignettes included) and runs R CMD check --as-cran on it, which runs the
-# whole test suite. Fails on any ERROR or WARNING, or any failed test.
+# (vignettes included) and the pkgdown site, and runs R CMD check --as-cran
+# on the tarball, which runs the whole test suite (the site's test too).
+# Fails on any ERROR or WARNING, or any failed test.
 set -euo pipefail
 here="$(cd "$(dirname "$0")/.." && pwd)"
 bash "$here/scripts/install-deps.sh"
@@ -15,6 +16,21 @@ trap 'rm -rf "$work"' EXIT
 cd "$work"
 R CMD build "$here"
 tarball="$(ls fastkpca_*.tar.gz)"
+status=0
+
+# The pkgdown site (scripts/site.sh, about a minute), with the package
+# installed from the tarball into a library of its own; the help pages'
+# examples are left out (the check runs them). tests/testthat/test-site.R
+# opens it in headless Chromium during the check (FASTKPCA_SITE_DIR).
+mkdir site-lib
+if R CMD INSTALL --no-test-load --library=site-lib "$tarball" >site-install.log 2>&1; then
+  FASTKPCA_SITE_LIB="$work/site-lib" FASTKPCA_SITE_EXAMPLES=false \
+    bash "$here/scripts/site.sh" "$work/site" >site.log 2>&1 || {
+      tail -n 40 site.log; echo "test: the site did not build"; status=1; }
+else
+  cat site-install.log; echo "test: the package did not install for the site"; status=1
+fi
+export FASTKPCA_SITE_DIR="$work/site"
 
 # checks that need the network are switched off (offline machine); the
 # future-file-timestamps check cannot be (--as-cran forces it on), so it ends
@@ -27,7 +43,6 @@ export NOT_CRAN=true
 export TZ="${TZ:-UTC}"
 # the PDF manual with fonts from texlive-fonts-recommended (see install-deps.sh)
 export R_RD4PDF="times,hyper"
-status=0
 R CMD check --as-cran "$tarball" || status=$?
 
 log=fastkpca.Rcheck/00check.log

@@ -14,6 +14,8 @@
  *   eigen.c   top eigenpairs with LAPACK (dsytrd, then dstemr or dstebz/dstein,
  *             then dormtr; dsyevr for small problems)
  *   lanczos.c top eigenpairs by thick-restart Lanczos (the iterative solver)
+ *   matrix_free.c the kernel's rows times a block of vectors, tile by tile,
+ *             never stored (the matrix-free solver's passes)
  *   fit.c     the .Call entry point that runs the steps on one n x n buffer
  *   project.c rows projected onto a fit's components, block by block
  *             (predict(), and the scores of a Nystrom fit)

@@ -125,9 +125,14 @@ test_that("predict on many new rows stops at a time limit", {
 # half the rows (an eighth of the reduction's work, which dominates), then
 # runs it on all rows and records when an interrupt reached R, and its
 # memory before the fit and after the interrupt.
+# mode "matrix_free": the matrix-free solver, told to make every one of 20
+# passes (a tolerance it cannot reach), whose time grows as n^2.
 sigint_child <- c(
-  'args <- commandArgs(TRUE); n <- as.integer(args[1]); out <- args[2]',
+  'args <- commandArgs(TRUE); n <- as.integer(args[1]); out <- args[2]; mode <- args[3]',
   'suppressPackageStartupMessages(library(fastkpca))',
+  'fit <- if (mode == "exact") function(x) kpca(x) else function(x)',
+  '  suppressWarnings(kpca(x, features = 3, solver = "matrix_free", threads = 1,',
+  '                       control = list(tol = 1e-15, maxit = 20, landmarks = 0)))',
   'rss <- function() {',
   '  s <- grep("^VmRSS:", readLines("/proc/self/status"), value = TRUE)',
   '  as.numeric(gsub("[^0-9]", "", s)) * 1024',
@@ -136,10 +141,10 @@ sigint_child <- c(
   '  writeLines(lines, paste0(path, ".tmp")); file.rename(paste0(path, ".tmp"), path)',
   '}',
   'set.seed(1); x <- matrix(rnorm(n * 10), n, 10)',
-  'half <- system.time(kpca(x[seq_len(n / 2), ]))[["elapsed"]]',
+  'half <- system.time(fit(x[seq_len(n / 2), ]))[["elapsed"]]',
   'invisible(gc()); before <- rss()',
   'publish(as.character(c(Sys.getpid(), half)), paste0(out, ".ready"))',
-  'status <- tryCatch({ kpca(x); "finished" }, interrupt = function(e) "interrupted")',
+  'status <- tryCatch({ fit(x); "finished" }, interrupt = function(e) "interrupted")',
   'caught <- as.numeric(Sys.time())',
   'after <- rss()',
   'small <- kpca(x[1:50, ], features = 2)',
@@ -155,19 +160,20 @@ wait_for_file <- function(path, seconds) {
 
 # Start the child on n rows, send SIGINT at `share` of the fit's estimated
 # time; the child's report, with the estimated time of the whole fit.
-interrupt_child_fit <- function(n, share) {
+interrupt_child_fit <- function(n, share, mode = "exact") {
   script <- tempfile(fileext = ".R")
   out <- tempfile()
   writeLines(sigint_child, script)
   old <- Sys.getenv("R_LIBS", unset = NA)
   Sys.setenv(R_LIBS = paste(.libPaths(), collapse = .Platform$path.sep))
   on.exit(if (is.na(old)) Sys.unsetenv("R_LIBS") else Sys.setenv(R_LIBS = old))
-  system2(file.path(R.home("bin"), "Rscript"), c(script, n, out), wait = FALSE,
+  system2(file.path(R.home("bin"), "Rscript"), c(script, n, out, mode), wait = FALSE,
           stdout = FALSE, stderr = FALSE)
   if (!wait_for_file(paste0(out, ".ready"), 600)) stop("the child did not start")
   ready <- readLines(paste0(out, ".ready"))
   pid <- as.integer(ready[1])
-  full <- 8 * as.numeric(ready[2])
+  # the exact fit's work grows as n^3, the matrix-free one's as n^2
+  full <- (if (mode == "exact") 8 else 4) * as.numeric(ready[2])
   Sys.sleep(share * full)
   sent <- as.numeric(Sys.time())
   invisible(tools::pskill(pid, tools::SIGINT))
@@ -202,5 +208,24 @@ test_that("SIGINT stops a large exact fit within a panel of work, buffer freed",
   # was before the fit
   expect_lt(res$memory, 8 * n^2 / 2)
   # and R goes on working
+  expect_identical(res$after, "2")
+})
+
+test_that("SIGINT stops a matrix-free fit between tiles, within a pass", {
+  skip_on_cran()
+  skip_under_memcheck()
+  skip_on_os("windows")
+  skip_if_not(file.exists("/proc/self/status"), "no /proc/self/status")
+  n <- 6000
+  res <- interrupt_child_fit(n, share = 1 / 3, mode = "matrix_free")
+  skip_if(res$status == "finished", "the fit ended before the signal")
+  expect_identical(res$status, "interrupted")
+  # the most work between two checks is one block of rows times all rows
+  # (at most 256 x n kernel values), a small share of one of 20 passes; a
+  # tenth of the fit's time (two passes) plus R's reaction to the signal
+  # bounds it, where a pass without checks would run on to its end
+  expect_lt(res$latency, 0.1 * res$full + 0.25)
+  # nothing n x n was ever held
+  expect_lt(res$memory, 8 * n^2 / 2)
   expect_identical(res$after, "2")
 })
