@@ -264,11 +264,12 @@ static void profiles_at_cap(const int *p, const int *lcp, int N, const int *owne
  * index pays one scattered add per pair of its strings that share it.
  * Measured (bench/string-dense-rule.R: "constant" and "exponential" on 400
  * and 1000 DNA strings of 200 to 1000 characters, 2000 of 50 to 100, and
- * 1000 texts of 30 to 150 English words; one thread, R's reference BLAS):
- * shares of 0.02 to 0.1 put thousands of nodes in A and were 2x to 20x
- * slower; from 0.3 to 0.95 the times were within 15% of each other, and
- * 0.5 was the fastest or close to it on every set; with no dense nodes at
- * all, 5% to 20% slower. */
+ * 1000 texts of 30 to 150 English words; CPU time on one thread, R's
+ * reference BLAS, a machine loaded 5x over): shares of 0.02 and 0.1 put
+ * thousands of nodes in A and were 2x to 20x slower; from 0.3 to 0.95
+ * the times were within 25% of each other, 0.5 the fastest on 4 of the 8
+ * cases and within 25% of the fastest on all; with no dense node at all,
+ * from 20% faster (1000 DNA strings, "constant") to 40% slower. */
 #define STRING_DENSE_SHARE 0.5
 #define STRING_DENSE_MIN 8
 
