@@ -379,7 +379,7 @@ ycoef.fastkpca_kcca <- function(object, ...) {
 #' @export
 kernelf.fastkpca_kcca <- function(object, ...) {
   check_accessor_dots("kernelf", ...)
-  object$kernel
+  fit_kernel_function(object$kernel)
 }
 
 #' @export

@@ -2,7 +2,9 @@
 # kern_conformal()), printing, and the structural check of a kernel object.
 # Resolving a kernel spec and compiling it for the C engine: R/kernel_spec.R.
 #
-# A kernel object is a tree of nodes, each a list with `op`:
+# A kernel object, as kern() and the algebra return it, is a kernel
+# function (R/kernel_function.R) that carries a tree of nodes, each a list
+# of class "fastkpca_kernel" with `op`:
 #   "base"      name, kpar        one of the eight named kernels
 #   "sum"       args (2 kernels)  k1 + k2
 #   "product"   args (2 kernels)  k1 * k2
@@ -33,6 +35,17 @@
 #' may take part, and [kpca()] warns when the result has negative
 #' eigenvalues on the data.
 #'
+#' A kernel object is a function of two points, `k(x, y)` (two numeric
+#' vectors of one length, or two strings for a string kernel), as
+#' kernlab's kernels are, and a kernlab kernel: kernlab's functions
+#' (`ksvm()`, `gausspr()`, `kernlab::kpca()`, `kernelMatrix()`, ...) take it,
+#' combinations included, with its kernel matrices computed by fastkpca's C
+#' code (see the section "With kernlab" of [rbfdot()]). Its parts read as
+#' `k$name`, `k$kpar` (or `kpar(k)`); a fit's `kernel` field holds the
+#' expression itself, and [kernelf()] gives the fit's kernel object. One
+#' operand of the algebra may be a kernlab kernel, as in
+#' `kern("rbfdot") + kernlab::polydot(2)`.
+#'
 #' The whole expression is evaluated in C for each tile of the kernel
 #' matrix, so a combined kernel needs no n x n matrix per term and no matrix
 #' arithmetic in R. The function `g` of a conformal kernel is called from R
@@ -43,11 +56,15 @@
 #' @param kernel One of `"rbfdot"`, `"polydot"`, `"vanilladot"`,
 #'   `"tanhdot"`, `"laplacedot"`, `"besseldot"`, `"anovadot"`,
 #'   `"splinedot"` (see [kpca()] for their formulas), a kernlab kernel object
-#'   such as `kernlab::rbfdot(0.5)`, or a kernel object (returned as it is).
+#'   such as `kernlab::rbfdot(0.5)`, or a kernel object (returned as it is,
+#'   as a kernel function).
 #' @param ... The kernel's parameters by name, such as `sigma = 0.5`.
 #'   Parameters left out take the kernel's own defaults (as kernlab's kernel
 #'   generators do: `kern("rbfdot")` has `sigma = 1`).
-#' @return A kernel object, of class `"fastkpca_kernel"`.
+#' @return A kernel object: a kernel function of class
+#'   `c("fastkpca_kernel_function", "fastkpca_kernel", "kernel")` (for
+#'   string kernels, `"fastkpca_string_kernel_function"` first and
+#'   `"stringkernel"` before `"kernel"`).
 #' @seealso [kernel_matrix()] to evaluate a kernel; [kpca()].
 #' @examples
 #' k1 <- kern("rbfdot", sigma = 0.5)
@@ -65,13 +82,13 @@
 kern <- function(kernel, ...) {
   if (is_kernel_spec_object(kernel)) {
     check_no_dots(...)
-    return(as_kernel(kernel))
+    return(kernel_function(as_kernel(kernel)))
   }
   kpar <- list(...)
   if (length(kpar) > 0L && (is.null(names(kpar)) || any(names(kpar) == "")))
     stop("the parameters of 'kernel' must be named, such as kern(\"rbfdot\", sigma = 0.5)",
          call. = FALSE)
-  as_kernel(kernel, kpar, kpar_arg = "")
+  kernel_function(as_kernel(kernel, kpar, kpar_arg = ""))
 }
 
 # An operation node over kernel objects.
@@ -89,31 +106,39 @@ Ops.fastkpca_kernel <- function(e1, e2) {
   not_psd <- function(what)
     stop(what, ": the result would not be a positive semidefinite kernel", call. = FALSE)
   if (missing(e2)) {
-    if (.Generic == "+") return(e1)
+    if (.Generic == "+") return(kernel_function(e1))
     not_psd(sprintf("unary '%s' is not defined for kernels", .Generic))
   }
-  switch(.Generic,
+  # the operands' trees (a kernlab kernel, which has no arithmetic of its
+  # own, becomes one); the result is a kernel function (R/kernel_function.R),
+  # which kernlab takes too
+  tree <- function(e) if (is_kernel_spec_object(e)) as_kernel(e) else e
+  node <- switch(.Generic,
     "+" = {
-      if (!is_kernel(e1) || !is_kernel(e2))
+      if (!is_kernel_spec_object(e1) || !is_kernel_spec_object(e2))
         stop("'+' adds two kernel objects; a kernel plus a number is not supported",
              call. = FALSE)
-      kernel_node("sum", list(e1, e2))
+      kernel_node("sum", list(tree(e1), tree(e2)))
     },
     "*" = {
-      if (is_kernel(e1) && is_kernel(e2)) return(kernel_node("product", list(e1, e2)))
-      if (is_kernel(e1)) { k <- e1; c <- e2 } else { k <- e2; c <- e1 }
-      kernel_node("scale", list(k), value = check_kernel_scale(c))
+      if (is_kernel_spec_object(e1) && is_kernel_spec_object(e2)) {
+        kernel_node("product", list(tree(e1), tree(e2)))
+      } else {
+        if (is_kernel_spec_object(e1)) { k <- e1; c <- e2 } else { k <- e2; c <- e1 }
+        kernel_node("scale", list(tree(k)), value = check_kernel_scale(c))
+      }
     },
     "^" = {
-      if (!is_kernel(e1) || is_kernel(e2))
+      if (!is_kernel_spec_object(e1) || is_kernel_spec_object(e2))
         stop("'^' raises a kernel object to a whole power, such as k^2", call. = FALSE)
       p <- check_kernel_power(e2)
-      if (p == 1) e1 else kernel_node("power", list(e1), value = p)
+      if (p == 1) tree(e1) else kernel_node("power", list(tree(e1)), value = p)
     },
     "-" = not_psd("kernels cannot be subtracted"),
     "/" = not_psd("kernels cannot be divided"),
     stop(sprintf("'%s' is not defined for kernel objects; use +, *, ^, exp() or kern_conformal()",
                  .Generic), call. = FALSE))
+  kernel_function(node)
 }
 
 check_kernel_scale <- function(c) {
@@ -140,7 +165,7 @@ Math.fastkpca_kernel <- function(x, ...) {
   if (.Generic != "exp")
     stop(sprintf("'%s' is not defined for kernel objects; of the math functions only exp() keeps a kernel positive semidefinite",
                  .Generic), call. = FALSE)
-  kernel_node("exp", list(x))
+  kernel_function(kernel_node("exp", list(kernel_tree(x))))
 }
 
 #' @rdname kern
@@ -149,13 +174,13 @@ Math.fastkpca_kernel <- function(x, ...) {
 #'   number per row.
 #' @export
 kern_conformal <- function(k, g) {
-  k <- kern(k)
+  k <- kernel_tree(kern(k))
   if (!is.function(g))
     stop("'g' must be a function of a matrix of rows that returns one number per row",
          call. = FALSE)
   label <- paste(deparse(substitute(g), width.cutoff = 60L), collapse = " ")
   if (nchar(label) > 40L) label <- "g"
-  kernel_node("conformal", list(k), g = g, label = label)
+  kernel_function(kernel_node("conformal", list(k), g = g, label = label))
 }
 
 #' @rdname kern
@@ -195,6 +220,7 @@ format_number <- function(v) {
 # Check the structure of a kernel object (say, one edited by hand or read
 # from an old file), so that a damaged one gives an R error, not a C one.
 check_kernel_tree <- function(k) {
+  k <- kernel_tree(k)
   if (!is_kernel(k) || !is.list(k) || !is.character(k$op) || length(k$op) != 1L ||
       !k$op %in% names(kernel_ops))
     stop("'kernel' is not a valid kernel object", call. = FALSE)

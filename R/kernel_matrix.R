@@ -39,28 +39,28 @@ kernel_matrix <- function(kernel, x, y = NULL, kpar = list(), threads = kpca_thr
     k <- as_kernel(kernel, kpar, kpar_given = !missing(kpar))
   }
   threads <- check_threads(threads)
-  if (!strings) {
-    x <- as_data_matrix(x, "x")
-    check_finite(x, "x")
-    if (ncol(x) == 0L) stop("'x' must have at least one column", call. = FALSE)
-  }
+  if (!strings) x <- kernel_data(x, "x")
   if (is.null(y)) {
     out <- .Call(C_kernel_matrix, x, kernel_program(k), kernel_weights(k, x), threads)
     dimnames(out) <- list(row_labels(x), row_labels(x))
     return(out)
   }
-  if (strings) {
-    y <- kernel_matrix_strings(y, "y")
-  } else {
-    y <- as_data_matrix(y, "y")
-    check_finite(y, "y")
-    if (ncol(y) != ncol(x))
-      stop(sprintf("'y' must have %d columns, as 'x', not %d", ncol(x), ncol(y)),
-           call. = FALSE)
-  }
+  y <- if (strings) kernel_matrix_strings(y, "y") else kernel_data(y, "y", x)
   out <- kernel_cross(x, y, k, threads)
   dimnames(out) <- list(row_labels(x), row_labels(y))
   out
+}
+
+# Points given to a kernel, as a checked double matrix; `like`: the points
+# they are paired with, whose columns they must have.
+kernel_data <- function(x, arg, like = NULL) {
+  x <- as_data_matrix(x, arg)
+  check_finite(x, arg)
+  if (!is.null(like) && ncol(x) != ncol(like))
+    stop(sprintf("'%s' must have %d columns, as 'x', not %d", arg, ncol(like), ncol(x)),
+         call. = FALSE)
+  if (ncol(x) == 0L) stop(sprintf("'%s' must have at least one column", arg), call. = FALSE)
+  x
 }
 
 # The cross-kernel matrix k(z_i, x_j) (nrow(z) x nrow(x)) of a kernel

@@ -1,8 +1,9 @@
 # The one kernel path: every kernel spec a user can give (a name with kpar,
-# a kernlab kernel object, a kernel object from kern()) becomes one kernel
-# object ("fastkpca_kernel", R/kernel_algebra.R) here, once per call, and a
-# kernel object becomes the engine-ready form here: the postfix program that
-# src/kernel.c evaluates, and the conformal weights of a set of rows.
+# a kernlab kernel object, a kernel object from kern(), which is a kernel
+# function, R/kernel_function.R) becomes one kernel tree ("fastkpca_kernel",
+# R/kernel_algebra.R) here, once per call, and a kernel tree becomes the
+# engine-ready form here: the postfix program that src/kernel.c evaluates,
+# and the conformal weights of a set of rows.
 #
 # Adding a base kernel means: its name and defaults in kernel_defaults (a
 # kernel on numbers) or beside stringdot() (R/string_kernels.R), its
@@ -54,7 +55,7 @@ as_kernel <- function(kernel, kpar = list(), kpar_given = FALSE, kpar_arg = "kpa
     if (kpar_given)
       stop("'kpar' must not be given with a kernel object: its parameters are ",
            "part of the object", call. = FALSE)
-    if (is_kernel(kernel)) return(kernel)
+    if (is_kernel(kernel)) return(kernel_tree(kernel))  # R/kernel_function.R
     return(kern_from_kernlab(kernel))
   }
   if (!is.character(kernel) || length(kernel) != 1L || is.na(kernel))

@@ -33,7 +33,8 @@
 #'     `fit$rotated` with the row names of the data and no column names,
 #'     as kernlab's. A fit that keeps no scores is an error: use
 #'     `predict()`.}
-#'   \item{`kernelf()`}{the kernel, as a kernel object ([kern()]), or
+#'   \item{`kernelf()`}{the kernel, as a kernel object ([kern()]): a
+#'     kernel function that kernlab's functions take too; or
 #'     `"precomputed"` for a fit on a kernel matrix (kernlab returns a
 #'     sentence there).}
 #'   \item{`kpar()`}{the kernel's parameters, all of them, defaults
@@ -127,7 +128,7 @@ ycoef <- function(object, ...) UseMethod("ycoef")
 accessor_classes <- list(
   pcv = "fastkpca", eig = "fastkpca", rotated = "fastkpca", xmatrix = "fastkpca",
   kernelf = c("fastkpca", "fastkpca_kcca"), kcall = c("fastkpca", "fastkpca_kcca"),
-  kpar = c("fastkpca", "fastkpca_kcca", "fastkpca_kernel"),
+  kpar = c("fastkpca", "fastkpca_kcca", "fastkpca_kernel", kernel_function_s4_classes),
   kcor = "fastkpca_kcca", xcoef = "fastkpca_kcca", ycoef = "fastkpca_kcca"
 )
 
@@ -205,7 +206,14 @@ rotated.fastkpca <- function(object, ...) {
 #' @export
 kernelf.fastkpca <- function(object, ...) {
   check_accessor_dots("kernelf", ...)
-  object$kernel
+  fit_kernel_function(object$kernel)
+}
+
+# A fit's kernel as kernelf() gives it: a kernel function
+# (R/kernel_function.R), which kernlab's functions take as well, or
+# "precomputed".
+fit_kernel_function <- function(kernel) {
+  if (is_precomputed(kernel)) kernel else kernel_function(kernel)
 }
 
 #' @export
@@ -277,11 +285,16 @@ rm(cls)
 # namespace is locked by the time kernlab may be loaded.
 kernlab_method_tables <- new.env()
 
-# Put fastkpca's accessors on kernlab's generics (kernlab is loaded). Each
-# S4 method calls fastkpca's S3 generic, which dispatches on the subclass.
+# Put fastkpca's methods on kernlab's generics (kernlab is loaded): those
+# of its kernel functions (R/kernlab_kernels.R), then the accessors. Each
+# accessor's S4 method calls fastkpca's S3 generic, which dispatches on the
+# subclass.
 register_kernlab_methods <- function(...) {
-  tryCatch(put_kernlab_methods(), error = function(e)
-    warning("fastkpca could not register its accessors on kernlab's generics: ",
+  tryCatch({
+    put_kernlab_kernel_methods(kernlab_method_tables)
+    put_kernlab_methods()
+  }, error = function(e)
+    warning("fastkpca could not register its methods on kernlab's generics: ",
             conditionMessage(e), call. = FALSE))
 }
 

@@ -1,19 +1,57 @@
-# kernlab's kernel constructors, returning fastkpca kernel objects (R/kernel_algebra.R),
-# so that kernlab code such as `kpca(x, kernel = rbfdot(0.5))` runs with
-# fastkpca alone. Defaults are kernlab's.
+# kernlab's kernel generators, returning fastkpca kernel functions
+# (R/kernel_function.R) that kernlab's own functions take as well, and the
+# methods that kernlab's kernel generics get for them. Defaults are kernlab's.
 
-#' kernlab's kernel constructors
+#' kernlab's kernel generators
 #'
-#' The kernel generators of kernlab, with kernlab's arguments and defaults,
-#' returning fastkpca kernel objects (see [kern()]): `rbfdot(0.5)` is
-#' `kern("rbfdot", sigma = 0.5)`. [kpca()], [predict.fastkpca()],
-#' [kernel_matrix()], [kcca()] and the kernel algebra take them, so kernlab
-#' code such as `kpca(x, kernel = vanilladot())` runs with fastkpca alone.
-#' The formulas are in the Kernels section of [kpca()].
+#' The kernel generators of kernlab, with kernlab's arguments and defaults.
+#' Each returns a kernel function: a function of two points, `k(x, y)`, as
+#' kernlab's kernels are, that is at once a fastkpca kernel object (see
+#' [kern()]; `rbfdot(0.5)` is `kern("rbfdot", sigma = 0.5)`) and a kernlab
+#' kernel. [kpca()], [predict.fastkpca()], [kernel_matrix()], [kcca()] and
+#' the kernel algebra take them, so kernlab code such as
+#' `kpca(x, kernel = vanilladot())` runs with fastkpca alone. The formulas
+#' are in the Kernels section of [kpca()]; [stringdot()] makes string
+#' kernels the same way.
 #'
-#' With kernlab attached after fastkpca, these names give kernlab's kernels
-#' instead; fastkpca takes those too. kernlab's own functions do not take
-#' fastkpca's kernel objects.
+#' @section With kernlab:
+#' kernlab's own functions take these kernels too, and so do they take any
+#' expression of the kernel algebra, such as
+#' `rbfdot(0.1) + 0.5 * polydot(degree = 2)`: `ksvm()`, `gausspr()`,
+#' `rvm()`, `lssvm()`, `kkmeans()`, `specc()`, `kqr()`, `kha()`, `kfa()`,
+#' `kcca()`, `kpca()`, and `kernelMatrix()`, `kernelMult()`, `kernelPol()`,
+#' `kernelFast()`, with the results they give with kernlab's own generators
+#' (`ksvm(x, y, kernel = rbfdot(0.1) + polydot(degree = 2))` fits the sum
+#' kernel, the same model as with the sum written as an R function). kernlab
+#' treats them as it treats a kernel written by hand: it asks for kernel
+#' matrices, and when kernlab is loaded fastkpca gives `kernelMatrix()`,
+#' `kernelFast()`, `kernelMult()` (by blocks of rows) and `kernelPol()` (as a
+#' conformal kernel) for its kernels from its C code, where kernlab would
+#' loop over the pairs of points in R. On `n = 2000` points, `kernelMatrix()`
+#' of `rbfdot(0.1) + 0.5 * polydot(degree = 2)` is about 70 times faster
+#' than the same kernel written as an R function (`bench/kernlab-both-ways.R`).
+#' Two consequences: `ksvm()` then works from the whole kernel matrix of
+#' each pair of classes (n x n memory), where with `kernlab::rbfdot()` it
+#' evaluates the kernel inside its solver; and `ksvm()` with
+#' `kernlab::anovadot()` evaluates a kernel of its own C code that differs
+#' from kernlab's definition of `anovadot`, which fastkpca's follows (so do
+#' `kernlab::kernelMatrix()` and every other kernlab function).
+#'
+#' What a user sees in each load order:
+#' \describe{
+#'   \item{fastkpca alone}{these generators; no kernlab.}
+#'   \item{`library(kernlab)`, then `library(fastkpca)`}{fastkpca's
+#'     generators mask kernlab's: `rbfdot(0.1)` is fastkpca's kernel
+#'     function, which fastkpca's and kernlab's functions both take.
+#'     `kernlab::rbfdot()` still gives kernlab's object.}
+#'   \item{`library(fastkpca)`, then `library(kernlab)`}{kernlab's generators
+#'     mask these: `rbfdot(0.1)` is kernlab's kernel, which fastkpca's
+#'     functions take too (as its kernel algebra does when one operand is a
+#'     fastkpca kernel, as in `fastkpca::rbfdot(1) + rbfdot(2)`);
+#'     `fastkpca::rbfdot()` gives fastkpca's kernel function.}
+#' }
+#' A kernel made before kernlab was loaded works in kernlab's functions
+#' after it as well: the object does not depend on kernlab.
 #'
 #' @param sigma The inverse width of `rbfdot`, `laplacedot`, `besseldot` and
 #'   `anovadot`, a positive number.
@@ -21,8 +59,11 @@
 #' @param scale,offset The scale and offset of the inner product in
 #'   `polydot` and `tanhdot`.
 #' @param order The order of the Bessel function, between 0 and 50.
-#' @return A kernel object of class `"fastkpca_kernel"`.
-#' @seealso [kern()], [kernel_matrix()], [kpca()].
+#' @return A kernel function, of class
+#'   `c("fastkpca_kernel_function", "fastkpca_kernel", "kernel")`: called on
+#'   two numeric vectors it gives their kernel value; `k$name` and
+#'   `kpar(k)` read its kernel and parameters.
+#' @seealso [kern()], [kernel_matrix()], [kpca()], [stringdot()].
 #' @examples
 #' k <- rbfdot(sigma = 0.5)
 #' k
@@ -31,8 +72,18 @@
 #' all.equal(kernel_matrix(k, x), kernel_matrix("rbfdot", x, kpar = list(sigma = 0.5)))
 #' fit <- kpca(as.matrix(iris[, 1:4]), kernel = polydot(degree = 2), features = 2)
 #' kernelf(fit)
+#' # a kernel function, as kernlab's kernels are
+#' k(x[1, ], x[2, ])
 #' # the algebra takes them
 #' 2 * vanilladot() + rbfdot(0.1)
+#' # kernlab's functions take them, and their algebra
+#' if (requireNamespace("kernlab", quietly = TRUE)) {
+#'   k2 <- rbfdot(0.1) + 0.5 * polydot(degree = 2)
+#'   K <- kernlab::kernelMatrix(k2, x)
+#'   print(all.equal(K@.Data, kernel_matrix(k2, x), check.attributes = FALSE))
+#'   m <- kernlab::ksvm(as.matrix(iris[, 1:4]), iris$Species, kernel = k2)
+#'   kernlab::error(m)   # its training error
+#' }
 #' @name kernlab-kernels
 NULL
 
@@ -71,3 +122,142 @@ anovadot <- function(sigma = 1, degree = 1)
 #' @rdname kernlab-kernels
 #' @export
 splinedot <- function() kern("splinedot")
+
+# ---- kernlab's kernel generics on fastkpca's kernels ----------------------
+#
+# kernlab's functions ask their kernel for whole matrices through four S4
+# generics: kernelMatrix() (K(x, y)), kernelFast() (the same, with the
+# squared norms of x at hand), kernelMult() (K(x, y) z, by blocks of rows)
+# and kernelPol() (z_i k_j K(x_i, y_j)). When kernlab is loaded (R/zzz.R),
+# fastkpca puts methods for its kernel functions (R/kernel_function.R) on
+# them, so that these come from the C fill instead of kernlab's loop over
+# pairs of points in R. The S4 classes mirror the first S3 classes of a
+# kernel function and extend kernlab's "kernel" and "stringkernel": then
+# kernlab's checks (is(kernel, "kernel")) pass, its slots of class
+# "kfunction" take the kernel, and S4 dispatch reaches these methods.
+
+# Define the S4 classes and put the methods on kernlab's generics; where:
+# the environment that records them (fastkpca's namespace is locked by the
+# time kernlab may be loaded).
+put_kernlab_kernel_methods <- function(where) {
+  methods::setClass("fastkpca_kernel_function", contains = "kernel", where = where)
+  methods::setClass("fastkpca_string_kernel_function",
+                    contains = c("fastkpca_kernel_function", "stringkernel"), where = where)
+  generic <- function(name) getExportedValue("kernlab", name)
+  # each class gets every method, so that the string class, which extends
+  # kernlab's "stringkernel" too, never finds two equally close ones
+  for (cls in kernel_function_s4_classes) {
+    methods::setMethod(generic("kernelMatrix"), cls, kernlab_kernel_matrix, where = where)
+    methods::setMethod(generic("kernelFast"), cls, kernlab_kernel_fast, where = where)
+    methods::setMethod(generic("kernelMult"), cls, kernlab_kernel_mult, where = where)
+    methods::setMethod(generic("kernelPol"), cls, kernlab_kernel_pol, where = where)
+    methods::setMethod("show", cls, function(object) print(object), where = where)
+  }
+  invisible(TRUE)
+}
+
+# kernelMatrix(kernel, x, y): K(x) or K(x, y) from the C fill, as kernlab's
+# "kernelMatrix" class.
+kernlab_kernel_matrix <- function(kernel, x, y = NULL) {
+  # nested calls, no binding in between: the matrix is never shared, so
+  # neither the class nor asS4() copies it (kernlab's as.kernelMatrix()
+  # copies it three times)
+  asS4(with_kernel_matrix_class(kernel_matrix_na_rows(kernel_tree(kernel), x, y)))
+}
+
+with_kernel_matrix_class <- function(m) {
+  class(m) <- structure("kernelMatrix", package = "kernlab")
+  m
+}
+
+# Threads for a kernel matrix of `values` entries asked for by kernlab:
+# one for small ones, which kernlab asks for by the hundred (a column per
+# pivot in csi(), a row per step in kha()), where waking threads costs more
+# than the fill; fastkpca's default for the others.
+kernlab_threads <- function(values) if (values < 2^16) 1L else kpca_threads()
+
+# kernelFast(kernel, x, y, a): a = rowSums(x^2) only saves kernlab's own
+# kernels a step; the C fill has no use for it.
+kernlab_kernel_fast <- function(kernel, x, y, a) kernlab_kernel_matrix(kernel, x, y)
+
+# kernel_matrix(), with NA for the points that have a missing value, as
+# kernlab's own kernels give: kernlab counts on it (csi(), which lssvm()
+# uses, asks past its last pivot for the rows x[NA, ] and drops them).
+kernel_matrix_na_rows <- function(k, x, y = NULL) {
+  threads <- kernlab_threads(NROW(x) * NROW(if (is.null(y)) x else y))
+  with_na <- function(d) is.numeric(d) && anyNA(d)
+  if (!with_na(x) && !with_na(y)) return(kernel_matrix(k, x, y, threads = threads))
+  x <- as_data_matrix(x, "x")
+  xna <- rowSums(is.na(x)) > 0
+  x[xna, ] <- 0
+  yna <- xna
+  if (!is.null(y)) {
+    y <- as_data_matrix(y, "y")
+    yna <- rowSums(is.na(y)) > 0
+    y[yna, ] <- 0
+  }
+  out <- kernel_matrix(k, x, y, threads = threads)
+  out[xna, ] <- NA
+  out[, yna] <- NA
+  out
+}
+
+# kernelMult(kernel, x, y, z): K(x, y) z (y = NULL: K(x) z), one block of
+# rows of K at a time (block_size(), R/predict.R; kernlab's `blocksize` is
+# its own rule for its own kernels, and does not change the result).
+kernlab_kernel_mult <- function(kernel, x, y = NULL, z, blocksize = 256) {
+  k <- kernel_tree(kernel)
+  x <- kernlab_points(k, x, "x")
+  other <- if (is.null(y)) x else kernlab_points(k, y, "y", x)
+  z <- kernlab_weights(z, NROW(other), "z", if (is.null(y)) "x" else "y",
+                       columns = TRUE)
+  out <- matrix(0, NROW(x), ncol(z))
+  for (rows in row_blocks(NROW(x), NROW(other)))
+    out[rows, ] <- kernel_matrix(k, take_rows(x, rows), other,
+                                 threads = kernlab_threads(length(rows) * NROW(other))) %*% z
+  out
+}
+
+# kernelPol(kernel, x, y, z, k): z_i z_j k(x_i, x_j), or z_i k_j k(x_i, y_j)
+# with y. That is the conformal kernel with weights z on the rows of x
+# (and k on those of y), so the C fill computes it in one pass.
+kernlab_kernel_pol <- function(kernel, x, y = NULL, z, k = NULL) {
+  tree <- kernel_tree(kernel)
+  x <- kernlab_points(tree, x, "x")
+  zw <- kernlab_weights(z, NROW(x), "z", "x")
+  weighted <- kernel_node("conformal", list(tree), g = function(points) zw, label = "z")
+  if (is.null(y)) return(kernel_matrix(weighted, x, threads = kernlab_threads(NROW(x)^2)))
+  if (is.null(k)) stop("'k' must be given with 'y': the weights of the rows of 'y'",
+                       call. = FALSE)
+  y <- kernlab_points(tree, y, "y", x)
+  kw <- kernlab_weights(k, NROW(y), "k", "y")
+  threads <- kernlab_threads(NROW(x) * NROW(y))
+  # strings or rows: one kernel path (R/kernel_matrix.R)
+  out <- kernel_cross(x, y, weighted, threads, xweights = c(kernel_weights(tree, y), list(kw)))
+  dimnames(out) <- list(row_labels(x), row_labels(y))
+  out
+}
+
+# The points given to a kernel generic, checked once: a double matrix, or
+# for a string kernel a character vector (a list of tokens pasted, as
+# kpca() does). like: the points they are paired with.
+kernlab_points <- function(k, x, arg, like = NULL) {
+  if (!uses_strings(k)) return(kernel_data(x, arg, like))
+  x <- as_strings(x, arg)
+  if (anyNA(x)) stop(sprintf("'%s' must not contain missing strings", arg), call. = FALSE)
+  x
+}
+
+
+# kernelMult's z or kernelPol's z and k: one weight per point of `of` (a
+# vector, or the first column of a matrix, as kernlab reads them), or with
+# columns = TRUE a matrix of as many rows.
+kernlab_weights <- function(w, n, arg, of, columns = FALSE) {
+  w <- as.matrix(w)
+  if (!is.numeric(w) || nrow(w) != n || ncol(w) == 0L)
+    stop(sprintf("'%s' must be a numeric vector or matrix with %d rows, one per point of '%s'",
+                 arg, n, of), call. = FALSE)
+  check_finite(w, arg)
+  storage.mode(w) <- "double"
+  if (columns) w else w[, 1L]
+}

@@ -210,8 +210,10 @@
 #'   \item{rotated}{n x k matrix, the data projected on the components
 #'     (kernlab's `rotated()`); with `na.action = na.exclude`, one row per
 #'     input row, `NA` for the rows left out.}
-#'   \item{kernel}{the kernel, as a kernel object (see [kern()]) with all
-#'     its parameters resolved, or `"precomputed"`.}
+#'   \item{kernel}{the kernel's expression (the tree of nodes a kernel
+#'     object carries, see [kern()]) with all its parameters resolved, or
+#'     `"precomputed"`; `kernelf(fit)` gives it as a kernel object, which
+#'     kernlab's functions take too.}
 #'   \item{kpar}{the parameters of a single named kernel (all of them,
 #'     defaults included); `NULL` for a combination of kernels, whose
 #'     parameters are in `kernel`; an empty list for a precomputed kernel.}

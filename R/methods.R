@@ -131,7 +131,9 @@ summary.fastkpca <- function(object, ...) {
   structure(list(kernel = format(object$kernel),
                  n = fit_nobs(object), variance_total = object$variance_total,
                  importance = importance, method = "Kernel PCA", landmarks = NULL,
-                 eig_residuals = object$eig_residuals, solver = object$solver,
+                 eig_residuals = if (length(object$eig_residuals) == length(object$eig))
+                   object$eig_residuals,
+                 solver = object$solver,
                  passes = object$passes),
             class = "summary.fastkpca")
 }

@@ -91,9 +91,20 @@ check_th <- function(th) check_number(th, "th", lo = 0)
 kpca_threads <- function() {
   opt <- getOption("fastkpca.threads")
   if (!is.null(opt)) return(check_threads(opt, "getOption(\"fastkpca.threads\")"))
-  cores <- parallel::detectCores()
+  cores <- detected_cores()
   if (is.na(cores)) 1L else as.integer(min(2L, cores))
 }
+
+# parallel::detectCores(), asked once per session: on Linux it runs a shell
+# command, which costs milliseconds, and kernlab's functions call fastkpca's
+# kernels once per row or pivot (R/kernlab_kernels.R).
+detected_cores <- local({
+  cores <- NULL
+  function() {
+    if (is.null(cores)) cores <<- parallel::detectCores()
+    cores
+  }
+})
 
 check_threads <- function(threads, arg = "threads") {
   check_whole(threads, arg, 1, engine_limits()$threads)

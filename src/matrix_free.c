@@ -115,7 +115,8 @@ SEXP kernel_block_product(SEXP x, SEXP row0, SEXP nrow, SEXP kernel, SEXP weight
  * eigen.c). */
 SEXP oriented_columns(SEXP V)
 {
-    if (!isReal(V) || !isMatrix(V)) error("'V' must be a double matrix");
+    if (!isReal(V) || !isMatrix(V) || nrows(V) < 1 || ncols(V) < 1)
+        error("'V' must be a double matrix with at least one row and one column");
     SEXP ans = PROTECT(duplicate(V));
     orient_columns(nrows(ans), ncols(ans), REAL(ans));
     UNPROTECT(1);

@@ -222,7 +222,7 @@ test_that("without kpar, sigma kernels take kernlab's default kpar list(sigma = 
   skip_if_not_installed("kernlab")
   x <- fx_random()
   def <- kpca(x, features = 3)
-  expect_equal(def$kernel, kern("rbfdot", sigma = 0.1))
+  expect_equal(kernelf(def), kern("rbfdot", sigma = 0.1))
   expect_equal(def$kpar, list(sigma = 0.1))
   expect_kpca_equal(def, kernlab_fit(x, "rbfdot", list(sigma = 0.1), features = 3),
                     label = "kpca(x)")

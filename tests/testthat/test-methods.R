@@ -87,7 +87,7 @@ test_that("fields: eig names, kernel, resolved kpar, xmatrix, settings", {
   expect_equal(names(fit$eig), paste0("Comp.", 1:4))
   expect_equal(colnames(fit$alpha), paste0("Comp.", 1:4))
   expect_equal(colnames(fit$rotated), paste0("Comp.", 1:4))
-  expect_equal(fit$kernel, kern("besseldot", sigma = 0.5))
+  expect_equal(kernelf(fit), kern("besseldot", sigma = 0.5))
   expect_equal(fit$kpar, list(sigma = 0.5, order = 1, degree = 1))
   expect_equal(fit$xmatrix, x)
   expect_equal(fit$features, 4L)
