@@ -9,7 +9,8 @@
  *             inner product or a squared distance, SSE2 or AVX2 chosen at run time
  *   string_kernel.c the values of the string base kernels (kernlab's stringdot
  *             types): the strings of a call indexed once (a generalized suffix
- *             array), each type's value function behind KERNEL_STRING
+ *             array, then profiles or the suffix tree's nodes as a dense matrix
+ *             and an inverted index), the value function behind KERNEL_STRING
  *   center.c  double centering of the fit buffer in place
  *   eigen.c   top eigenpairs with LAPACK (dsytrd, then dstemr or dstebz/dstein,
  *             then dormtr; dsyevr for small problems)
