@@ -127,8 +127,7 @@ chunk_map_unknown <- function(source, op, args, fold, seeds) {
     if (any(ended)) break
   }
   if (count == 0L)
-    stop(sprintf("'%s' has no chunks: its function returned NULL for chunk 1", args$arg),
-         call. = FALSE)
+    stop_chunk(sprintf("'%s' has no chunks: its function returned NULL for chunk 1", args$arg))
   list(value = if (is.null(fold)) values else acc, chunks = count)
 }
 
@@ -153,10 +152,9 @@ run_chunk <- function(task, op, args) {
       invokeRestart("muffleWarning")
     }),
     error = function(e) chunk_stop(task, args$arg, "cannot be read: ",
-                                   paste(c(conditionMessage(e), warned), collapse = "; ")))
+                                   paste(c(conditionMessage(e), warned), collapse = "; "), e))
   for (w in warned)
-    warning(sprintf("chunk %d (%s) of '%s': %s", task$index, task$label, args$arg, w),
-            call. = FALSE)
+    warn_chunk(sprintf("chunk %d (%s) of '%s': %s", task$index, task$label, args$arg, w))
   if (is.null(data)) {
     if (task$kind == "function") return(chunk_end)
     chunk_stop(task, args$arg, "", "is NULL, not a matrix or data frame")
@@ -166,16 +164,16 @@ run_chunk <- function(task, op, args) {
     rm(data)
     if (is.null(task$seed)) chunk_ops[[op]](x, args, task)
     else with_rng_seed(task$seed, chunk_ops[[op]](x, args, task))
-  }, error = function(e) chunk_stop(task, args$arg, "", conditionMessage(e)))
+  }, error = function(e) chunk_stop(task, args$arg, "", conditionMessage(e), e))
 }
 
 chunk_end <- structure(list(), class = "fastkpca_chunk_end")
 
-chunk_stop <- function(task, arg, what, message) {
+chunk_stop <- function(task, arg, what, message, parent = NULL) {
   # messages of the shared checks name the chunk as an argument: drop that
   message <- sub("^'(chunk|newdata)' ", "", message)
-  stop(sprintf("chunk %d (%s) of '%s'%s%s", task$index, task$label, arg,
-               if (nzchar(what)) paste0(" ", what) else ": ", message), call. = FALSE)
+  stop_chunk(sprintf("chunk %d (%s) of '%s'%s%s", task$index, task$label, arg,
+                     if (nzchar(what)) paste0(" ", what) else ": ", message), parent = parent)
 }
 
 # The chunk as the operation's matrix: "columns" takes the training columns

@@ -61,6 +61,34 @@
 #' workers times threads does not oversubscribe the machine. On a cluster
 #' of machines, set it to the cores of one machine divided by the workers
 #' it runs.
+#'
+#' Any future backend serves, and gives the numbers of the sequential plan:
+#' the package's tests check the chunked passes and the matrix-free
+#' solver's under `multisession`, `cluster` on localhost, future.batchtools'
+#' `batchtools_local` and future.mirai's `mirai_multisession`. On a Slurm cluster, with the chunks on a file
+#' system the nodes share and fastkpca installed where they run R,
+#' future.batchtools sends each batch of chunks as a job; save a template
+#' such as this one as `slurm.tmpl` (batchtools fills in the `<%= %>` parts):
+#' ```
+#' #!/bin/bash
+#' #SBATCH --job-name=<%= job.name %>
+#' #SBATCH --output=<%= log.file %>
+#' #SBATCH --error=<%= log.file %>
+#' #SBATCH --ntasks=1
+#' #SBATCH --cpus-per-task=<%= resources$ncpus %>
+#' #SBATCH --mem-per-cpu=<%= resources$memory %>
+#' #SBATCH --time=<%= ceiling(resources$walltime / 60) %>
+#' Rscript -e 'batchtools::doJobCollection("<%= uri %>")'
+#' ```
+#' and set the plan before the fit (`workers`: the jobs at once, one batch
+#' of chunks each; `memory` in megabytes per CPU, `walltime` in seconds):
+#' ```
+#' future::plan(future.batchtools::batchtools_slurm, template = "slurm.tmpl",
+#'              workers = 20, resources = list(ncpus = 2, memory = 2048,
+#'                                             walltime = 3600))
+#' fit <- kpca(row_chunks(files), kpar = list(sigma = 0.05), features = 10,
+#'             landmarks = 500, threads = 2)
+#' ```
 #' @name kpca
 NULL
 
@@ -75,16 +103,16 @@ kpca.fastkpca_row_chunks <- function(x, kernel = "rbfdot", kpar = list(sigma = 0
   call[[1L]] <- as.name("kpca")
   kernel <- kpca_kernel(kernel, kpar, missing(kpar))
   if (is_precomputed(kernel))
-    stop("'kernel' = \"precomputed\" cannot be used with chunks of rows", call. = FALSE)
+    stop_argument("'kernel' = \"precomputed\" cannot be used with chunks of rows")
   if (identical(kpar, "automatic"))
-    stop("'kpar' = \"automatic\" needs the rows in one matrix: give sigma, for example ",
-         "median_sigma() of a sample of the rows", call. = FALSE)
+    stop_argument("'kpar' = \"automatic\" needs the rows in one matrix: give sigma, for example ",
+                  "median_sigma() of a sample of the rows")
   if (!identical(landmark_rule, "uniform"))
-    stop("'landmark_rule' must be \"uniform\" for chunks of rows: \"kmeans++\" needs ",
-         "the rows in one matrix", call. = FALSE)
+    stop_argument("'landmark_rule' must be \"uniform\" for chunks of rows: \"kmeans++\" needs ",
+                  "the rows in one matrix")
   if (is.null(landmarks))
-    stop("'landmarks' must be given for chunks of rows: the exact fit needs all rows ",
-         "in one matrix", call. = FALSE)
+    stop_argument("'landmarks' must be given for chunks of rows: the exact fit needs all rows ",
+                  "in one matrix")
   threads <- if (is.null(threads)) chunk_threads() else check_threads(threads)
   th <- check_th(th)
   features <- check_whole(features, "features", 0, .Machine$integer.max)
@@ -109,8 +137,8 @@ kpca.fastkpca_row_chunks <- function(x, kernel = "rbfdot", kpar = list(sigma = 0
   passed <- chunk_map(source, "sums", args, add_chunk_statistics)
   n <- if (is.null(passed$value)) 0 else passed$value$n
   if (n < nrow(chosen$rows))
-    stop(sprintf("'x' has %.0f rows (after 'na.action'), fewer than the %d landmarks",
-                 n, nrow(chosen$rows)), call. = FALSE)
+    stop_data(sprintf("'x' has %.0f rows (after 'na.action'), fewer than the %d landmarks",
+                      n, nrow(chosen$rows)))
   nystrom_chunked_fit(passed$value, basis, kernel, features, th, threads, scaling,
                       chosen, passed$chunks, call)
 }
@@ -136,9 +164,9 @@ landmarks_cap <- function(landmarks, features) {
   if (!is.numeric(landmarks) || length(landmarks) != 1L || is.na(landmarks) ||
       landmarks != round(landmarks) || landmarks < max(2L, features + 1L) ||
       landmarks > .Machine$integer.max)
-    stop(sprintf(paste0("'landmarks' must be a whole number of at least max(2, features ",
-                        "+ 1) (%d), a matrix or data frame of landmark rows, or \"auto\""),
-                 max(2L, features + 1L)), call. = FALSE)
+    stop_argument(sprintf(paste0("'landmarks' must be a whole number of at least max(2, features ",
+                                 "+ 1) (%d), a matrix or data frame of landmark rows, or \"auto\""),
+                          max(2L, features + 1L)))
   as.integer(landmarks)
 }
 
@@ -175,8 +203,7 @@ scan_chunks <- function(source, cap, na_action, columns = NULL, d = NULL) {
     n <- total
   }
   if (n < 2)
-    stop(sprintf("'x' must have at least 2 rows (after 'na.action'), not %.0f", n),
-         call. = FALSE)
+    stop_argument(sprintf("'x' must have at least 2 rows (after 'na.action'), not %.0f", n))
   names(mean) <- columns
   list(chunks = length(parts), n = n, columns = columns, mean = mean, m2 = m2,
        candidates = list(keys = keys, rows = do.call(rbind, rows), index = index))
@@ -187,15 +214,14 @@ align_scan_part <- function(part, columns, d, label, i) {
   have <- part$columns
   if (!is.null(columns) && !is.null(have)) {
     if (!setequal(have, columns))
-      stop(sprintf("chunk %d (%s) of 'x' has columns %s, not those of chunk 1 (%s)", i,
-                   label, paste(have, collapse = ", "), paste(columns, collapse = ", ")),
-           call. = FALSE)
+      stop_chunk(sprintf("chunk %d (%s) of 'x' has columns %s, not those of chunk 1 (%s)", i,
+                         label, paste(have, collapse = ", "), paste(columns, collapse = ", ")))
     part$mean <- part$mean[columns]
     part$m2 <- part$m2[columns]
     if (!is.null(part$sample)) part$sample$rows <- part$sample$rows[, columns, drop = FALSE]
   } else if (length(part$mean) != d) {
-    stop(sprintf("chunk %d (%s) of 'x' has %d columns, not %d as chunk 1", i, label,
-                 length(part$mean), d), call. = FALSE)
+    stop_chunk(sprintf("chunk %d (%s) of 'x' has %d columns, not %d as chunk 1", i, label,
+                       length(part$mean), d))
   }
   part
 }
@@ -213,9 +239,9 @@ chunk_scaling <- function(center, scale., scan, d) {
     sc <- sqrt((scan$m2 + scan$n * (scan$mean - off)^2) / max(1, scan$n - 1))
     names(sc) <- scan$columns
     if (any(!(sc > 0)))
-      stop(sprintf("'scale.' = TRUE cannot rescale a constant column to unit variance: %s",
-                   paste(if (is.null(scan$columns)) which(!(sc > 0))
-                         else scan$columns[!(sc > 0)], collapse = ", ")), call. = FALSE)
+      stop_data(sprintf("'scale.' = TRUE cannot rescale a constant column to unit variance: %s",
+                        paste(if (is.null(scan$columns)) which(!(sc > 0))
+                              else scan$columns[!(sc > 0)], collapse = ", ")))
   }
   list(center = if (is.null(cen)) FALSE else cen, scale = if (is.null(sc)) FALSE else sc)
 }
@@ -226,8 +252,8 @@ given_landmarks <- function(landmarks, features) {
   check_finite(rows, "landmarks")
   lo <- max(features + 1L, 2L)
   if (nrow(rows) < lo)
-    stop(sprintf("'landmarks' must have at least max(2, features + 1) (%d) rows, not %d",
-                 lo, nrow(rows)), call. = FALSE)
+    stop_argument(sprintf("'landmarks' must have at least max(2, features + 1) (%d) rows, not %d",
+                          lo, nrow(rows)))
   dimnames(rows) <- list(NULL, colnames(rows))
   list(rows = rows, rule = "given", index = NULL)
 }
@@ -239,8 +265,7 @@ sampled_landmarks <- function(scan, landmarks, features, scaling) {
   m <- if (identical(landmarks, "auto")) auto_landmarks(min(n, .Machine$integer.max), features)
        else as.integer(landmarks)
   if (m > n)
-    stop(sprintf("'landmarks' (%d) must be at most the number of rows of 'x' (%.0f)", m, n),
-         call. = FALSE)
+    stop_argument(sprintf("'landmarks' (%d) must be at most the number of rows of 'x' (%.0f)", m, n))
   o <- order(scan$candidates$keys)[seq_len(m)]
   rows <- apply_scaling(scan$candidates$rows[o, , drop = FALSE], scaling$center,
                         scaling$scale)
@@ -328,7 +353,7 @@ fit_description.fastkpca_nystrom_chunked <- function(x) {
 #' @exportS3Method
 print_fit_details.fastkpca_nystrom_chunked <- function(x) {
   NextMethod()
-  cat("Scores:     not kept; predict(fit, row_chunks(...)) computes them\n")
+  cat_line("Scores:     ", "not kept; predict(fit, row_chunks(...)) computes them")
 }
 
 # ---- predict() and update() ------------------------------------------------
@@ -369,15 +394,15 @@ predict.fastkpca_nystrom <- function(object, newdata, writer = NULL, ...) {
   if (!missing(newdata) && inherits(newdata, "fastkpca_row_chunks"))
     return(predict_chunks(object, newdata, writer, ...))
   if (!is.null(writer))
-    stop("'writer' applies to 'newdata' from row_chunks() only", call. = FALSE)
+    stop_argument("'writer' applies to 'newdata' from row_chunks() only")
   NextMethod()
 }
 
 #' @export
 predict.fastkpca_nystrom_chunked <- function(object, newdata, writer = NULL, ...) {
   if (missing(newdata) || is.null(newdata))
-    stop("a fit from chunks keeps no per-row scores: give 'newdata' (rows or ",
-         "row_chunks())", call. = FALSE)
+    stop_argument("a fit from chunks keeps no per-row scores: give 'newdata' (rows or ",
+                  "row_chunks())")
   NextMethod()
 }
 
@@ -388,7 +413,7 @@ predict_chunks <- function(object, source, writer, ...) {
   check_no_dots(...)
   check_fit(object)
   if (!is.null(writer) && !is.function(writer))
-    stop("'writer' must be a function of the scores and the chunk, or NULL", call. = FALSE)
+    stop_argument("'writer' must be a function of the scores and the chunk, or NULL")
   light <- light_fit(object)
   if (chunks_in_parallel()) light$threads <- chunk_threads()
   args <- list(arg = "newdata", prepare = "raw", fit = light, writer = writer)
@@ -446,7 +471,7 @@ update.fastkpca_nystrom <- function(object, newdata, threads = object$threads, .
   check_no_dots(...)
   check_fit(object)
   if (inherits(object, "fastkpca_string"))
-    stop("'object' is a fit on strings: update() adds numeric rows only", call. = FALSE)
+    stop_argument("'object' is a fit on strings: update() adds numeric rows only")
   stats <- object$statistics
   threads <- check_threads(threads)
   basis <- nystrom_landmark_basis(object$landmarks, object$kernel, object$features, threads)
@@ -492,7 +517,6 @@ check_same_nystrom <- function(object, other) {
     identical(object$center, other$center) && identical(object$scale, other$scale) &&
     identical(object$statistics$shift, other$statistics$shift)
   if (!same)
-    stop("'newdata' is a fit with other landmarks, kernel, center or scale than ",
-         "'object' (or without statistics): only fits that share them combine",
-         call. = FALSE)
+    stop_argument("'newdata' is a fit with other landmarks, kernel, center or scale than ",
+                  "'object' (or without statistics): only fits that share them combine")
 }

@@ -67,7 +67,8 @@ warn_if_flat_kernel <- function(fit) {
       "are rounding noise; try %s"), flat$share, try))
   # classed, so that kpca_cv() can quiet it in its fold fits, where some
   # settings of a grid are flat by design
-  warning(warningCondition(what, class = "fastkpca_flat_kernel"))
+  warning(warningCondition(what, class = c("fastkpca_flat_kernel", "fastkpca_warning_data",
+                                          "fastkpca_warning")))
   invisible(fit)
 }
 
@@ -83,8 +84,8 @@ stop_unused_arguments <- function(...) {
   nms <- names(list(...))
   nms <- if (is.null(nms)) rep("", n) else nms
   shown <- ifelse(nms == "", "(unnamed)", nms)
-  stop("unused argument", if (n > 1L) "s" else "", ": ", paste(shown, collapse = ", "),
-       kpar_hint(list(...)), call. = FALSE)
+  stop_argument("unused argument", if (n > 1L) "s" else "", ": ", paste(shown, collapse = ", "),
+                kpar_hint(list(...)))
 }
 
 # "; did you mean kpar = list(sigma = 1)?" for the kernel parameters among

@@ -14,8 +14,8 @@ solver_names <- c("auto", "exact", "iterative", "randomized", "matrix_free")
 choose_solver <- function(solver, n, features, fits = TRUE) {
   solver <- check_choice(solver, solver_names, "solver")
   if (solver %in% c("iterative", "randomized", "matrix_free") && features == 0L)
-    stop(sprintf("'solver = \"%s\"' needs 'features' > 0; with 'features = 0' ", solver),
-         "use \"exact\" or \"auto\"", call. = FALSE)
+    stop_argument(sprintf("'solver = \"%s\"' needs 'features' > 0; with 'features = 0' ", solver),
+                  "use \"exact\" or \"auto\"")
   if (solver == "auto" && !fits && features > 0L) return("matrix_free")
   if (solver != "matrix_free" && !fits) check_memory(n, features)
   if (solver != "auto") return(solver)
@@ -52,8 +52,7 @@ exact_method <- function(n, features) {
   if (!is.null(forced)) {
     if (!is.character(forced) || length(forced) != 1L ||
         !forced %in% names(exact_method_codes))
-      stop("option 'fastkpca.exact_method' must be \"mrrr\" or \"bisection\"",
-           call. = FALSE)
+      stop_argument("option 'fastkpca.exact_method' must be \"mrrr\" or \"bisection\"")
     return(forced)
   }
   if (features == 0L || features > exact_bisection_max) "mrrr" else "bisection"
@@ -72,39 +71,35 @@ exact_bisection_max <- 10L
 solver_control <- function(control, n, features, tol = 1e-10, maxit = 1000) {
   if (is.null(control)) control <- list()
   if (!is.list(control))
-    stop("'control' must be a list with entries tol, maxit, ncv, oversample, power, block, landmarks",
-         call. = FALSE)
+    stop_argument("'control' must be a list with entries tol, maxit, ncv, oversample, power, block, landmarks")
   known <- c("tol", "maxit", "ncv", "oversample", "power", "block", "landmarks")
   unknown <- setdiff(names(control), known)
   if (length(control) > 0L && (is.null(names(control)) || any(names(control) == "")))
-    stop("'control' must be a named list", call. = FALSE)
+    stop_argument("'control' must be a named list")
   if (length(unknown) > 0L)
-    stop("'control' has unknown entr", if (length(unknown) > 1L) "ies " else "y ",
-         paste(dQuote(unknown, FALSE), collapse = ", "),
-         " (known: ", paste(known, collapse = ", "), ")", call. = FALSE)
+    stop_argument("'control' has unknown entr", if (length(unknown) > 1L) "ies " else "y ",
+                  paste(dQuote(unknown, FALSE), collapse = ", "),
+                  " (known: ", paste(known, collapse = ", "), ")")
   single <- function(v, what) {
     if (!is.numeric(v) || length(v) != 1L || !is.finite(v))
-      stop(sprintf("'control$%s' must be a single finite number", what), call. = FALSE)
+      stop_argument(sprintf("'control$%s' must be a single finite number", what))
     as.double(v)
   }
   tol <- single(if (is.null(control$tol)) tol else control$tol, "tol")
   if (tol <= 0 || tol >= 1)
-    stop("'control$tol' must be between 0 and 1", call. = FALSE)
+    stop_argument("'control$tol' must be between 0 and 1")
   maxit <- single(if (is.null(control$maxit)) maxit else control$maxit, "maxit")
   top <- engine_limits()$solver_iterations
   if (maxit < 1 || maxit != round(maxit) || maxit > top)
-    stop("'control$maxit' must be a whole number between 1 and ", format_limit(top),
-         call. = FALSE)
+    stop_argument("'control$maxit' must be a whole number between 1 and ", format_limit(top))
   ncv <- if (is.null(control$ncv)) min(n, max(20, 2 * features + 10))
          else single(control$ncv, "ncv")
   if (ncv != round(ncv) || ncv < min(n, features + 1) || ncv > n)
-    stop(sprintf("'control$ncv' must be a whole number between features + 1 and nrow(x) (%d)", n),
-         call. = FALSE)
+    stop_argument(sprintf("'control$ncv' must be a whole number between features + 1 and nrow(x) (%d)", n))
   whole <- function(v, default, what, upper) {
     v <- single(if (is.null(v)) default else v, what)
     if (v < 0 || v != round(v) || v > upper)
-      stop(sprintf("'control$%s' must be a whole number between 0 and %d", what, upper),
-           call. = FALSE)
+      stop_argument(sprintf("'control$%s' must be a whole number between 0 and %d", what, upper))
     v
   }
   oversample <- whole(control$oversample, min(randomized_oversample, n), "oversample", n)
@@ -133,18 +128,17 @@ negative_eigen_rtol <- 1e-5
 positive_components <- function(values, vectors) {
   top <- if (length(values)) max(values) else 0
   if (!(top > 0))
-    stop("the centered kernel matrix has no positive eigenvalue: the data ",
-         "are constant in feature space, or the kernel is not positive ",
-         "semidefinite", call. = FALSE)
+    stop_data("the centered kernel matrix has no positive eigenvalue: the data ",
+              "are constant in feature space, or the kernel is not positive ",
+              "semidefinite")
   keep <- values > zero_eigen_rtol * top
   if (!all(keep)) {
     negative <- any(values < -negative_eigen_rtol * top)
-    warning(sprintf(
+    warn_data(sprintf(
       "only %d of the %d requested components have positive eigenvalues; %s",
       sum(keep), length(keep),
       if (negative) "the kernel is not positive semidefinite on these data"
-      else "the centered kernel matrix has lower rank than requested"),
-      call. = FALSE)
+      else "the centered kernel matrix has lower rank than requested"))
   }
   # subset only when something is dropped: vectors may hold hundreds of
   # columns in threshold mode, and a subset is a copy

@@ -79,7 +79,7 @@ new_fastkpca_cv <- function(results, best, fit, kernels, criterion, ridge, folds
 # naming what is wrong, worded for a fit handed to a method ('object') ----
 
 invalid_fit <- function(what)
-  stop("'object' is not a valid fastkpca fit: ", what, call. = FALSE)
+  stop_object("'object' is not a valid fastkpca fit: ", what)
 
 # What every kernel PCA fit has: alpha (m x k, m the rows it is defined
 # on) and k eigenvalues.
@@ -171,7 +171,7 @@ validate_fastkpca_nystrom <- function(x) {
 
 validate_fastkpca_cv <- function(x) {
   if (!is.data.frame(x$results) || !inherits(x$fit, "fastkpca"))
-    stop("'x' is not a valid kpca_cv() result", call. = FALSE)
+    stop_object("'x' is not a valid kpca_cv() result")
   invisible(x)
 }
 

@@ -123,10 +123,10 @@ kcca <- function(x, y, kernel = "rbfdot", kpar = list(sigma = 0.1), gamma = NULL
   x <- kcca_data(x, "x")
   y <- kcca_data(y, "y")
   if (nrow(x) != nrow(y))
-    stop(sprintf("'x' and 'y' must have the same number of rows, not %d and %d",
-                 nrow(x), nrow(y)), call. = FALSE)
+    stop_argument(sprintf("'x' and 'y' must have the same number of rows, not %d and %d",
+                          nrow(x), nrow(y)))
   n <- nrow(x)
-  if (n < 2L) stop("'x' and 'y' must have at least 2 rows", call. = FALSE)
+  if (n < 2L) stop_argument("'x' and 'y' must have at least 2 rows")
   xk <- kcca_kernel(kernel, kpar, missing(kpar), x, "kernel")
   yk <- if (missing(ykernel) && missing(ykpar)) kcca_kernel(kernel, kpar, missing(kpar), y, "kernel")
         else kcca_kernel(ykernel, ykpar, missing(ykpar), y, "ykernel")
@@ -134,7 +134,7 @@ kcca <- function(x, y, kernel = "rbfdot", kpar = list(sigma = 0.1), gamma = NULL
            else check_positive(gamma, "gamma")
   ncomps <- check_whole(ncomps, "ncomps", 1, n)
   if (!is.numeric(tol) || length(tol) != 1L || !is.finite(tol) || tol < 0 || tol >= 1)
-    stop("'tol' must be a single number in [0, 1)", call. = FALSE)
+    stop_argument("'tol' must be a single number in [0, 1)")
   max_rank <- check_whole(max_rank, "max_rank", 1, 1e9)
   max_rank <- min(max_rank, n)
   threads <- check_threads(threads)
@@ -157,14 +157,14 @@ match_formulation <- function(formulation) {
   choices <- c("centered", "kernlab")
   if (identical(formulation, choices)) return("centered")
   if (!is.character(formulation) || length(formulation) != 1L || !formulation %in% choices)
-    stop("'formulation' must be \"centered\" or \"kernlab\"", call. = FALSE)
+    stop_argument("'formulation' must be \"centered\" or \"kernlab\"")
   formulation
 }
 
 kcca_data <- function(x, arg) {
   x <- as_data_matrix(x, arg)
   check_finite(x, arg)
-  if (ncol(x) == 0L) stop(sprintf("'%s' must have at least one column", arg), call. = FALSE)
+  if (ncol(x) == 0L) stop_argument(sprintf("'%s' must have at least one column", arg))
   x
 }
 
@@ -172,10 +172,9 @@ kcca_data <- function(x, arg) {
 # errors ("kernel" or "ykernel").
 kcca_kernel <- function(kernel, kpar, kpar_missing, x, arg) {
   if (identical(kernel, "precomputed"))
-    stop(sprintf("'%s' cannot be \"precomputed\" in kcca(): give the data", arg),
-         call. = FALSE)
+    stop_argument(sprintf("'%s' cannot be \"precomputed\" in kcca(): give the data", arg))
   k <- tryCatch(kpca_kernel(kernel, kpar, kpar_missing), error = function(e)
-    stop(sub("^'kernel'", sprintf("'%s'", arg), conditionMessage(e)), call. = FALSE))
+    stop_from(e, sub("^'kernel'", sprintf("'%s'", arg), conditionMessage(e))))
   if (identical(kpar, "automatic")) k <- automatic_sigma_kernel(k, x)
   k
 }
@@ -183,12 +182,11 @@ kcca_kernel <- function(kernel, kpar, kpar_missing, x, arg) {
 # The incomplete Cholesky factor of the kernel matrix of x (src/kcca.c).
 kcca_ichol <- function(x, kernel, tol, max_rank) {
   weights <- kernel_weights(kernel, x)
-  res <- .Call(C_kcca_ichol, x, kernel_program(kernel), weights, as.double(tol),
-               as.integer(max_rank))
+  res <- engine_call(.Call(C_kcca_ichol, x, kernel_program(kernel), weights, as.double(tol),
+                           as.integer(max_rank)))
   res$weights <- weights
   if (ncol(res$G) == 0L)
-    stop("the kernel matrix of a view is zero: check the kernel and its parameters",
-         call. = FALSE)
+    stop_data("the kernel matrix of a view is zero: check the kernel and its parameters")
   res
 }
 
@@ -226,8 +224,8 @@ kcca_solve <- function(fx, fy, n, gamma, ncomps, formulation) {
   M <- rx * crossprod(bx$B, cross %*% by$B) * rep(ry, each = length(rx))
   k <- min(ncomps, nrow(M), ncol(M))
   if (k < ncomps)
-    warning(sprintf("only %d canonical pairs exist at this rank (asked for 'ncomps' = %d)",
-                    k, ncomps), call. = FALSE)
+    warn_argument(sprintf("only %d canonical pairs exist at this rank (asked for 'ncomps' = %d)",
+                          k, ncomps))
   s <- svd(M, nu = k, nv = k)
   # the dual coefficients and the maps from factor rows to variates;
   # (G - 1 mu') W is formed as G W - 1 (mu'W): no copy of G
@@ -274,7 +272,7 @@ new_fastkpca_kcca <- function(kcor, xcoef, ycoef, xvariates, yvariates, kernel, 
 }
 
 validate_fastkpca_kcca <- function(fit) {
-  bad <- function(what) stop("'object' is not a valid kcca fit: ", what, call. = FALSE)
+  bad <- function(what) stop_object("'object' is not a valid kcca fit: ", what)
   k <- length(fit$kcor)
   if (!is.double(fit$kcor) || k < 1L || any(!is.finite(fit$kcor)))
     bad("'kcor' must hold finite numbers")
@@ -297,11 +295,11 @@ validate_fastkpca_kcca <- function(fit) {
 #' @param digits Significant digits of the correlations.
 #' @export
 print.fastkpca_kcca <- function(x, digits = max(3L, getOption("digits") - 3L), ...) {
-  cat("Kernel canonical correlation (fastkpca) on ", x$n, " rows, ",
-      if (x$formulation == "centered") "centered" else "kernlab's uncentered formulation",
-      ", gamma = ", format(x$gamma), "\n", sep = "")
-  cat("Kernel of x: ", format(x$kernel), "  (factor rank ", x$xfactor$rank, ")\n", sep = "")
-  cat("Kernel of y: ", format(x$ykernel), "  (factor rank ", x$yfactor$rank, ")\n", sep = "")
+  cat_line("", "Kernel canonical correlation (fastkpca) on ", x$n, " rows, ",
+           if (x$formulation == "centered") "centered" else "kernlab's uncentered formulation",
+           ", gamma = ", format(x$gamma))
+  cat_line("Kernel of x: ", format(x$kernel), "  (factor rank ", x$xfactor$rank, ")")
+  cat_line("Kernel of y: ", format(x$ykernel), "  (factor rank ", x$yfactor$rank, ")")
   cat("Canonical correlations:\n")
   print(x$kcor, digits = digits)
   invisible(x)
@@ -344,8 +342,8 @@ predict.fastkpca_kcca <- function(object, x = NULL, y = NULL, ...) {
 kcca_variates <- function(factor, kernel, z, arg, threads) {
   z <- as_data_matrix(z, arg)
   if (ncol(z) != ncol(factor$rows))
-    stop(sprintf("'%s' must have %d columns, as the training data, not %d", arg,
-                 ncol(factor$rows), ncol(z)), call. = FALSE)
+    stop_argument(sprintf("'%s' must have %d columns, as the training data, not %d", arg,
+                          ncol(factor$rows), ncol(z)))
   check_no_infinite(z, arg)
   k <- ncol(factor$projection)
   out <- matrix(NA_real_, nrow(z), k, dimnames = list(rownames(z), NULL))

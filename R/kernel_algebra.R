@@ -86,8 +86,7 @@ kern <- function(kernel, ...) {
   }
   kpar <- list(...)
   if (length(kpar) > 0L && (is.null(names(kpar)) || any(names(kpar) == "")))
-    stop("the parameters of 'kernel' must be named, such as kern(\"rbfdot\", sigma = 0.5)",
-         call. = FALSE)
+    stop_argument("the parameters of 'kernel' must be named, such as kern(\"rbfdot\", sigma = 0.5)")
   kernel_function(as_kernel(kernel, kpar, kpar_arg = ""))
 }
 
@@ -104,7 +103,7 @@ is_kernel <- function(x) inherits(x, "fastkpca_kernel")
 #' @export
 Ops.fastkpca_kernel <- function(e1, e2) {
   not_psd <- function(what)
-    stop(what, ": the result would not be a positive semidefinite kernel", call. = FALSE)
+    stop_argument(what, ": the result would not be a positive semidefinite kernel")
   if (missing(e2)) {
     if (.Generic == "+") return(kernel_function(e1))
     not_psd(sprintf("unary '%s' is not defined for kernels", .Generic))
@@ -116,8 +115,7 @@ Ops.fastkpca_kernel <- function(e1, e2) {
   node <- switch(.Generic,
     "+" = {
       if (!is_kernel_spec_object(e1) || !is_kernel_spec_object(e2))
-        stop("'+' adds two kernel objects; a kernel plus a number is not supported",
-             call. = FALSE)
+        stop_argument("'+' adds two kernel objects; a kernel plus a number is not supported")
       kernel_node("sum", list(tree(e1), tree(e2)))
     },
     "*" = {
@@ -130,21 +128,21 @@ Ops.fastkpca_kernel <- function(e1, e2) {
     },
     "^" = {
       if (!is_kernel_spec_object(e1) || is_kernel_spec_object(e2))
-        stop("'^' raises a kernel object to a whole power, such as k^2", call. = FALSE)
+        stop_argument("'^' raises a kernel object to a whole power, such as k^2")
       p <- check_kernel_power(e2)
       if (p == 1) tree(e1) else kernel_node("power", list(tree(e1)), value = p)
     },
     "-" = not_psd("kernels cannot be subtracted"),
     "/" = not_psd("kernels cannot be divided"),
-    stop(sprintf("'%s' is not defined for kernel objects; use +, *, ^, exp() or kern_conformal()",
-                 .Generic), call. = FALSE))
+    stop_argument(sprintf("'%s' is not defined for kernel objects; use +, *, ^, exp() or kern_conformal()",
+                          .Generic)))
   kernel_function(node)
 }
 
 check_kernel_scale <- function(c) {
   if (!is.numeric(c) || length(c) != 1L || is.na(c) || !is.finite(c) || c <= 0)
-    stop("a kernel can only be multiplied by a single finite number > 0: ",
-         "any other scale would not give a positive semidefinite kernel", call. = FALSE)
+    stop_argument("a kernel can only be multiplied by a single finite number > 0: ",
+                  "any other scale would not give a positive semidefinite kernel")
   as.double(c)
 }
 
@@ -152,9 +150,8 @@ check_kernel_power <- function(p) {
   top <- engine_limits()$kernel_power
   if (!is.numeric(p) || length(p) != 1L || is.na(p) || !is.finite(p) || p < 1 ||
       p != round(p) || p > top)
-    stop("a kernel can only be raised to a whole power of at least 1 (at most ",
-         format_limit(top), "): other powers would not give a positive semidefinite kernel",
-         call. = FALSE)
+    stop_argument("a kernel can only be raised to a whole power of at least 1 (at most ",
+                  format_limit(top), "): other powers would not give a positive semidefinite kernel")
   as.double(p)
 }
 
@@ -163,8 +160,8 @@ check_kernel_power <- function(p) {
 #' @export
 Math.fastkpca_kernel <- function(x, ...) {
   if (.Generic != "exp")
-    stop(sprintf("'%s' is not defined for kernel objects; of the math functions only exp() keeps a kernel positive semidefinite",
-                 .Generic), call. = FALSE)
+    stop_argument(sprintf("'%s' is not defined for kernel objects; of the math functions only exp() keeps a kernel positive semidefinite",
+                          .Generic))
   kernel_function(kernel_node("exp", list(kernel_tree(x))))
 }
 
@@ -176,8 +173,7 @@ Math.fastkpca_kernel <- function(x, ...) {
 kern_conformal <- function(k, g) {
   k <- kernel_tree(kern(k))
   if (!is.function(g))
-    stop("'g' must be a function of a matrix of rows that returns one number per row",
-         call. = FALSE)
+    stop_argument("'g' must be a function of a matrix of rows that returns one number per row")
   label <- paste(deparse(substitute(g), width.cutoff = 60L), collapse = " ")
   if (nchar(label) > 40L) label <- "g"
   kernel_function(kernel_node("conformal", list(k), g = g, label = label))
@@ -186,7 +182,7 @@ kern_conformal <- function(k, g) {
 #' @rdname kern
 #' @export
 print.fastkpca_kernel <- function(x, ...) {
-  cat("Kernel: ", format(x), "\n", sep = "")
+  cat_line("Kernel: ", format(x))
   invisible(x)
 }
 
@@ -223,20 +219,20 @@ check_kernel_tree <- function(k) {
   k <- kernel_tree(k)
   if (!is_kernel(k) || !is.list(k) || !is.character(k$op) || length(k$op) != 1L ||
       !k$op %in% names(kernel_ops))
-    stop("'kernel' is not a valid kernel object", call. = FALSE)
+    stop_argument("'kernel' is not a valid kernel object")
   arity <- c(base = 0L, sum = 2L, product = 2L, scale = 1L, power = 1L, exp = 1L,
              conformal = 1L)[[k$op]]
-  if (length(k$args) != arity) stop("'kernel' is not a valid kernel object", call. = FALSE)
+  if (length(k$args) != arity) stop_argument("'kernel' is not a valid kernel object")
   switch(k$op,
     base = {
       if (identical(k$name, "stringdot")) return(invisible(resolve_string_kpar(k$kpar)))
       if (!is.character(k$name) || length(k$name) != 1L || !k$name %in% kernel_names)
-        stop("'kernel' has an unknown base kernel", call. = FALSE)
+        stop_argument("'kernel' has an unknown base kernel")
       resolve_kpar(k$name, k$kpar)
     },
     scale = check_kernel_scale(k$value),
     power = check_kernel_power(k$value),
-    conformal = if (!is.function(k$g)) stop("'g' must be a function", call. = FALSE))
+    conformal = if (!is.function(k$g)) stop_argument("'g' must be a function"))
   for (a in k$args) check_kernel_tree(a)
   invisible(k)
 }

@@ -49,7 +49,7 @@ kernel_pair_value <- function(f, x, y = NULL) {
     kernel_matrix(k, list(x), list(y), threads = 1L)
   } else {
     if (!is.numeric(x) || !is.numeric(y) || length(x) != length(y))
-      stop("'x' and 'y' must be numeric vectors of the same length", call. = FALSE)
+      stop_argument("'x' and 'y' must be numeric vectors of the same length")
     kernel_matrix(k, matrix(x, 1L), matrix(y, 1L), threads = 1L)
   }
   value[[1L]]

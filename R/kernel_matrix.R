@@ -41,7 +41,7 @@ kernel_matrix <- function(kernel, x, y = NULL, kpar = list(), threads = kpca_thr
   threads <- check_threads(threads)
   if (!strings) x <- kernel_data(x, "x")
   if (is.null(y)) {
-    out <- .Call(C_kernel_matrix, x, kernel_program(k), kernel_weights(k, x), threads)
+    out <- engine_call(.Call(C_kernel_matrix, x, kernel_program(k), kernel_weights(k, x), threads))
     dimnames(out) <- list(row_labels(x), row_labels(x))
     return(out)
   }
@@ -57,9 +57,8 @@ kernel_data <- function(x, arg, like = NULL) {
   x <- as_data_matrix(x, arg)
   check_finite(x, arg)
   if (!is.null(like) && ncol(x) != ncol(like))
-    stop(sprintf("'%s' must have %d columns, as 'x', not %d", arg, ncol(like), ncol(x)),
-         call. = FALSE)
-  if (ncol(x) == 0L) stop(sprintf("'%s' must have at least one column", arg), call. = FALSE)
+    stop_argument(sprintf("'%s' must have %d columns, as 'x', not %d", arg, ncol(like), ncol(x)))
+  if (ncol(x) == 0L) stop_argument(sprintf("'%s' must have at least one column", arg))
   x
 }
 
@@ -70,11 +69,11 @@ kernel_data <- function(x, arg, like = NULL) {
 # program: the kernel's program, when the caller has it already.
 kernel_cross <- function(z, x, kernel, threads = 1L, xweights = kernel_weights(kernel, x),
                          program = kernel_program(kernel)) {
-  .Call(C_kernel_cross, z, x, program, kernel_weights(kernel, z), xweights,
-        as.integer(threads))
+  engine_call(.Call(C_kernel_cross, z, x, program, kernel_weights(kernel, z), xweights,
+                    as.integer(threads)))
 }
 
 # k(z_i, z_i) for each row of z, one kernel value per row (in C).
 kernel_self <- function(z, kernel, program = kernel_program(kernel)) {
-  .Call(C_kernel_self, z, program, kernel_weights(kernel, z))
+  engine_call(.Call(C_kernel_self, z, program, kernel_weights(kernel, z)))
 }

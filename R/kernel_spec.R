@@ -53,18 +53,17 @@ is_kernel_spec_object <- function(kernel) is_kernel(kernel) || inherits(kernel, 
 as_kernel <- function(kernel, kpar = list(), kpar_given = FALSE, kpar_arg = "kpar") {
   if (is_kernel_spec_object(kernel)) {
     if (kpar_given)
-      stop("'kpar' must not be given with a kernel object: its parameters are ",
-           "part of the object", call. = FALSE)
+      stop_argument("'kpar' must not be given with a kernel object: its parameters are ",
+                    "part of the object")
     if (is_kernel(kernel)) return(kernel_tree(kernel))  # R/kernel_function.R
     return(kern_from_kernlab(kernel))
   }
   if (!is.character(kernel) || length(kernel) != 1L || is.na(kernel))
-    stop("'kernel' must be a kernel name, a kernel object from kern() or a kernlab kernel",
-         call. = FALSE)
+    stop_argument("'kernel' must be a kernel name, a kernel object from kern() or a kernlab kernel")
   if (kernel == "stringdot") return(string_kernel(kpar, kpar_arg))  # R/string_kernels.R
   if (!kernel %in% kernel_names)
-    stop("'kernel' must be one of ", paste(dQuote(kernel_names, FALSE), collapse = ", "),
-         ", not ", dQuote(kernel, FALSE), call. = FALSE)
+    stop_argument("'kernel' must be one of ", paste(dQuote(kernel_names, FALSE), collapse = ", "),
+                  ", not ", dQuote(kernel, FALSE))
   base_kernel(kernel, resolve_kpar(kernel, kpar, kpar_arg))
 }
 
@@ -79,15 +78,14 @@ kpca_kernel <- function(kernel, kpar, kpar_missing) {
   if (identical(kernel, "stringdot")) string_input_error()  # R/string_kernels.R
   if (identical(kpar, "automatic")) {
     if (identical(kernel, "precomputed"))
-      stop("'kpar = \"automatic\"' needs the data, not a precomputed kernel matrix",
-           call. = FALSE)
+      stop_argument("'kpar = \"automatic\"' needs the data, not a precomputed kernel matrix")
     if (!is_kernel_spec_object(kernel))
       kernel <- sigma_kernel_name(kernel, "with kpar = \"automatic\", 'kernel'")
     return(as_kernel(kernel, list(), kpar_given = TRUE))
   }
   if (identical(kernel, "precomputed")) {
     if (!kpar_missing && length(kpar) > 0L)
-      warning("'kpar' is ignored when 'kernel' is \"precomputed\"", call. = FALSE)
+      warn_argument("'kpar' is ignored when 'kernel' is \"precomputed\"")
     return(precomputed_kernel())
   }
   if (kpar_missing && is.character(kernel) && length(kernel) == 1L &&
@@ -105,23 +103,22 @@ kpca_kernel <- function(kernel, kpar, kpar_missing) {
 resolve_kpar <- function(kernel, kpar, arg = "kpar") {
   if (is.null(kpar)) kpar <- list()
   if (!is.list(kpar) && !(is.numeric(kpar) && !is.null(names(kpar))))
-    stop("'kpar' must be a named list", call. = FALSE)
+    stop_argument("'kpar' must be a named list")
   kpar <- as.list(kpar)
   what <- if (nzchar(arg)) sprintf("'%s' has", arg) else "'kernel' has"
   if (length(kpar) > 0L && (is.null(names(kpar)) || any(names(kpar) == "")))
-    stop("'kpar' must be a named list", call. = FALSE)
+    stop_argument("'kpar' must be a named list")
   defaults <- kernel_defaults[[kernel]]
   unknown <- setdiff(names(kpar), names(defaults))
   if (length(unknown) > 0L) {
     known <- if (length(defaults)) paste(names(defaults), collapse = ", ") else "none"
     noun <- if (nzchar(arg)) c("entry ", "entries ") else c("parameter ", "parameters ")
-    stop(what, " unknown ", noun[1L + (length(unknown) > 1L)],
-         paste(dQuote(unknown, FALSE), collapse = ", "), " for kernel ",
-         dQuote(kernel, FALSE), " (its parameters: ", known, ")", call. = FALSE)
+    stop_argument(what, " unknown ", noun[1L + (length(unknown) > 1L)],
+                  paste(dQuote(unknown, FALSE), collapse = ", "), " for kernel ",
+                  dQuote(kernel, FALSE), " (its parameters: ", known, ")")
   }
   if (anyDuplicated(names(kpar)))
-    stop(sprintf("'%s' names a parameter twice", if (nzchar(arg)) arg else "kernel"),
-         call. = FALSE)
+    stop_argument(sprintf("'%s' names a parameter twice", if (nzchar(arg)) arg else "kernel"))
   # the given entries are checked (a NULL entry is an error, not a gap); the
   # defaults are valid as they stand
   for (p in names(kpar)) kpar[[p]] <- check_kpar_value(p, kpar[[p]], arg)
@@ -134,16 +131,16 @@ check_kpar_value <- function(name, value, arg = "kpar") {
   label <- if (nzchar(arg)) sprintf("'%s$%s'", arg, name) else sprintf("'%s'", name)
   if (!(is.numeric(value) || is.logical(value)) || length(value) != 1L ||
       is.na(value) || !is.finite(value))
-    stop(label, " must be a single finite number", call. = FALSE)
+    stop_argument(label, " must be a single finite number")
   value <- as.double(value)
   switch(name,
-    sigma = if (value <= 0) stop(label, " must be positive", call. = FALSE),
+    sigma = if (value <= 0) stop_argument(label, " must be positive"),
     degree = if (value < 1 || value != round(value))
-      stop(label, " must be a whole number of at least 1", call. = FALSE),
+      stop_argument(label, " must be a whole number of at least 1"),
     # beyond about 52, J_order(t) underflows for small t and the kernel is lost
     # (with one warning per kernel value): the limit is the C engine's
     order = if (value < 0 || value > engine_limits()$bessel_order)
-      stop(label, " must be between 0 and ", engine_limits()$bessel_order, call. = FALSE),
+      stop_argument(label, " must be between 0 and ", engine_limits()$bessel_order),
     NULL)
   value
 }
@@ -168,9 +165,9 @@ kern_from_kernlab <- function(kernel) {
   if (inherits(kernel, "stringkernel")) return(kern_from_kernlab_string(kernel))
   name <- kernlab_classes[intersect(class(kernel), names(kernlab_classes))]
   if (length(name) != 1L)
-    stop("'kernel' is a kernlab kernel of class \"", class(kernel)[1L],
-         "\", which fastkpca does not support; use one of: ",
-         paste(kernel_names, collapse = ", "), call. = FALSE)
+    stop_argument("'kernel' is a kernlab kernel of class \"", class(kernel)[1L],
+                  "\", which fastkpca does not support; use one of: ",
+                  paste(kernel_names, collapse = ", "))
   name <- unname(name)
   base_kernel(name, resolve_kpar(name, attr(kernel, "kpar")))
 }
@@ -240,15 +237,15 @@ kernel_conformals <- function(k) {
 kernel_weights <- function(k, x) {
   lapply(kernel_conformals(k), function(node) {
     w <- tryCatch(node$g(x), error = function(e)
-      stop("'g' of the conformal kernel failed: ", conditionMessage(e), call. = FALSE))
+      stop_from(e, paste0("'g' of the conformal kernel failed: ", conditionMessage(e))))
     what <- if (is.character(x)) "string" else "row"
     if (!is.numeric(w) || length(w) != NROW(x))
-      stop(sprintf("'g' of the conformal kernel must return one number per %s (%d), not %s",
-                   what, NROW(x), describe_value(w)), call. = FALSE)
+      stop_argument(sprintf("'g' of the conformal kernel must return one number per %s (%d), not %s",
+                            what, NROW(x), describe_value(w)))
     w <- as.double(w)
     if (!all(is.finite(w)))
-      stop("'g' of the conformal kernel must return finite numbers; it returned ",
-           if (anyNA(w)) "NA or NaN" else "infinite values", call. = FALSE)
+      stop_argument("'g' of the conformal kernel must return finite numbers; it returned ",
+                    if (anyNA(w)) "NA or NaN" else "infinite values")
     w
   })
 }

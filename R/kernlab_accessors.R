@@ -138,9 +138,9 @@ check_accessor_dots <- function(name, ...) {
   nms <- names(list(...))
   nms <- if (is.null(nms)) rep("", ...length()) else nms
   shown <- ifelse(nms == "", "(unnamed)", nms)
-  stop(sprintf("%s() takes only 'object'; unknown argument%s %s", name,
-               if (...length() > 1L) "s" else "",
-               paste0("'", shown, "'", collapse = ", ")), call. = FALSE)
+  stop_argument(sprintf("%s() takes only 'object'; unknown argument%s %s", name,
+                        if (...length() > 1L) "s" else "",
+                        paste0("'", shown, "'", collapse = ", ")))
 }
 
 # The default method of every accessor: kernlab's objects (S4) go to
@@ -154,8 +154,8 @@ accessor_default <- function(name, object, ...) {
                    kpar = "a fit from kpca() or kcca(), or a kernel object",
                    kernelf = , kcall = "a fit from kpca() or kcca()",
                    "a fit from kpca()")
-  stop(sprintf("'object' must be %s, not an object of class \"%s\"", wanted,
-               class(object)[1L]), call. = FALSE)
+  stop_argument(sprintf("'object' must be %s, not an object of class \"%s\"", wanted,
+                        class(object)[1L]))
 }
 
 #' @export
@@ -196,8 +196,7 @@ rotated.fastkpca <- function(object, ...) {
   check_accessor_dots("rotated", ...)
   scores <- object$rotated
   if (is.null(scores))
-    stop("'object' keeps no scores of its training rows; use predict(object, newdata)",
-         call. = FALSE)
+    stop_argument("'object' keeps no scores of its training rows; use predict(object, newdata)")
   colnames(scores) <- NULL
   if (is.null(rownames(scores))) dimnames(scores) <- NULL
   scores
@@ -294,8 +293,8 @@ register_kernlab_methods <- function(...) {
     put_kernlab_kernel_methods(kernlab_method_tables)
     put_kernlab_methods()
   }, error = function(e)
-    warning("fastkpca could not register its methods on kernlab's generics: ",
-            conditionMessage(e), call. = FALSE))
+    warn_dependency("fastkpca could not register its methods on kernlab's generics: ",
+                    conditionMessage(e)))
 }
 
 put_kernlab_methods <- function() {

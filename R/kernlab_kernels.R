@@ -227,8 +227,7 @@ kernlab_kernel_pol <- function(kernel, x, y = NULL, z, k = NULL) {
   zw <- kernlab_weights(z, NROW(x), "z", "x")
   weighted <- kernel_node("conformal", list(tree), g = function(points) zw, label = "z")
   if (is.null(y)) return(kernel_matrix(weighted, x, threads = kernlab_threads(NROW(x)^2)))
-  if (is.null(k)) stop("'k' must be given with 'y': the weights of the rows of 'y'",
-                       call. = FALSE)
+  if (is.null(k)) stop_argument("'k' must be given with 'y': the weights of the rows of 'y'")
   y <- kernlab_points(tree, y, "y", x)
   kw <- kernlab_weights(k, NROW(y), "k", "y")
   threads <- kernlab_threads(NROW(x) * NROW(y))
@@ -244,7 +243,7 @@ kernlab_kernel_pol <- function(kernel, x, y = NULL, z, k = NULL) {
 kernlab_points <- function(k, x, arg, like = NULL) {
   if (!uses_strings(k)) return(kernel_data(x, arg, like))
   x <- as_strings(x, arg)
-  if (anyNA(x)) stop(sprintf("'%s' must not contain missing strings", arg), call. = FALSE)
+  if (anyNA(x)) stop_argument(sprintf("'%s' must not contain missing strings", arg))
   x
 }
 
@@ -255,8 +254,8 @@ kernlab_points <- function(k, x, arg, like = NULL) {
 kernlab_weights <- function(w, n, arg, of, columns = FALSE) {
   w <- as.matrix(w)
   if (!is.numeric(w) || nrow(w) != n || ncol(w) == 0L)
-    stop(sprintf("'%s' must be a numeric vector or matrix with %d rows, one per point of '%s'",
-                 arg, n, of), call. = FALSE)
+    stop_argument(sprintf("'%s' must be a numeric vector or matrix with %d rows, one per point of '%s'",
+                          arg, n, of))
   check_finite(w, arg)
   storage.mode(w) <- "double"
   if (columns) w else w[, 1L]

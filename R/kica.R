@@ -170,15 +170,13 @@ kica <- function(x, n.comp = ncol(x), contrast = c("kgv", "kcca"), sigma = NULL,
 kica_settings <- function(n, p, n.comp, contrast, sigma, kappa, eta, nstarts, maxit,
                           polish, ngrid, tol) {
   if (p < 2L)
-    stop("'x' must have at least two columns (kernel ICA unmixes several variables)",
-         call. = FALSE)
+    stop_argument("'x' must have at least two columns (kernel ICA unmixes several variables)")
   if (n <= p)
-    stop(sprintf("'x' must have more rows than columns (it has %d rows and %d columns)",
-                 n, p), call. = FALSE)
+    stop_argument(sprintf("'x' must have more rows than columns (it has %d rows and %d columns)",
+                          n, p))
   if (!is.numeric(n.comp) || length(n.comp) != 1L || is.na(n.comp) ||
       n.comp != round(n.comp) || n.comp < 1 || n.comp > p)
-    stop(sprintf("'n.comp' must be a whole number between 1 and ncol(x) (%d)", p),
-         call. = FALSE)
+    stop_argument(sprintf("'n.comp' must be a whole number between 1 and ncol(x) (%d)", p))
   m <- as.integer(n.comp)
   big <- n >= 1000
   sigma <- check_positive(if (is.null(sigma)) (if (big) 0.5 else 1) else sigma, "sigma")
@@ -186,7 +184,7 @@ kica_settings <- function(n, p, n.comp, contrast, sigma, kappa, eta, nstarts, ma
   eta <- check_positive(if (is.null(eta)) kappa / 100 else eta, "eta")
   if (is.null(nstarts)) nstarts <- if (m <= 2L) 1L else 2L
   if (!is.logical(polish) || length(polish) != 1L || is.na(polish))
-    stop("'polish' must be TRUE or FALSE", call. = FALSE)
+    stop_argument("'polish' must be TRUE or FALSE")
   list(n.comp = m, contrast = check_choice(contrast, kica_contrasts, "contrast"),
        sigma = sigma, kappa = kappa, eta = eta,
        nstarts = check_whole(nstarts, "nstarts", 1, 1e4),
@@ -211,15 +209,23 @@ kica_search <- function(z, set) {
   coarse_tol <- if (set$polish) 5 * set$tol else set$tol
   step <- (pi / 2) / set$ngrid
   grid <- step * (seq_len(set$ngrid) - 1L - set$ngrid %/% 2L) # a period, with 0
-  show_bar <- interactive() && nstarts > 1L && as.double(nrow(z)) * m * m * nstarts > 4e5
-  if (show_bar) {
-    bar <- utils::txtProgressBar(min = 0, max = nstarts, style = 3)
-    on.exit(close(bar), add = TRUE)
+  polish <- set$polish && m > 1L
+  progress <- progress_for(nstarts + polish, sprintf("kica: %d start%s", nstarts,
+                                                     if (nstarts > 1L) "s" else ""))
+  sweep_step <- function(what) {
+    if (is.null(progress)) return(NULL)
+    sweeps <- 0L
+    function() {
+      sweeps <<- sweeps + 1L
+      progress(message = sprintf("kica: %s, sweep %d", what, sweeps), amount = 0)
+    }
   }
   runs <- vector("list", nstarts)
   for (k in seq_len(nstarts)) {
-    runs[[k]] <- kica_sweeps(z, starts[[k]], par, code, grid, step, coarse_tol, set$maxit)
-    if (show_bar) utils::setTxtProgressBar(bar, k)
+    what <- sprintf("start %d of %d", k, nstarts)
+    runs[[k]] <- kica_sweeps(z, starts[[k]], par, code, grid, step, coarse_tol, set$maxit,
+                             sweep_step(what))
+    progress_signal(progress, paste("kica:", what, "done"))
   }
   values <- vapply(runs, `[[`, 0, "value")
   best <- runs[[which.min(values)]]
@@ -228,9 +234,11 @@ kica_search <- function(z, set) {
                 sweeps = vapply(runs, `[[`, 0L, "sweeps")),
               sweeps = best$sweeps, polish_sweeps = 0L, objective_polish = NA_real_,
               evaluations = sum(vapply(runs, `[[`, 0L, "evaluations")))
-  if (set$polish && m > 1L) {
+  if (polish) {
     fine <- c(set$sigma / 2, set$kappa, set$eta)
-    pol <- kica_sweeps(z, best$V, fine, code, 0, 25 * set$tol, set$tol, set$maxit)
+    pol <- kica_sweeps(z, best$V, fine, code, 0, 25 * set$tol, set$tol, set$maxit,
+                       sweep_step("polish"))
+    progress_signal(progress, "kica: polish done")
     out$V <- pol$V
     out$polish_sweeps <- pol$sweeps
     out$objective_polish <- pol$value
@@ -259,15 +267,14 @@ validate_kica <- function(fit) {
               "kappa", "eta", "nstarts", "maxit", "polish", "ngrid", "tol")
   missing_fields <- setdiff(fields, names(fit))
   if (length(missing_fields) > 0L)
-    stop("a kica fit needs the fields ", paste(missing_fields, collapse = ", "),
-         call. = FALSE)
+    stop_object("a kica fit needs the fields ", paste(missing_fields, collapse = ", "))
   if (!identical(dim(fit$W), c(m, p)) || !identical(dim(fit$A), c(p, m)) ||
       ncol(fit$S) != m || !identical(dim(fit$V), c(m, m)) ||
       !identical(dim(fit$K), c(m, p)))
-    stop("a kica fit needs W (n.comp x p), A (p x n.comp), S (n x n.comp), ",
-         "V (n.comp x n.comp) and K (n.comp x p)", call. = FALSE)
+    stop_object("a kica fit needs W (n.comp x p), A (p x n.comp), S (n x n.comp), ",
+                "V (n.comp x n.comp) and K (n.comp x p)")
   if (nrow(fit$starts) != fit$nstarts)
-    stop("a kica fit needs one row of 'starts' per start", call. = FALSE)
+    stop_object("a kica fit needs one row of 'starts' per start")
   fit
 }
 
@@ -293,8 +300,8 @@ kica_whiten <- function(x, m) {
     !(d[m] > max(e$values[1L], 0) * 1e-10)
   }
   if (singular || !(d[m] > 0))
-    stop("'x' has a singular covariance matrix (a column is constant or a linear ",
-         "combination of others)", call. = FALSE)
+    stop_data("'x' has a singular covariance matrix (a column is constant or a linear ",
+              "combination of others)")
   E <- e$vectors[, seq_len(m), drop = FALSE]
   if (m == ncol(x)) {
     K <- E %*% (t(E) / sqrt(d))
@@ -372,15 +379,15 @@ random_rotation <- function(m) {
 # to 'tol' by Brent's method. Sweeps stop when no angle exceeds tol, the
 # contrast fell by less than 1e-6, or after maxit sweeps.
 # Returns list(V, value, sweeps, evaluations).
-kica_sweeps <- function(z, V, par, code, grid, half, tol, maxit) {
-  .Call(C_kica_sweeps, z, V, par, code, as.double(grid), as.double(half),
-        as.double(tol), as.integer(maxit))
+kica_sweeps <- function(z, V, par, code, grid, half, tol, maxit, step = NULL) {
+  engine_call(.Call(C_kica_sweeps, z, V, par, code, as.double(grid), as.double(half),
+                    as.double(tol), as.integer(maxit), step))
 }
 
 # The contrast (code: 1 KGV, 2 KCCA) of the sources S at par = c(sigma,
 # kappa, eta), with an attribute "ranks": the columns kept per source.
 kica_contrast <- function(S, par, code) {
-  .Call(C_kica_contrast, S, par, code)
+  engine_call(.Call(C_kica_contrast, S, par, code))
 }
 
 #' Amari distance between unmixing matrices
@@ -408,12 +415,12 @@ amari_distance <- function(W, A) {
   check_finite(W, "W")
   check_finite(A, "A")
   if (ncol(W) != nrow(A) || nrow(W) != ncol(A))
-    stop("'W' and 'A' must be m x p and p x m matrices", call. = FALSE)
+    stop_argument("'W' and 'A' must be m x p and p x m matrices")
   P <- abs(W %*% A)
   m <- nrow(P)
   if (m < 2L) return(0)
   if (any(apply(P, 1L, max) == 0) || any(apply(P, 2L, max) == 0))
-    stop("'W %*% A' must have no zero row or column", call. = FALSE)
+    stop_argument("'W %*% A' must have no zero row or column")
   rows <- sum(rowSums(P) / apply(P, 1L, max) - 1)
   cols <- sum(colSums(P) / apply(P, 2L, max) - 1)
   (rows + cols) / (2 * m * (m - 1))
@@ -431,17 +438,19 @@ amari_distance <- function(W, A) {
 #' kica(X)
 #' @export
 print.kica <- function(x, digits = max(3L, getOption("digits") - 3L), ...) {
-  cat(sprintf("Kernel ICA (fastkpca): %d source%s from %d observations of %d variable%s\n",
-              x$n.comp, if (x$n.comp == 1L) "" else "s", nrow(x$S), ncol(x$W),
-              if (ncol(x$W) == 1L) "" else "s"))
-  cat(sprintf("Contrast:  %s = %s (sigma = %g, kappa = %g, eta = %g)\n",
-              toupper(x$contrast), format(x$objective, digits = digits), x$sigma,
-              x$kappa, x$eta))
-  cat(sprintf("Search:    %d start%s, best %s after %d sweep%s%s\n", x$nstarts,
-              if (x$nstarts == 1L) "" else "s",
-              x$starts$kind[which.min(x$starts$contrast)], x$iterations[["start"]],
-              if (x$iterations[["start"]] == 1L) "" else "s",
-              if (x$polish) sprintf("; polished with sigma = %g", x$sigma / 2) else ""))
+  cat_line("", sprintf("Kernel ICA (fastkpca): %d source%s from %d observations of %d variable%s",
+                       x$n.comp, if (x$n.comp == 1L) "" else "s", nrow(x$S), ncol(x$W),
+                       if (ncol(x$W) == 1L) "" else "s"))
+  cat_line("Contrast:  ", sprintf("%s = %s (sigma = %g, kappa = %g, eta = %g)",
+                                  toupper(x$contrast), format(x$objective, digits = digits),
+                                  x$sigma, x$kappa, x$eta))
+  cat_line("Search:    ", sprintf("%d start%s, best %s after %d sweep%s%s", x$nstarts,
+                                  if (x$nstarts == 1L) "" else "s",
+                                  x$starts$kind[which.min(x$starts$contrast)],
+                                  x$iterations[["start"]],
+                                  if (x$iterations[["start"]] == 1L) "" else "s",
+                                  if (x$polish) sprintf("; polished with sigma = %g", x$sigma / 2)
+                                  else ""))
   cat("Unmixing matrix W:\n")
   print(x$W, digits = digits)
   invisible(x)
@@ -466,7 +475,7 @@ predict.kica <- function(object, newdata, ...) {
   z <- as_data_matrix(newdata, "newdata")
   check_finite(z, "newdata")
   if (ncol(z) != ncol(object$W))
-    stop(sprintf("'newdata' must have %d columns", ncol(object$W)), call. = FALSE)
+    stop_argument(sprintf("'newdata' must have %d columns", ncol(object$W)))
   S <- sweep(z, 2L, object$Xmu) %*% t(object$W)
   dimnames(S) <- list(rownames(z), rownames(object$W))
   S

@@ -257,6 +257,14 @@
 #'   `landmark_rows`, `landmark_rank`, `kernel_weights` (of the landmarks)
 #'   and `statistics`, described in the section on Nyström landmarks.
 #'
+#' @section Progress and errors:
+#' A long fit reports its progress through progressr: the kernel fill, the
+#' centering, the panels of the reduction and the back-transformation
+#' (see [fastkpca_progress]; wrap the call in [progressr::with_progress()]
+#' to see it). Its errors and warnings have classes, such as
+#' `fastkpca_error_argument` and `fastkpca_error_memory`, that
+#' `tryCatch()` can tell apart (see [fastkpca_conditions]).
+#'
 #' @seealso [predict.fastkpca()], [summary.fastkpca()], [plot.fastkpca()];
 #'   [stats::prcomp()] for linear PCA.
 #' @examples
@@ -291,10 +299,9 @@ kpca <- function(x, ...) UseMethod("kpca")
 kpca.formula <- function(x, data = NULL, na.action = na.omit, ...) {
   mt <- stats::terms(x, data = data)
   if (attr(mt, "response") > 0L)
-    stop("'x' must be a formula without a response, such as ~ a + b",
-         call. = FALSE)
+    stop_argument("'x' must be a formula without a response, such as ~ a + b")
   attr(mt, "intercept") <- 0L
-  mf <- stats::model.frame(mt, data = data, na.action = na.action)
+  mf <- with_error_kind(stats::model.frame(mt, data = data, na.action = na.action), "argument")
   mt <- attr(mf, "terms")
   attr(mt, "intercept") <- 0L
   xmat <- stats::model.matrix(mt, mf)
@@ -346,8 +353,7 @@ kpca_steps <- function(x, kernel, features, th, solver, threads, control, varian
   variance <- check_variance(variance, features, solver)
   if (!is.null(landmarks)) {  # centered Nystrom, R/nystrom.R
     if (!is.null(variance))
-      stop("'variance' needs the exact fit; with 'landmarks', give 'features'",
-           call. = FALSE)
+      stop_argument("'variance' needs the exact fit; with 'landmarks', give 'features'")
     return(kpca_nystrom(x, kernel, features, th, landmarks, landmark_rule, threads,
                         call, removed, scaling))
   }
@@ -371,10 +377,10 @@ kpca_data <- function(x, na.action, center, scale., precomputed) {
     removed <- attr(x, "na.action")
     attr(x, "na.action") <- NULL
     check_finite(x, "x")
-    if (ncol(x) == 0L) stop("'x' must have at least one column", call. = FALSE)
+    if (ncol(x) == 0L) stop_argument("'x' must have at least one column")
   }
   if (nrow(x) < 2L)
-    stop("'x' must have at least 2 rows (after 'na.action')", call. = FALSE)
+    stop_argument("'x' must have at least 2 rows (after 'na.action')")
   # prcomp's center and scale.: the kernel sees the scaled data
   scaling <- scale_data(x, center, scale., precomputed = precomputed)
   list(x = scaling$x, removed = removed, scaling = scaling)
@@ -393,14 +399,15 @@ kpca_exact <- function(x, kernel, features, th, solver, threads, control, varian
   precomputed <- is_precomputed(kernel)
   # g of a conformal kernel, once on the training rows; predict() reuses them
   weights <- if (!precomputed) kernel_weights(kernel, x)
-  res <- .Call(C_kpca_exact, x, if (!precomputed) kernel_program(kernel), weights,
-               features, th, solver_codes[[solver]], threads, settings,
-               if (is.null(variance)) 0 else variance)
+  res <- engine_call(.Call(C_kpca_exact, x, if (!precomputed) kernel_program(kernel), weights,
+                           features, th, solver_codes[[solver]], threads, settings,
+                           if (is.null(variance)) 0 else variance,
+                           progress_fraction(sprintf("kpca: exact fit on %d rows", n))))
   if (!res$converged)
-    warning(sprintf(paste0("the iterative solver did not converge in %d restarts ",
-                           "(largest relative residual %.2g); increase control$maxit ",
-                           "or use solver = \"exact\""),
-                    res$restarts, res$residual), call. = FALSE)
+    warn_convergence(sprintf(paste0("the iterative solver did not converge in %d restarts ",
+                                    "(largest relative residual %.2g); increase control$maxit ",
+                                    "or use solver = \"exact\""),
+                             res$restarts, res$residual))
   comp <- exact_components(res, n, th, features, row_labels(x), removed)
   features <- if (is.null(variance)) features else length(comp$eig)
   iterations <- if (solver == "iterative") res$restarts
@@ -434,8 +441,8 @@ kpca_exact <- function(x, kernel, features, th, solver, threads, control, varian
 # prcomp).
 exact_components <- function(res, n, th, features, rownames, removed) {
   if (features == 0L && length(res$values) == 0L)
-    stop(sprintf("no eigenvalue of the centered kernel matrix exceeds 'th' (%g); ", th),
-         "lower 'th', set 'features', or check the kernel parameters", call. = FALSE)
+    stop_data(sprintf("no eigenvalue of the centered kernel matrix exceeds 'th' (%g); ", th),
+              "lower 'th', set 'features', or check the kernel parameters")
   # the vectors come with their signs fixed (orient_columns in src/eigen.c)
   comp <- positive_components(res$values, res$vectors)
   vectors <- comp$vectors
@@ -454,7 +461,7 @@ na_action_function <- function(na.action) {
   if (is.character(na.action) && length(na.action) == 1L && !is.na(na.action))
     na.action <- get0(na.action, mode = "function")
   if (!is.function(na.action))
-    stop("'na.action' must be a function such as na.omit or na.fail", call. = FALSE)
+    stop_argument("'na.action' must be a function such as na.omit or na.fail")
   na.action
 }
 
@@ -462,9 +469,9 @@ na_action_function <- function(na.action) {
 # removed rows.
 apply_na_action <- function(x, na.action) {
   if (!anyNA(x)) return(x)
-  out <- na_action_function(na.action)(x)
+  out <- with_error_kind(na_action_function(na.action)(x), "data")
   if (!is.matrix(out) || ncol(out) != ncol(x))
-    stop("'na.action' must return the data as a matrix", call. = FALSE)
+    stop_argument("'na.action' must return the data as a matrix")
   out
 }
 
@@ -475,11 +482,10 @@ as_kernel_matrix <- function(K) {
   # kernlab's kernelMatrix objects are double matrices already: no copy
   if (is.object(K) && length(dim(K)) == 2L && !is.matrix(K)) K <- as.matrix(K)
   if (length(dim(K)) != 2L || !typeof(K) %in% c("double", "integer", "logical"))
-    stop("'x' must be a numeric kernel matrix when 'kernel' is \"precomputed\"",
-         call. = FALSE)
+    stop_argument("'x' must be a numeric kernel matrix when 'kernel' is \"precomputed\"")
   if (nrow(K) != ncol(K))
-    stop(sprintf("'x' must be a square kernel matrix when 'kernel' is \"precomputed\", not %d x %d",
-                 nrow(K), ncol(K)), call. = FALSE)
+    stop_argument(sprintf("'x' must be a square kernel matrix when 'kernel' is \"precomputed\", not %d x %d",
+                          nrow(K), ncol(K)))
   if (storage.mode(K) != "double") storage.mode(K) <- "double"
   K
 }
@@ -490,8 +496,8 @@ check_variance <- function(variance, features, solver) {
   if (is.null(variance)) return(NULL)
   variance <- check_number(variance, "variance", lo = 0, hi = 1, lo_open = TRUE)
   if (features != 0L)
-    stop("give 'features' or 'variance', not both", call. = FALSE)
+    stop_argument("give 'features' or 'variance', not both")
   if (identical(solver, "iterative"))
-    stop("'variance' needs the exact solver: it reads all eigenvalues", call. = FALSE)
+    stop_argument("'variance' needs the exact solver: it reads all eigenvalues")
   variance
 }

@@ -86,8 +86,8 @@ matrix_free_control <- function(control, n, features) {
                else check_whole(control$landmarks, "control$landmarks", 0, n,
                                 hi_label = "nrow(x)")
   if (shared[[2L]] < 2)
-    stop("'control$maxit' must be at least 2 for solver = \"matrix_free\" (the last ",
-         "pass certifies the eigenpairs)", call. = FALSE)
+    stop_argument("'control$maxit' must be at least 2 for solver = \"matrix_free\" (the last ",
+                  "pass certifies the eigenpairs)")
   list(tol = shared[[1L]], maxit = as.integer(shared[[2L]]), block = as.integer(block),
        ncv = as.integer(ncv), landmarks = as.integer(landmarks))
 }
@@ -98,8 +98,8 @@ kpca_matrix_free <- function(x, kernel, features, th, threads, control, call, re
                              scaling, threads_given = TRUE) {
   n <- NROW(x)
   if (is_precomputed(kernel))
-    stop("solver = \"matrix_free\" needs the data rows: a precomputed kernel matrix ",
-         "is stored already; use solver = \"exact\" or \"iterative\"", call. = FALSE)
+    stop_argument("solver = \"matrix_free\" needs the data rows: a precomputed kernel matrix ",
+                  "is stored already; use solver = \"exact\" or \"iterative\"")
   settings <- matrix_free_control(control, n, features)
   weights <- kernel_weights(kernel, x)
   # on future's workers, threads per worker: by default kpca_threads()
@@ -129,8 +129,8 @@ kpca_matrix_free <- function(x, kernel, features, th, threads, control, call, re
 
 # K[rows, ] V for the rows row0 + 1, ..., row0 + nrow of x (in C).
 kernel_block_product <- function(x, row0, nrow, program, weights, V, threads) {
-  .Call(C_kernel_block_product, x, as.integer(row0), as.integer(nrow), program, weights,
-        V, as.integer(threads))
+  engine_call(.Call(C_kernel_block_product, x, as.integer(row0), as.integer(nrow), program,
+                    weights, V, as.integer(threads)))
 }
 
 # The operator of a fit: list(apply = function(V) Kc V / n, product =
@@ -197,7 +197,7 @@ matrix_free_shared_dir <- function() {
   dir <- getOption("fastkpca.shared_dir")
   if (is.null(dir)) return(tempdir())
   if (!is.character(dir) || length(dir) != 1L || is.na(dir) || !dir.exists(dir))
-    stop("option 'fastkpca.shared_dir' must name an existing folder", call. = FALSE)
+    stop_argument("option 'fastkpca.shared_dir' must name an existing folder")
   dir
 }
 
@@ -208,9 +208,9 @@ matrix_free_cache <- new.env(parent = emptyenv())
 matrix_free_batch <- function(batch, args) {
   if (!identical(matrix_free_cache$path, args$path)) {
     data <- tryCatch(readRDS(args$path), error = function(e)
-      stop(sprintf(paste0("a worker cannot read the fit's data file %s (%s); on other ",
-                          "machines, set options(fastkpca.shared_dir = ) to a folder ",
-                          "they all see"), args$path, conditionMessage(e)), call. = FALSE))
+      stop_worker(sprintf(paste0("a worker cannot read the fit's data file %s (%s); on other ",
+                                 "machines, set options(fastkpca.shared_dir = ) to a folder ",
+                                 "they all see"), args$path, conditionMessage(e))))
     matrix_free_cache$data <- data
     matrix_free_cache$path <- args$path
   }
@@ -278,11 +278,10 @@ matrix_free_eigen <- function(op, X, n, k, settings) {
       progress(passes, max(cert))
       if (all(cert <= settings$tol) || passes >= settings$maxit) {
         if (!all(cert <= settings$tol))
-          warning(sprintf(paste0("the matrix-free solver did not reach control$tol (%g) ",
-                                 "in %d passes: the largest residual is %.2g, %.3g times ",
-                                 "the tolerance; increase control$maxit or control$ncv"),
-                          settings$tol, passes, max(cert), max(cert) / settings$tol),
-                  call. = FALSE)
+          warn_convergence(sprintf(paste0("the matrix-free solver did not reach control$tol (%g) ",
+                                          "in %d passes: the largest residual is %.2g, %.3g times ",
+                                          "the tolerance; increase control$maxit or control$ncv"),
+                                   settings$tol, passes, max(cert), max(cert) / settings$tol))
         return(list(values = theta, vectors = oriented_columns(V), residuals = cert,
                     passes = passes, history = history, colmeans = colmeans))
       }
@@ -363,11 +362,10 @@ orthonormal_columns <- function(W, basis = NULL) {
 # The sign rule of every fit (orient_columns() in src/eigen.c), on a copy.
 oriented_columns <- function(V) .Call(C_oriented_columns, V)
 
-# progressr's progress of the passes: one step per pass, the message the
-# largest residual so far; nothing without progressr.
-matrix_free_progress <- function(maxit) {
-  if (!requireNamespace("progressr", quietly = TRUE)) return(function(...) invisible(NULL))
-  p <- progressr::progressor(steps = maxit + 1L, envir = parent.frame())
+# progressr's progress of the passes (R/progress.R): one step per pass,
+# the message the largest residual so far; nothing where progress is off.
+matrix_free_progress <- function(maxit, envir = parent.frame()) {
+  p <- progress_for(maxit, "matrix-free kernel PCA: first pass", envir)
   function(pass, residual)
-    p(message = sprintf("pass %d, largest residual %.2g", pass, residual))
+    progress_signal(p, sprintf("pass %d, largest residual %.2g", pass, residual))
 }

@@ -36,8 +36,7 @@ memory_budget <- function() {
   limit <- getOption("fastkpca.memory_limit")
   if (is.null(limit)) return(available_bytes())
   if (!is.numeric(limit) || length(limit) != 1L || is.na(limit) || limit <= 0)
-    stop("option 'fastkpca.memory_limit' must be a positive number of bytes",
-         call. = FALSE)
+    stop_argument("option 'fastkpca.memory_limit' must be a positive number of bytes")
   as.double(limit)
 }
 
@@ -56,13 +55,12 @@ check_memory <- function(n, features, available = memory_budget()) {
                  "solver = \"matrix_free\" (or \"auto\") computes them exactly ",
                  "without it")
   if (!is.na(available) && need > available)
-    stop(sprintf(paste0("a fit on %.0f rows needs about %s (one %.0f x %.0f double matrix), ",
-                        "but only %s of memory is available; %s"),
-                 n, format_bytes(need), n, n, format_bytes(available), ways), call. = FALSE)
+    stop_memory(sprintf(paste0("a fit on %.0f rows needs about %s (one %.0f x %.0f double matrix), ",
+                               "but only %s of memory is available; %s"),
+                        n, format_bytes(need), n, n, format_bytes(available), ways))
   # where the available memory is unknown, R_alloc in C still refuses what
   # cannot be allocated
   if (need > 8 * .Machine$integer.max^2)
-    stop(sprintf("a fit on %.0f rows needs about %s; %s", n, format_bytes(need), ways),
-         call. = FALSE)
+    stop_memory(sprintf("a fit on %.0f rows needs about %s; %s", n, format_bytes(need), ways))
   invisible(need)
 }

@@ -1,4 +1,36 @@
-# print, summary and plot methods for "fastkpca" fits.
+# print, summary and plot methods for "fastkpca" fits, and cat_line(), the
+# one way every print() of the package writes a line of text.
+
+# A line of a print() method: label, then text (pasted as cat() would), cut
+# at the console's width: the text wraps at its spaces (not those around
+# "=", so that "sigma = 0.2" stays whole), continuation lines
+# indented under it (under the label's start when the label takes half the
+# width), and a word longer than a line (a long deparsed function) is
+# shortened with "...". Kernel expressions thus wrap between their terms and
+# arguments, and no line runs past getOption("width").
+cat_line <- function(label, ..., width = getOption("width")) {
+  text <- paste0(...)
+  # (a placeholder of display width 1 that the text does not hold)
+  glue <- if (grepl("\u00a7", text, fixed = TRUE)) " " else "\u00a7"
+  text <- gsub(" = ", paste0(glue, "=", glue), text, fixed = TRUE)
+  indent <- if (nchar(label) <= width %/% 2L) nchar(label) else 2L
+  room <- max(10L, width - indent)
+  # strwrap() makes lines shorter than its width; the first line has the
+  # label instead of the indent in front
+  lines <- strwrap(text, width = room + 1L, initial = strrep(" ", nchar(label) - indent))
+  if (!length(lines)) lines <- ""
+  lines <- paste0(c(label, rep(strrep(" ", indent), length(lines) - 1L)),
+                  sub(paste0("^", strrep(" ", nchar(label) - indent)), "", lines))
+  lines <- gsub(glue, " ", lines, fixed = TRUE)
+  writeLines(shorten_text(lines, width))
+}
+
+# Strings longer than width characters, cut to width with "...".
+shorten_text <- function(s, width) {
+  long <- nchar(s) > width
+  s[long] <- paste0(substr(s[long], 1L, max(1L, width - 3L)), "...")
+  s
+}
 
 #' Print a kernel PCA fit
 #'
@@ -20,13 +52,13 @@
 #'      center = TRUE, scale. = TRUE)
 #' @export
 print.fastkpca <- function(x, digits = max(3L, getOption("digits") - 3L), ...) {
-  cat(fit_description(x), "\n", sep = "")
-  cat("Kernel:     ", format(x$kernel), "\n", sep = "")
+  cat_line("", fit_description(x))
+  cat_line("Kernel:     ", format(x$kernel))
   scaling <- describe_scaling(x[["center"]], x[["scale"]])
-  if (!is.null(scaling)) cat("Data:       ", scaling, "\n", sep = "")
+  if (!is.null(scaling)) cat_line("Data:       ", scaling)
   print_fit_details(x)
   k <- length(x$eig)
-  cat("Components: ", k, " (", component_rule(x), ")\n", sep = "")
+  cat_line("Components: ", k, " (", component_rule(x), ")")
   cat("Eigenvalues", if (k > 10L) " (first 10)", ":\n", sep = "")
   print(utils::head(x$eig, 10L), digits = digits)
   invisible(x)
@@ -57,8 +89,8 @@ print_fit_details <- function(x) UseMethod("print_fit_details")
 print_fit_details.fastkpca <- function(x) invisible(NULL)
 #' @exportS3Method
 print_fit_details.fastkpca_nystrom <- function(x) {
-  cat(sprintf("Landmarks:  %d (%s; rank %d)\n", nrow(x$landmarks), x$landmark_rule,
-              x$landmark_rank))
+  cat_line("Landmarks:  ", sprintf("%d (%s; rank %d)", nrow(x$landmarks), x$landmark_rule,
+                                   x$landmark_rank))
 }
 
 # How the number of components was chosen (and, for the exact fits, by
@@ -142,11 +174,11 @@ summary.fastkpca <- function(object, ...) {
 #' @export
 print.summary.fastkpca <- function(x, digits = max(3L, getOption("digits") - 3L), ...) {
   method <- if (is.null(x$method)) "Kernel PCA" else x$method
-  cat(method, " (fastkpca), ", x$n, " observations\n", sep = "")
-  cat("Kernel: ", x$kernel, "\n", sep = "")
-  if (!is.null(x$landmarks)) cat("Landmarks: ", x$landmarks, "\n", sep = "")
-  cat("Total variance in feature space: ", format(x$variance_total, digits = digits),
-      "\n\nImportance of components:\n", sep = "")
+  cat_line("", method, " (fastkpca), ", x$n, " observations")
+  cat_line("Kernel: ", x$kernel)
+  if (!is.null(x$landmarks)) cat_line("Landmarks: ", x$landmarks)
+  cat_line("", "Total variance in feature space: ", format(x$variance_total, digits = digits))
+  cat("\nImportance of components:\n")
   # one number format per row (print() of the matrix picks one per column,
   # so that a row showed 0.1005, 0.09262 and 0.0826)
   shown <- t(apply(x$importance, 1L, format, digits = digits))
@@ -156,10 +188,9 @@ print.summary.fastkpca <- function(x, digits = max(3L, getOption("digits") - 3L)
     shown <- rbind(shown, Residual = formatC(x$eig_residuals, digits = 1L, format = "e"))
   print(noquote(shown), right = TRUE)
   if (!is.null(x$eig_residuals))
-    writeLines(strwrap(sprintf(
-      "Residual: ||Kc v / n - eig v|| / max(eig) of each eigenpair (solver \"%s\"%s)",
-      x$solver, if (is.null(x$passes)) "" else sprintf(", %d passes", x$passes)),
-      width = getOption("width"), exdent = 2L))
+    cat_line("Residual: ", sprintf(
+      "solver \"%s\"%s; ||Kc v / n - eig v|| / max(eig) of each eigenpair",
+      x$solver, if (is.null(x$passes)) "" else sprintf(", %d passes", x$passes)))
   invisible(x)
 }
 
@@ -190,9 +221,9 @@ plot.fastkpca <- function(x, which = c(1L, 2L), col = 1, pch = 1,
                           main = c("Eigenvalues", "Kernel principal components")[which],
                           ...) {
   if (!is.numeric(which) || length(which) == 0L || !all(which %in% 1:2))
-    stop("'which' must be 1, 2 or both", call. = FALSE)
+    stop_argument("'which' must be 1, 2 or both")
   if (length(main) != length(which))
-    stop("'main' must have one title per plot in 'which'", call. = FALSE)
+    stop_argument("'main' must have one title per plot in 'which'")
   if (length(which) > 1L) {
     old <- graphics::par(mfrow = c(1L, length(which)))
     on.exit(graphics::par(old))

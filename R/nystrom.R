@@ -104,8 +104,8 @@ auto_landmarks <- function(n, features) {
 kpca_nystrom <- function(x, kernel, features, th, landmarks, landmark_rule, threads,
                          call, na_action, scaling) {
   if (is_precomputed(kernel))
-    stop("'landmarks' cannot be used with kernel = \"precomputed\": Nystr\u00f6m ",
-         "needs the data rows to evaluate the kernel on", call. = FALSE)
+    stop_argument("'landmarks' cannot be used with kernel = \"precomputed\": Nystr\u00f6m ",
+                  "needs the data rows to evaluate the kernel on")
   chosen <- resolve_landmarks(landmarks, landmark_rule, x, kernel, features, threads)
   program <- kernel_program(kernel)
   basis <- nystrom_landmark_basis(chosen$rows, kernel, features, threads, program)
@@ -141,12 +141,12 @@ resolve_landmarks <- function(landmarks, landmark_rule, x, kernel, features, thr
   landmark_rule <- check_choice(landmark_rule, landmark_rules, "landmark_rule")
   if (is.character(landmarks) && is.null(dim(landmarks))) {
     if (length(landmarks) != 1L || is.na(landmarks) || landmarks != "auto")
-      stop("'landmarks' must be NULL, a number of rows, a matrix or data frame ",
-           "of landmark rows, or \"auto\"", call. = FALSE)
+      stop_argument("'landmarks' must be NULL, a number of rows, a matrix or data frame ",
+                    "of landmark rows, or \"auto\"")
     m <- auto_landmarks(n, features)
     if (m < lo)
-      stop(sprintf("'landmarks' = \"auto\" needs at least features + 1 (%d) rows, not %d",
-                   lo, n), call. = FALSE)
+      stop_argument(sprintf("'landmarks' = \"auto\" needs at least features + 1 (%d) rows, not %d",
+                            lo, n))
     return(draw_landmarks(x, m, landmark_rule, kernel, threads))
   }
   if (is.numeric(landmarks) && is.null(dim(landmarks)) && length(landmarks) == 1L) {
@@ -155,8 +155,8 @@ resolve_landmarks <- function(landmarks, landmark_rule, x, kernel, features, thr
     return(draw_landmarks(x, m, landmark_rule, kernel, threads))
   }
   if (!is.matrix(landmarks) && !is.data.frame(landmarks))
-    stop("'landmarks' must be NULL, a number of rows, a matrix or data frame ",
-         "of landmark rows, or \"auto\"", call. = FALSE)
+    stop_argument("'landmarks' must be NULL, a number of rows, a matrix or data frame ",
+                  "of landmark rows, or \"auto\"")
   list(rows = given_landmark_rows(landmarks, x, lo), rule = "given", index = NULL)
 }
 
@@ -168,20 +168,19 @@ given_landmark_rows <- function(landmarks, x, lo) {
   if (!is.null(train_names) && !is.null(colnames(rows))) {
     absent <- setdiff(train_names, colnames(rows))
     if (length(absent) > 0L)
-      stop("'landmarks' lacks column", if (length(absent) > 1L) "s" else "", " ",
-           paste(absent, collapse = ", "), call. = FALSE)
+      stop_argument("'landmarks' lacks column", if (length(absent) > 1L) "s" else "", " ",
+                    paste(absent, collapse = ", "))
     rows <- rows[, train_names, drop = FALSE]
   }
   if (ncol(rows) != ncol(x))
-    stop(sprintf("'landmarks' must have %d columns, as 'x', not %d", ncol(x), ncol(rows)),
-         call. = FALSE)
+    stop_argument(sprintf("'landmarks' must have %d columns, as 'x', not %d", ncol(x), ncol(rows)))
   check_finite(rows, "landmarks")
   if (nrow(rows) < lo)
-    stop(sprintf("'landmarks' must have at least max(2, features + 1) (%d) rows, not %d",
-                 lo, nrow(rows)), call. = FALSE)
+    stop_argument(sprintf("'landmarks' must have at least max(2, features + 1) (%d) rows, not %d",
+                          lo, nrow(rows)))
   if (nrow(rows) > nrow(x))
-    stop(sprintf("'landmarks' must have at most nrow(x) (%d) rows, not %d", nrow(x),
-                 nrow(rows)), call. = FALSE)
+    stop_argument(sprintf("'landmarks' must have at most nrow(x) (%d) rows, not %d", nrow(x),
+                          nrow(rows)))
   dimnames(rows) <- list(NULL, colnames(x))
   rows
 }
@@ -199,12 +198,12 @@ draw_landmarks <- function(x, m, rule, kernel, threads) {
 # m row numbers of x by kernel k-means++ seeding (in C, on one thread: each
 # draw needs the one before), with R's random number generator.
 nystrom_kmeanspp <- function(x, m, kernel) {
-  idx <- .Call(C_nystrom_kmeanspp, x, as.integer(m), kernel_program(kernel),
-               kernel_weights(kernel, x))
+  idx <- engine_call(.Call(C_nystrom_kmeanspp, x, as.integer(m), kernel_program(kernel),
+                           kernel_weights(kernel, x)))
   if (length(idx) < m)
-    stop(sprintf(paste0("'landmarks': k-means++ found only %d rows that differ in ",
-                        "feature space, fewer than the %d asked for"),
-                 length(idx), m), call. = FALSE)
+    stop_data(sprintf(paste0("'landmarks': k-means++ found only %d rows that differ in ",
+                             "feature space, fewer than the %d asked for"),
+                      length(idx), m))
   idx
 }
 
@@ -233,15 +232,15 @@ nystrom_progress <- function(steps) {
 nystrom_landmark_basis <- function(L, kernel, features, threads,
                                    program = kernel_program(kernel)) {
   weights <- kernel_weights(kernel, L)
-  Kmm <- .Call(C_kernel_matrix, L, program, weights, threads)
+  Kmm <- engine_call(.Call(C_kernel_matrix, L, program, weights, threads))
   e <- eigen(Kmm, symmetric = TRUE)
   keep <- e$values > nystrom_rtol * max(e$values, 0)
   rank <- sum(keep)
   if (rank < max(features, 1L))
-    stop(sprintf(paste0("'landmarks' leave the kernel matrix among them with %d ",
-                        "positive eigenvalue%s, fewer than 'features' (%d): use ",
-                        "more landmarks, or rows that differ in feature space"),
-                 rank, if (rank == 1L) "" else "s", max(features, 1L)), call. = FALSE)
+    stop_data(sprintf(paste0("'landmarks' leave the kernel matrix among them with %d ",
+                             "positive eigenvalue%s, fewer than 'features' (%d): use ",
+                             "more landmarks, or rows that differ in feature space"),
+                      rank, if (rank == 1L) "" else "s", max(features, 1L)))
   list(rows = L, weights = weights,
        basis = sweep(e$vectors[, keep, drop = FALSE], 2L, sqrt(e$values[keep]), "/"),
        shift = rowMeans(Kmm), rank = rank)
@@ -255,17 +254,16 @@ nystrom_landmark_basis <- function(L, kernel, features, threads,
 # do. step: NULL, or a function called after each block (a progress bar).
 nystrom_statistics <- function(x, basis, kernel, threads, program = kernel_program(kernel),
                                step = NULL) {
-  part <- .Call(C_nystrom_statistics, x, basis$rows, program, kernel_weights(kernel, x),
-                basis$weights, basis$shift, block_size(NROW(x), NROW(basis$rows)), threads,
-                step)
+  part <- engine_call(.Call(C_nystrom_statistics, x, basis$rows, program,
+                            kernel_weights(kernel, x), basis$weights, basis$shift,
+                            block_size(NROW(x), NROW(basis$rows)), threads, step))
   list(n = NROW(x), shift = basis$shift, sums = part$sums, cross = part$cross)
 }
 
 # The statistics of two sets of rows together (taken around one shift).
 nystrom_statistics_add <- function(a, b) {
   if (!identical(a$shift, b$shift))
-    stop("Nystr\u00f6m statistics must be taken around the same shift to be added",
-         call. = FALSE)
+    stop_argument("Nystr\u00f6m statistics must be taken around the same shift to be added")
   list(n = a$n + b$n, shift = a$shift, sums = a$sums + b$sums, cross = a$cross + b$cross)
 }
 
@@ -281,8 +279,8 @@ nystrom_solve <- function(stats, basis, features, th) {
   ec <- eigen(C, symmetric = TRUE)
   k <- if (features > 0L) features else sum(ec$values > th)
   if (k == 0L)
-    stop(sprintf("no eigenvalue of the centered kernel matrix exceeds 'th' (%g); ", th),
-         "lower 'th', set 'features', or check the kernel parameters", call. = FALSE)
+    stop_data(sprintf("no eigenvalue of the centered kernel matrix exceeds 'th' (%g); ", th),
+              "lower 'th', set 'features', or check the kernel parameters")
   comp <- positive_components(ec$values[seq_len(k)], ec$vectors[, seq_len(k), drop = FALSE])
   list(eig = comp$values, alpha = nystrom_alpha(Tm, comp$vectors, n),
        mu = nystrom_mu(stats), variance_total = sum(diag(C)))
@@ -292,7 +290,7 @@ nystrom_solve <- function(stats, basis, features, th) {
 # W, with signs fixed by the one sign rule of every fit (in C,
 # src/nystrom.c).
 nystrom_alpha <- function(basis, vectors, n) {
-  .Call(C_nystrom_alpha, basis, vectors, as.double(n))
+  engine_call(.Call(C_nystrom_alpha, basis, vectors, as.double(n)))
 }
 
 # The mean kernel row of the rows behind a set of statistics.

@@ -59,7 +59,7 @@ screeplot.fastkpca <- function(x, npcs = min(10L, length(x$eig)),
                                type = c("barplot", "lines"),
                                main = deparse(substitute(x))[1L], ...) {
   main
-  type <- match.arg(type)
+  type <- check_choice(type, c("barplot", "lines"), "type")
   npcs <- check_whole(npcs, "npcs", 1, length(x$eig))
   stats::screeplot(structure(list(sdev = sqrt(x$eig)), class = "prcomp"),
                    npcs = npcs, type = type, main = main, ...)
@@ -71,8 +71,8 @@ screeplot.fastkpca <- function(x, npcs = min(10L, length(x$eig)),
 biplot.fastkpca <- function(x, choices = 1L:2L, scale = 1, pc.biplot = FALSE, ...) {
   if (!is.numeric(choices) || length(choices) != 2L || anyNA(choices) ||
       any(choices < 1 | choices > length(x$eig) | choices != round(choices)))
-    stop(sprintf("'choices' must be two component numbers between 1 and %d",
-                 length(x$eig)), call. = FALSE)
+    stop_argument(sprintf("'choices' must be two component numbers between 1 and %d",
+                          length(x$eig)))
   pc <- prcomp_view(x)
   if (!is.null(pc$rotation))
     return(stats::biplot(pc, choices = choices, scale = scale, pc.biplot = pc.biplot, ...))
@@ -94,7 +94,7 @@ biplot.fastkpca <- function(x, choices = 1L:2L, scale = 1, pc.biplot = FALSE, ..
 prcomp_view <- function(fit) {
   scores <- fit$rotated
   if (is.null(scores))
-    stop("'x' keeps no scores of its training rows: a biplot needs them", call. = FALSE)
+    stop_argument("'x' keeps no scores of its training rows: a biplot needs them")
   scores <- scores[stats::complete.cases(scores), , drop = FALSE]
   n <- fit_nobs(fit)
   out <- list(sdev = sqrt(fit$eig * n / (n - 1)), x = scores / sqrt(n))
@@ -123,7 +123,6 @@ nobs.fastkpca <- function(object, ...) {
 fitted.fastkpca <- function(object, ...) {
   check_no_dots(...)
   if (is.null(object$rotated))
-    stop("'object' keeps no scores of its training rows; use predict(object, newdata)",
-         call. = FALSE)
+    stop_argument("'object' keeps no scores of its training rows; use predict(object, newdata)")
   object$rotated
 }

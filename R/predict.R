@@ -110,8 +110,9 @@ exact_centering_terms <- function(object) {
 kernel_project_rows <- function(z, x, kernel, xweights, alpha, offset, alpha_sums,
                                 threads, program = kernel_program(kernel), step = NULL) {
   if (NROW(z) == 0L) return(matrix(0, 0L, ncol(alpha)))
-  .Call(C_kernel_project_rows, z, x, program, kernel_weights(kernel, z), xweights, alpha,
-        as.double(offset), alpha_sums, block_size(NROW(z), NROW(x)), threads, step)
+  engine_call(.Call(C_kernel_project_rows, z, x, program, kernel_weights(kernel, z), xweights,
+                    alpha, as.double(offset), alpha_sums, block_size(NROW(z), NROW(x)),
+                    threads, step))
 }
 
 # The one rule for blocks of rows: a block's kernel with m rows (training
@@ -141,8 +142,8 @@ predict_data_matrix.fastkpca_precomputed <- function(object, newdata) {
   m <- nrow(object$alpha)
   z <- as_data_matrix(newdata, "newdata")
   if (ncol(z) != m)
-    stop(sprintf("'newdata' must be the kernel matrix between new and training rows, with %d columns, not %d",
-                 m, ncol(z)), call. = FALSE)
+    stop_argument(sprintf("'newdata' must be the kernel matrix between new and training rows, with %d columns, not %d",
+                          m, ncol(z)))
   check_no_infinite(z, "newdata")
   z
 }
@@ -172,13 +173,12 @@ predict_data_matrix.fastkpca <- function(object, newdata) {
     }
   }
   if (ncol(z) != ncol(train))
-    stop(sprintf("'newdata' must have %d columns, as the training data, not %d",
-                 ncol(train), ncol(z)), call. = FALSE)
+    stop_argument(sprintf("'newdata' must have %d columns, as the training data, not %d",
+                          ncol(train), ncol(z)))
   check_no_infinite(z, "newdata")
   z <- apply_scaling(z, object[["center"]], object[["scale"]])
   if (any(is.infinite(z)))
-    stop("'newdata' is not finite after centering and scaling by the fit's 'center' and 'scale'",
-         call. = FALSE)
+    stop_data("'newdata' is not finite after centering and scaling by the fit's 'center' and 'scale'")
   z
 }
 
@@ -191,20 +191,20 @@ formula_data_matrix <- function(object, newdata) {
   vars <- all.vars(tt)
   missing_vars <- setdiff(vars, names(newdata))
   if (length(missing_vars) > 0L)
-    stop("'newdata' lacks variable", if (length(missing_vars) > 1L) "s" else "",
-         " of the formula: ", paste(missing_vars, collapse = ", "), call. = FALSE)
+    stop_argument("'newdata' lacks variable", if (length(missing_vars) > 1L) "s" else "",
+                  " of the formula: ", paste(missing_vars, collapse = ", "))
   classes <- attr(tt, "dataClasses")
   for (v in intersect(names(classes)[classes == "numeric"], names(newdata))) {
     # a column of NA only is logical: make it a numeric column of NA
     if (is.logical(newdata[[v]]) && all(is.na(newdata[[v]])))
       newdata[[v]] <- as.double(newdata[[v]])
   }
-  mf <- stats::model.frame(tt, newdata, na.action = stats::na.pass,
-                           xlev = object$xlevels)
+  mf <- with_error_kind(stats::model.frame(tt, newdata, na.action = stats::na.pass,
+                                           xlev = object$xlevels), "argument")
   if (!is.null(classes))
     tryCatch(stats::.checkMFClasses(classes, mf), error = function(e)
-      stop("'newdata' does not match the training data: ", conditionMessage(e),
-           call. = FALSE))
+      stop_from(e, paste0("'newdata' does not match the training data: ",
+                          conditionMessage(e))))
   z <- stats::model.matrix(tt, mf)
   attr(z, "assign") <- NULL
   attr(z, "contrasts") <- NULL
@@ -214,6 +214,6 @@ formula_data_matrix <- function(object, newdata) {
 check_has_columns <- function(have, need) {
   absent <- setdiff(need, have)
   if (length(absent) > 0L)
-    stop("'newdata' lacks column", if (length(absent) > 1L) "s" else "", " ",
-         paste(absent, collapse = ", "), call. = FALSE)
+    stop_argument("'newdata' lacks column", if (length(absent) > 1L) "s" else "", " ",
+                  paste(absent, collapse = ", "))
 }

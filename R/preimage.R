@@ -118,14 +118,15 @@ preimage.fastkpca <- function(object, scores, ridge = 1,
   scores <- if (training) object$rotated else preimage_scores(scores, length(object$eig))
   basis <- preimage_basis(object)
   if (method == "fixed-point" && !basis$training)
-    stop("method = \"fixed-point\" needs an exact fit (it sums over the training rows)",
-         call. = FALSE)
+    stop_argument("method = \"fixed-point\" needs an exact fit (it sums over the training rows)")
+  fixed <- method == "fixed-point"
+  progress <- progress_for(2L + fixed, sprintf("preimage: %d rows", nrow(scores)))
   out <- if (training && basis$training) {
-    preimage_of_training(object, basis, ridge)
+    preimage_of_training(object, basis, ridge, progress)
   } else {
-    preimage_map(object, scores, ridge, basis)
+    preimage_map(object, scores, ridge, basis, progress)
   }
-  if (method == "fixed-point") out <- preimage_fixed_point(object, basis, scores, out, settings)
+  if (fixed) out <- preimage_fixed_point(object, basis, scores, out, settings, progress)
   out <- unscale_rows(out, object[["center"]], object[["scale"]])
   dimnames(out) <- list(rownames(scores), colnames(basis$rows))
   out
@@ -137,8 +138,8 @@ preimage_scores <- function(scores, k) {
   scores <- as_data_matrix(scores, "scores")
   if (one_row && k > 1L) scores <- matrix(scores, nrow = 1L)
   if (ncol(scores) != k)
-    stop(sprintf("'scores' must have %d column%s, one per component of the fit, not %d",
-                 k, if (k == 1L) "" else "s", ncol(scores)), call. = FALSE)
+    stop_argument(sprintf("'scores' must have %d column%s, one per component of the fit, not %d",
+                          k, if (k == 1L) "" else "s", ncol(scores)))
   check_finite(scores, "scores")
   scores
 }
@@ -179,17 +180,24 @@ fitted_rotated <- function(object) {
 
 # The pre-image map of a fit applied to scores (kernlab's scale), in the
 # space the kernel saw (scaled data).
-preimage_map <- function(object, scores, ridge, basis = preimage_basis(object)) {
+preimage_map <- function(object, scores, ridge, basis = preimage_basis(object),
+                         progress = NULL) {
   B <- preimage_map_coefficients(object, basis, ridge)
-  preimage_apply(scores / sqrt(basis$n), basis$z, B, object$kernel, object$threads)
+  progress_signal(progress, "preimage: the map's coefficients")
+  out <- preimage_apply(scores / sqrt(basis$n), basis$z, B, object$kernel, object$threads,
+                        progress)
+  progress_signal(progress, "preimage: the map applied")
+  out
 }
 
 # The pre-images of the training scores of an exact fit: with
 # K = k(Z, Z) and B = (K + ridge I)^-1 X, they are K B = X - ridge B, so no
 # second n x n kernel matrix is formed. Rows that na.exclude padded stay NA.
-preimage_of_training <- function(object, basis, ridge) {
+preimage_of_training <- function(object, basis, ridge, progress = NULL) {
   B <- preimage_map_coefficients(object, basis, ridge)
+  progress_signal(progress, "preimage: the map's coefficients")
   fitted <- matrix(as.vector(basis$rows) - ridge * as.vector(B), nrow(B), ncol(B))
+  progress_signal(progress, "preimage: the training rows mapped")
   if (!inherits(object$na.action, "exclude")) return(fitted)
   out <- matrix(NA_real_, nrow(object$rotated), ncol(fitted))
   out[-object$na.action, ] <- fitted
@@ -223,9 +231,9 @@ check_preimage_method <- function(method, kernel) {
   choices <- c("ridge", "fixed-point")
   if (identical(method, choices)) return("ridge")
   if (!is.character(method) || length(method) != 1L || !method %in% choices)
-    stop("'method' must be \"ridge\" or \"fixed-point\"", call. = FALSE)
+    stop_argument("'method' must be \"ridge\" or \"fixed-point\"")
   if (method == "fixed-point" && !(kernel$op == "base" && kernel$name == "rbfdot"))
-    stop("method = \"fixed-point\" needs the \"rbfdot\" kernel", call. = FALSE)
+    stop_argument("method = \"fixed-point\" needs the \"rbfdot\" kernel")
   method
 }
 
@@ -235,19 +243,18 @@ fixed_point_control <- function(control) {
   if (is.null(control)) control <- list()
   if (!is.list(control) || (length(control) > 0L &&
                             (is.null(names(control)) || any(!nzchar(names(control))))))
-    stop("'control' must be a named list with entries maxit, tol", call. = FALSE)
+    stop_argument("'control' must be a named list with entries maxit, tol")
   unknown <- setdiff(names(control), c("maxit", "tol"))
   if (length(unknown) > 0L)
-    stop("'control' has unknown entr", if (length(unknown) > 1L) "ies " else "y ",
-         paste(dQuote(unknown, FALSE), collapse = ", "), " (known: maxit, tol)",
-         call. = FALSE)
+    stop_argument("'control' has unknown entr", if (length(unknown) > 1L) "ies " else "y ",
+                  paste(dQuote(unknown, FALSE), collapse = ", "), " (known: maxit, tol)")
   maxit <- if (is.null(control$maxit)) 500 else control$maxit
   tol <- if (is.null(control$tol)) 1e-9 else control$tol
   if (!is.numeric(maxit) || length(maxit) != 1L || !is.finite(maxit) || maxit < 1 ||
       maxit != round(maxit))
-    stop("'control$maxit' must be a whole number of at least 1", call. = FALSE)
+    stop_argument("'control$maxit' must be a whole number of at least 1")
   if (!is.numeric(tol) || length(tol) != 1L || !is.finite(tol) || tol <= 0 || tol >= 1)
-    stop("'control$tol' must be a single number between 0 and 1", call. = FALSE)
+    stop_argument("'control$tol' must be a single number between 0 and 1")
   list(maxit = as.integer(maxit), tol = as.double(tol))
 }
 
@@ -261,22 +268,23 @@ fixed_point_control <- function(control) {
 # rows (O(block x n) memory), each row until its step is below tol times its
 # size. Rows whose denominator vanishes (far from every training row, or
 # weights cancelling) keep their last iterate. Rows of NA scores stay NA.
-preimage_fixed_point <- function(object, basis, scores, start, settings) {
+preimage_fixed_point <- function(object, basis, scores, start, settings, progress = NULL) {
   x <- basis$rows
   n <- basis$n
   rows <- which(stats::complete.cases(scores))
   t <- scores[rows, , drop = FALSE] / sqrt(n)
   dimnames(t) <- NULL
-  r <- .Call(C_preimage_fixed_point, start[rows, , drop = FALSE], t, object$alpha / sqrt(n),
-             x, kernel_program(object$kernel), settings$maxit, settings$tol,
-             as.integer(object$threads))
+  r <- engine_call(.Call(C_preimage_fixed_point, start[rows, , drop = FALSE], t,
+                         object$alpha / sqrt(n), x, kernel_program(object$kernel),
+                         settings$maxit, settings$tol, as.integer(object$threads),
+                         fixed_point_step(progress)))
+  progress_signal(progress, "preimage: the fixed-point iteration")
   if (r$broke > 0L)
-    warning(sprintf("the fixed-point iteration broke down for %d row%s (far from the training data); they keep their last iterate",
-                    r$broke, if (r$broke == 1L) "" else "s"), call. = FALSE)
+    warn_convergence(sprintf("the fixed-point iteration broke down for %d row%s (far from the training data); they keep their last iterate",
+                             r$broke, if (r$broke == 1L) "" else "s"))
   if (r$unconverged > 0L)
-    warning(sprintf("the fixed-point iteration did not converge in %d iterations for %d row%s; increase control$maxit",
-                    settings$maxit, r$unconverged, if (r$unconverged == 1L) "" else "s"),
-            call. = FALSE)
+    warn_convergence(sprintf("the fixed-point iteration did not converge in %d iterations for %d row%s; increase control$maxit",
+                             settings$maxit, r$unconverged, if (r$unconverged == 1L) "" else "s"))
   start[rows, ] <- r$z
   start
 }
@@ -292,28 +300,44 @@ unit_projections <- function(rotated, n = nrow(rotated)) {
 
 check_preimage_kernel <- function(kernel) {
   if (is_precomputed(kernel))
-    stop("pre-images need a kernel on the data: a fit with kernel = \"precomputed\" ",
-         "has no input space to map back to", call. = FALSE)
+    stop_argument("pre-images need a kernel on the data: a fit with kernel = \"precomputed\" ",
+                  "has no input space to map back to")
   if (length(kernel_conformals(kernel)) > 0L)
-    stop("pre-images are not available for conformal kernels: the pre-image map ",
-         "applies the kernel to projections, where 'g' (a function of input rows) ",
-         "is not defined", call. = FALSE)
+    stop_argument("pre-images are not available for conformal kernels: the pre-image map ",
+                  "applies the kernel to projections, where 'g' (a function of input rows) ",
+                  "is not defined")
   invisible(kernel)
 }
 
 # B = (k(Z, Z) + ridge I)^-1 X, solved in C in one n x n buffer.
 preimage_coefficients <- function(z, x, kernel, ridge, threads) {
   storage.mode(z) <- "double"
-  .Call(C_preimage_coefficients, z, kernel_program(kernel), list(), x, ridge,
-        as.integer(threads))
+  engine_call(.Call(C_preimage_coefficients, z, kernel_program(kernel), list(), x, ridge,
+                    as.integer(threads)))
 }
 
-# k(s, Z) B, in blocks of rows (s: unit-axis projections of new points).
-preimage_apply <- function(s, z, B, kernel, threads) {
+# k(s, Z) B, in blocks of rows (s: unit-axis projections of new points),
+# each block a message of progress.
+preimage_apply <- function(s, z, B, kernel, threads, progress = NULL) {
   out <- matrix(0, nrow(s), ncol(B))
-  for (rows in row_blocks(nrow(s), nrow(z))) {
+  blocks <- row_blocks(nrow(s), nrow(z))
+  for (b in seq_along(blocks)) {
+    rows <- blocks[[b]]
     ks <- kernel_cross(s[rows, , drop = FALSE], z, kernel, threads, list())
     out[rows, ] <- ks %*% B
+    progress_signal(progress, sprintf("preimage: block %d of %d", b, length(blocks)),
+                    amount = 0)
   }
   out
+}
+
+# The function the fixed-point iteration calls after each iteration (a
+# message of progress), or NULL.
+fixed_point_step <- function(progress) {
+  if (is.null(progress)) return(NULL)
+  iterations <- 0L
+  function() {
+    iterations <<- iterations + 1L
+    progress(message = sprintf("preimage: fixed-point iteration %d", iterations), amount = 0)
+  }
 }

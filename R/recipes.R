@@ -107,10 +107,9 @@ step_fastkpca <- function(recipe, ..., role = "predictor", trained = FALSE,
     # recipes' check_options() messages for the first two
     if (!is.list(options)) stop_step_arg("options", "a list", options)
     if (length(options) > 0L && is.null(names(options)))
-      stop("The list passed to `options` must be named.", call. = FALSE)
+      stop_argument("The list passed to `options` must be named.")
     if (!all(names(options) %in% c("kernel", "kpar")))
-      stop("'options' must be a list with entries named kernel and kpar only",
-           call. = FALSE)
+      stop_argument("'options' must be a list with entries named kernel and kpar only")
     if (!is.null(options$kernel)) kernel <- options$kernel
     if (!is.null(options$kpar)) kpar <- options$kpar
   }
@@ -184,8 +183,7 @@ step_fastkpca_poly_new <- function(terms, role, trained, num_comp, res, columns,
 
 check_recipes_installed <- function(step) {
   if (!requireNamespace("recipes", quietly = TRUE))
-    stop(step, "() needs the recipes package: install.packages(\"recipes\")",
-         call. = FALSE)
+    stop_dependency(step, "() needs the recipes package: install.packages(\"recipes\")")
 }
 
 # ---- prep -----------------------------------------------------------------
@@ -246,8 +244,7 @@ prep_kpca_step <- function(x, training, info, kernel, kpar, landmarks) {
     res <- tryCatch(
       do.call(kpca_on_columns, c(list(training[columns]), args)),
       error = function(e)
-        stop(sprintf("%s() could not fit kpca(): %s", step, conditionMessage(e)),
-             call. = FALSE))
+        stop_from(e, sprintf("%s() could not fit kpca(): %s", step, conditionMessage(e))))
   }
   list(res = res, columns = columns)
 }
@@ -297,8 +294,7 @@ check_step_string <- function(value, arg) {
 }
 
 stop_step_arg <- function(arg, what, value) {
-  stop(sprintf("`%s` must be %s, not %s.", arg, what, describe_value(value)),
-       call. = FALSE)
+  stop_argument(sprintf("`%s` must be %s, not %s.", arg, what, describe_value(value)))
 }
 
 # What a wrong value is, in the words of rlang's messages ("the number -1",
@@ -341,10 +337,9 @@ bake_kpca_step <- function(object, new_data) {
   if (is.null(object$res) || length(object$columns) == 0L) return(new_data)
   absent <- setdiff(object$columns, names(new_data))
   if (length(absent) > 0L)
-    stop(sprintf("'new_data' lacks the column%s %s needed by %s() (id %s)",
-                 if (length(absent) > 1L) "s" else "",
-                 paste(absent, collapse = ", "), class(object)[1L], object$id),
-         call. = FALSE)
+    stop_argument(sprintf("'new_data' lacks the column%s %s needed by %s() (id %s)",
+                          if (length(absent) > 1L) "s" else "",
+                          paste(absent, collapse = ", "), class(object)[1L], object$id))
   comps <- predict(object$res, as.matrix(new_data[object$columns]))
   comps <- recipes::check_name(comps, new_data, object,
                                newname = recipes::names0(ncol(comps), object$prefix))
@@ -371,10 +366,12 @@ print.step_fastkpca_poly <- function(x, width = max(20, options()$width - 40), .
   print_kpca_step(x, "Polynomial kernel PCA extraction with ", width)
 }
 
-# recipes' own titles and format: a longer title would push the trained
-# step's line past the console width (recipes gives the columns
-# options()$width - 40 characters)
+# recipes' own titles and format. recipes gives the columns `width`
+# characters after the title, and a trained step adds " [trained]"
+# (recipes 1.0.4's format): the columns get at most what keeps that line
+# within the console width.
 print_kpca_step <- function(x, title, width) {
+  width <- min(width, max(20, getOption("width") - nchar(title) - nchar(" [trained]")))
   recipes::print_step(x$columns, x$terms, x$trained, title, width)
   invisible(x)
 }

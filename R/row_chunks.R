@@ -81,21 +81,19 @@
 row_chunks <- function(x, reader = NULL, query = NULL, rows = 1e5, chunks = NULL) {
   if (inherits(x, "fastkpca_row_chunks")) return(x)
   if (!is.null(reader) && !is.function(reader))
-    stop("'reader' must be a function of a file name, or NULL", call. = FALSE)
+    stop_argument("'reader' must be a function of a file name, or NULL")
   if (inherits(x, "DBIConnection") || (is.function(x) && !is.null(query)))
     return(new_row_chunks_dbi(x, query, rows))
   if (!is.null(query))
-    stop("'query' needs 'x' to be a DBI connection or a function that opens one",
-         call. = FALSE)
+    stop_argument("'query' needs 'x' to be a DBI connection or a function that opens one")
   if (is.character(x)) return(new_row_chunks_files(x, reader))
   if (!is.null(reader))
-    stop("'reader' applies to files only: 'x' must be a character vector of file names",
-         call. = FALSE)
+    stop_argument("'reader' applies to files only: 'x' must be a character vector of file names")
   if (is.data.frame(x) || is.matrix(x))
-    stop("'x' is one matrix or data frame: give it to kpca() directly, or split it ",
-         "into a list of chunks", call. = FALSE)
+    stop_argument("'x' is one matrix or data frame: give it to kpca() directly, or split it ",
+                  "into a list of chunks")
   if (is.list(x)) {
-    if (length(x) == 0L) stop("'x' must hold at least one chunk", call. = FALSE)
+    if (length(x) == 0L) stop_argument("'x' must hold at least one chunk")
     return(new_row_chunks(list(kind = "list", chunks = length(x), data = x)))
   }
   if (is.function(x)) {
@@ -103,8 +101,8 @@ row_chunks <- function(x, reader = NULL, query = NULL, rows = 1e5, chunks = NULL
     return(new_row_chunks(list(kind = "function", chunks = if (is.null(chunks)) NA_integer_
                                                            else chunks, read = x)))
   }
-  stop("'x' must be file names, a list of matrices or data frames, a DBI connection ",
-       "with 'query', or a function of the chunk number", call. = FALSE)
+  stop_argument("'x' must be file names, a list of matrices or data frames, a DBI connection ",
+                "with 'query', or a function of the chunk number")
 }
 
 # The one constructor of the source class.
@@ -124,14 +122,13 @@ chunk_readers <- list(rds = function(path) readRDS(path),
 
 new_row_chunks_files <- function(files, reader) {
   if (length(files) == 0L || anyNA(files) || any(!nzchar(files)))
-    stop("'x' must name at least one file, with no empty or missing names", call. = FALSE)
+    stop_argument("'x' must name at least one file, with no empty or missing names")
   if (is.null(reader)) {
     ext <- file_extension(files)
     unknown <- unique(files[!ext %in% names(chunk_readers)])
     if (length(unknown) > 0L)
-      stop(sprintf(paste0("'x' has files that are neither .rds nor .csv (%s): give ",
-                          "a 'reader'"), paste(utils::head(unknown, 3L), collapse = ", ")),
-           call. = FALSE)
+      stop_argument(sprintf(paste0("'x' has files that are neither .rds nor .csv (%s): give ",
+                                   "a 'reader'"), paste(utils::head(unknown, 3L), collapse = ", ")))
   }
   # the files are not checked for existence here: under a cluster plan they
   # may exist only where the workers run
@@ -144,20 +141,20 @@ new_row_chunks_files <- function(files, reader) {
 # LIMIT and OFFSET). The row count is asked once here, so the chunks are known.
 new_row_chunks_dbi <- function(x, query, rows) {
   if (!requireNamespace("DBI", quietly = TRUE))
-    stop("reading chunks from a database needs the package DBI", call. = FALSE)
+    stop_dependency("reading chunks from a database needs the package DBI")
   if (!is.character(query) || length(query) != 1L || is.na(query) || !nzchar(query))
-    stop("'query' must be a single SQL query", call. = FALSE)
+    stop_argument("'query' must be a single SQL query")
   rows <- check_whole(rows, "rows", 1, .Machine$integer.max)
   con <- if (is.function(x)) x() else x
   if (!inherits(con, "DBIConnection"))
-    stop("'x' must be a DBI connection, or a function that returns one", call. = FALSE)
+    stop_argument("'x' must be a DBI connection, or a function that returns one")
   if (is.function(x)) on.exit(DBI::dbDisconnect(con))
   count <- tryCatch(
     DBI::dbGetQuery(con, sprintf("SELECT COUNT(*) AS n FROM (%s) fastkpca_rows", query)),
-    error = function(e) stop("'query' failed: ", conditionMessage(e), call. = FALSE))
+    error = function(e) stop_from(e, paste0("'query' failed: ", conditionMessage(e)), "chunk"))
   total <- as.double(count[[1L]][1L])
   if (!is.finite(total) || total < 1)
-    stop("'query' returns no rows", call. = FALSE)
+    stop_chunk("'query' returns no rows")
   fields <- list(kind = if (is.function(x)) "dbi_connect" else "dbi",
                  chunks = as.integer(ceiling(total / rows)), query = query, rows = rows,
                  total = total, dbms = class(con)[1L])
@@ -184,8 +181,8 @@ print.fastkpca_row_chunks <- function(x, ...) {
     dbi_connect = sprintf("from a %s query, %.0f rows read %d at a time (LIMIT/OFFSET) by its own connection",
                           x$dbms, x$total, x$rows),
     "function" = "from a function of the chunk number")
-  cat(count, " ", where, "\n", sep = "")
-  if (x$kind == "dbi" || x$kind == "dbi_connect") cat("Query: ", x$query, "\n", sep = "")
+  cat_line("", count, " ", where)
+  if (x$kind == "dbi" || x$kind == "dbi_connect") cat_line("Query: ", x$query)
   invisible(x)
 }
 
@@ -246,18 +243,18 @@ chunk_matrix <- function(data, columns, d, na_action) {
   if (is.null(dim(data)) && !is.null(data) && !is.list(data))
     data <- matrix(data, ncol = if (is.null(d)) 1L else d)
   if (length(dim(data)) != 2L)
-    stop("is not a matrix or data frame", call. = FALSE)
+    stop_argument("is not a matrix or data frame")
   have <- colnames(data)
   if (!is.null(columns) && !is.null(have)) {
     absent <- setdiff(columns, have)
     if (length(absent) > 0L)
-      stop(sprintf("lacks column%s %s", if (length(absent) > 1L) "s" else "",
-                   paste(absent, collapse = ", ")), call. = FALSE)
+      stop_argument(sprintf("lacks column%s %s", if (length(absent) > 1L) "s" else "",
+                            paste(absent, collapse = ", ")))
     data <- data[, columns, drop = FALSE]
   }
   x <- as_data_matrix(data, "chunk")
   if (!is.null(d) && ncol(x) != d)
-    stop(sprintf("has %d columns, not %d as the training data", ncol(x), d), call. = FALSE)
+    stop_argument(sprintf("has %d columns, not %d as the training data", ncol(x), d))
   if (!is.null(na_action)) {
     x <- apply_na_action(x, na_action)
     attr(x, "na.action") <- NULL

@@ -12,9 +12,9 @@ scale_data <- function(x, center, scale., precomputed = FALSE) {
   if (precomputed) {
     for (arg in c("center", "scale.")) {
       if (!identical(get(arg), FALSE))
-        stop(sprintf(paste0("'%s' does not apply to kernel = \"precomputed\": ",
-                            "center or scale the data before computing the kernel matrix"),
-                     arg), call. = FALSE)
+        stop_argument(sprintf(paste0("'%s' does not apply to kernel = \"precomputed\": ",
+                                     "center or scale the data before computing the kernel matrix"),
+                              arg))
     }
     return(list(x = x, center = FALSE, scale = FALSE))
   }
@@ -30,12 +30,11 @@ scale_data <- function(x, center, scale., precomputed = FALSE) {
   if (isTRUE(scale.) && any(!(sc > 0))) {
     # prcomp refuses these too ("cannot rescale a constant/zero column")
     which_cols <- if (is.null(colnames(x))) which(!(sc > 0)) else colnames(x)[!(sc > 0)]
-    stop(sprintf("'scale.' = TRUE cannot rescale a constant column to unit variance: %s",
-                 paste(which_cols, collapse = ", ")), call. = FALSE)
+    stop_data(sprintf("'scale.' = TRUE cannot rescale a constant column to unit variance: %s",
+                      paste(which_cols, collapse = ", ")))
   }
   if (any(!is.finite(x)))
-    stop("'x' is not finite after centering and scaling: check 'center' and 'scale.'",
-         call. = FALSE)
+    stop_data("'x' is not finite after centering and scaling: check 'center' and 'scale.'")
   list(x = x, center = if (is.null(cen)) FALSE else cen,
        scale = if (is.null(sc)) FALSE else sc)
 }
@@ -47,8 +46,8 @@ check_scaling_arg <- function(value, arg, d) {
   positive <- arg == "scale."
   if (!is.numeric(value) || is.object(value) || length(value) != d ||
       any(!is.finite(value)) || (positive && any(value <= 0)))
-    stop(sprintf("'%s' must be TRUE, FALSE or a vector of %d %snumbers, one per column of 'x'",
-                 arg, d, if (positive) "positive " else "finite "), call. = FALSE)
+    stop_argument(sprintf("'%s' must be TRUE, FALSE or a vector of %d %snumbers, one per column of 'x'",
+                          arg, d, if (positive) "positive " else "finite "))
   as.double(value)
 }
 

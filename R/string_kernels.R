@@ -125,38 +125,36 @@ string_kernel <- function(kpar, arg = "kpar") {
 resolve_string_kpar <- function(kpar, arg = "kpar") {
   if (is.null(kpar)) kpar <- list()
   if (!is.list(kpar) || (length(kpar) > 0L && (is.null(names(kpar)) || any(names(kpar) == ""))))
-    stop("'kpar' must be a named list, such as list(length = 4, lambda = 0.5)", call. = FALSE)
+    stop_argument("'kpar' must be a named list, such as list(length = 4, lambda = 0.5)")
   unknown <- setdiff(names(kpar), names(string_kernel_defaults))
   if (length(unknown) > 0L)
-    stop(if (nzchar(arg)) "'kpar' has" else "'kernel' has", " unknown ",
-         if (length(unknown) > 1L) "entries " else "entry ",
-         paste(dQuote(unknown, FALSE), collapse = ", "),
-         " for kernel \"stringdot\" (its parameters: length, lambda, type, normalized)",
-         call. = FALSE)
+    stop_argument(if (nzchar(arg)) "'kpar' has" else "'kernel' has", " unknown ",
+                  if (length(unknown) > 1L) "entries " else "entry ",
+                  paste(dQuote(unknown, FALSE), collapse = ", "),
+                  " for kernel \"stringdot\" (its parameters: length, lambda, type, normalized)")
   label <- function(p) if (nzchar(arg)) sprintf("'%s$%s'", arg, p) else sprintf("'%s'", p)
   full <- string_kernel_defaults
   full[names(kpar)] <- kpar
   type <- full$type
   if (!is.character(type) || length(type) != 1L || is.na(type) ||
       is.na(match <- pmatch(type, string_types)))
-    stop(label("type"), " must be one of ", paste(dQuote(string_types, FALSE), collapse = ", "),
-         call. = FALSE)
+    stop_argument(label("type"), " must be one of ", paste(dQuote(string_types, FALSE), collapse = ", "))
   type <- string_types[match]
   len <- full$length
   if (!is.numeric(len) || length(len) != 1L || !is.finite(len) || len < 1 ||
       len != round(len) || len > 1e6)
-    stop(label("length"), " must be a whole number of at least 1", call. = FALSE)
+    stop_argument(label("length"), " must be a whole number of at least 1")
   lambda <- full$lambda
   if (type %in% c("spectrum", "boundrange")) {
     lambda <- len   # kernlab's: these types have no decay factor
   } else if (!is.numeric(lambda) || length(lambda) != 1L || !is.finite(lambda) || lambda <= 0) {
-    stop(label("lambda"), " must be a single finite number > 0", call. = FALSE)
+    stop_argument(label("lambda"), " must be a single finite number > 0")
   } else if (type == "exponential" && lambda <= 1) {
-    stop(label("lambda"), " must be greater than 1 for type \"exponential\"", call. = FALSE)
+    stop_argument(label("lambda"), " must be greater than 1 for type \"exponential\"")
   }
   norm <- full$normalized
   if (!is.logical(norm) || length(norm) != 1L || is.na(norm))
-    stop(label("normalized"), " must be TRUE or FALSE", call. = FALSE)
+    stop_argument(label("normalized"), " must be TRUE or FALSE")
   list(length = as.double(len), lambda = as.double(lambda), type = type, normalized = norm)
 }
 
@@ -170,16 +168,16 @@ uses_strings <- function(k) {
   names <- vapply(kernel_bases(k), function(b) b$name, "")
   strings <- engine_kernels[names] %in% "strings"
   if (any(strings) && !all(strings))
-    stop("'kernel' mixes string kernels with kernels on numbers: the algebra ",
-         "combines kernels on the same kind of data only", call. = FALSE)
+    stop_argument("'kernel' mixes string kernels with kernels on numbers: the algebra ",
+                  "combines kernels on the same kind of data only")
   all(strings)
 }
 
 # A string kernel given with data that are not strings (kpca.default,
 # kpca_cv, ...).
 string_input_error <- function() {
-  stop("'x' must be a character vector or a list of strings for a string kernel ",
-       "(\"stringdot\")", call. = FALSE)
+  stop_argument("'x' must be a character vector or a list of strings for a string kernel ",
+                "(\"stringdot\")")
 }
 
 # kpca()'s kernel and kpar for string input: a string kernel object.
@@ -188,13 +186,13 @@ resolve_string_kernel <- function(kernel, kpar, kpar_missing) {
     return(string_kernel(kpar))
   if (inherits(kernel, "stringkernel") || is_kernel(kernel)) {
     if (!kpar_missing)
-      stop("'kpar' must not be given with a kernel object: its parameters are ",
-           "part of the object", call. = FALSE)
+      stop_argument("'kpar' must not be given with a kernel object: its parameters are ",
+                    "part of the object")
     k <- kern(kernel)
     if (uses_strings(k)) return(k)
   }
-  stop("'x' holds strings: 'kernel' must be \"stringdot\" or a string kernel such as ",
-       "stringdot(length = 4)", call. = FALSE)
+  stop_argument("'x' holds strings: 'kernel' must be \"stringdot\" or a string kernel such as ",
+                "stringdot(length = 4)")
 }
 
 # x as a character vector: a character vector as it is, a list of character
@@ -206,24 +204,23 @@ as_strings <- function(x, arg = "x") {
       el <- x[[i]]
       if (is.logical(el) && length(el) == 1L && is.na(el)) return(NA_character_)
       if (!is.character(el) || !is.null(dim(el)))
-        stop(sprintf("'%s' must be a list of character strings; element %d is %s", arg, i,
-                     if (is.null(el)) "NULL" else paste("of class", class(el)[1L])),
-             call. = FALSE)
+        stop_argument(sprintf("'%s' must be a list of character strings; element %d is %s", arg, i,
+                              if (is.null(el)) "NULL" else paste("of class", class(el)[1L])))
       if (anyNA(el)) NA_character_ else paste(el, collapse = "")
     }, "")
     names(out) <- names(x)
     return(out)
   }
-  stop(sprintf("'%s' must be a character vector or a list of character strings for a string kernel",
-               arg), call. = FALSE)
+  stop_argument(sprintf("'%s' must be a character vector or a list of character strings for a string kernel",
+                        arg))
 }
 
 # The user's na.action on a character vector, keeping its record.
 apply_string_na_action <- function(x, na.action) {
   if (!anyNA(x)) return(x)
-  out <- na_action_function(na.action)(x)
+  out <- with_error_kind(na_action_function(na.action)(x), "data")
   if (!is.character(out) || anyNA(out))
-    stop("'na.action' must remove the missing strings, as na.omit does", call. = FALSE)
+    stop_argument("'na.action' must remove the missing strings, as na.omit does")
   out
 }
 
@@ -240,10 +237,10 @@ is_string_kernel_spec <- function(kernel) {
 # NA (a list of character vectors pasted).
 kernel_matrix_strings <- function(x, arg) {
   if (!is.character(x) && !(is.list(x) && !is.data.frame(x)))
-    stop(sprintf("'%s' must be a character vector or a list of strings for a string kernel",
-                 arg), call. = FALSE)
+    stop_argument(sprintf("'%s' must be a character vector or a list of strings for a string kernel",
+                          arg))
   x <- as_strings(x, arg)
-  if (anyNA(x)) stop(sprintf("'%s' must not contain missing strings", arg), call. = FALSE)
+  if (anyNA(x)) stop_argument(sprintf("'%s' must not contain missing strings", arg))
   x
 }
 
@@ -282,7 +279,7 @@ kpca.character <- function(x, kernel = "stringdot", kpar = list(length = 4, lamb
   x <- apply_string_na_action(as_strings(x, "x"), na.action)
   removed <- attr(x, "na.action")
   attr(x, "na.action") <- NULL
-  if (length(x) < 2L) stop("'x' must hold at least 2 strings (after 'na.action')", call. = FALSE)
+  if (length(x) < 2L) stop_argument("'x' must hold at least 2 strings (after 'na.action')")
   threads <- check_threads(threads)
   th <- check_th(th)
   # then the steps of every fit (R/kpca.R): the strings are the rows
@@ -335,19 +332,18 @@ resolve_string_landmarks <- function(landmarks, x, features) {
   if (identical(landmarks, "auto")) landmarks <- min(n, auto_landmarks(n, features))
   if (is.numeric(landmarks) && length(landmarks) == 1L && is.null(dim(landmarks))) {
     if (is.na(landmarks) || landmarks != round(landmarks) || landmarks < lo || landmarks > n)
-      stop(sprintf(paste0("'landmarks' must be a whole number between ",
-                          "max(2, features + 1) (%d) and the number of strings (%d)"), lo, n),
-           call. = FALSE)
+      stop_argument(sprintf(paste0("'landmarks' must be a whole number between ",
+                                   "max(2, features + 1) (%d) and the number of strings (%d)"), lo, n))
     index <- sample.int(n, landmarks)
     return(list(rows = unname(x[index]), rule = "uniform", index = index))
   }
   rows <- tryCatch(as_strings(landmarks, "landmarks"), error = function(e)
-    stop("'landmarks' must be NULL, a number of strings, \"auto\", or a character ",
-         "vector or list of landmark strings", call. = FALSE))
-  if (anyNA(rows)) stop("'landmarks' must not contain missing strings", call. = FALSE)
+    stop_argument("'landmarks' must be NULL, a number of strings, \"auto\", or a character ",
+                  "vector or list of landmark strings"))
+  if (anyNA(rows)) stop_argument("'landmarks' must not contain missing strings")
   if (length(rows) < lo || length(rows) > n)
-    stop(sprintf("'landmarks' must hold between max(2, features + 1) (%d) and %d strings, not %d",
-                 lo, n, length(rows)), call. = FALSE)
+    stop_argument(sprintf("'landmarks' must hold between max(2, features + 1) (%d) and %d strings, not %d",
+                          lo, n, length(rows)))
   list(rows = unname(rows), rule = "given", index = NULL)
 }
 
@@ -374,17 +370,17 @@ predict.fastkpca_string <- function(object, newdata, ...) {
 #' @export
 print.fastkpca_string <- function(x, digits = max(3L, getOption("digits") - 3L), ...) {
   n <- nrow(x$rotated)
-  cat(sprintf("Kernel PCA (fastkpca%s) on %d strings\n",
-              if (is.null(x$landmarks)) "" else ", centered Nystr\u00f6m", n))
-  cat("Kernel:     ", format(x$kernel), "\n", sep = "")
+  cat_line("", sprintf("Kernel PCA (fastkpca%s) on %d strings",
+                       if (is.null(x$landmarks)) "" else ", centered Nystr\u00f6m", n))
+  cat_line("Kernel:     ", format(x$kernel))
   if (!is.null(x$landmarks))
-    cat(sprintf("Landmarks:  %d (%s; rank %d)\n", length(x$landmarks), x$landmark_rule,
-                x$landmark_rank))
+    cat_line("Landmarks:  ", sprintf("%d (%s; rank %d)", length(x$landmarks),
+                                     x$landmark_rule, x$landmark_rank))
   k <- length(x$eig)
   rule <- if (!is.null(x[["variance"]])) sprintf("variance = %g", x[["variance"]])
           else if (x$features == 0L) sprintf("eigenvalues above th = %g", x$th)
           else sprintf("features = %d", x$features)
-  cat("Components: ", k, " (", rule, ")\n", sep = "")
+  cat_line("Components: ", k, " (", rule, ")")
   cat("Eigenvalues", if (k > 10L) " (first 10)", ":\n", sep = "")
   print(utils::head(x$eig, 10L), digits = digits)
   invisible(x)
@@ -393,6 +389,5 @@ print.fastkpca_string <- function(x, digits = max(3L, getOption("digits") - 3L),
 #' @rdname stringdot
 #' @export
 preimage.fastkpca_string <- function(object, ...) {
-  stop("'object' is a fit on strings: pre-images are defined for numeric data only",
-       call. = FALSE)
+  stop_argument("'object' is a fit on strings: pre-images are defined for numeric data only")
 }

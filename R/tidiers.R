@@ -106,10 +106,10 @@ augment.fastkpca <- function(x, data = NULL, newdata = NULL, ...) {
     full[-as.integer(omitted), ] <- scores
     return(bind_scores(data, full))
   }
-  stop(sprintf("'data' must have the %d rows the fit was computed on%s, not %d", n,
-               if (length(omitted)) sprintf(" (or %d with the rows dropped for missing values)",
-                                            n + length(omitted)) else "",
-               nrow(data)), call. = FALSE)
+  stop_argument(sprintf("'data' must have the %d rows the fit was computed on%s, not %d", n,
+                        if (length(omitted)) sprintf(" (or %d with the rows dropped for missing values)",
+                                                     n + length(omitted)) else "",
+                        nrow(data)))
 }
 
 #' @rdname tidy.fastkpca
@@ -188,8 +188,7 @@ bind_scores <- function(data, scores) {
 autoplot.fastkpca <- function(object, type = c("scores", "scree"), data = NULL,
                               colour = NULL, components = c(1L, 2L), ...) {
   if (!requireNamespace("ggplot2", quietly = TRUE))
-    stop("autoplot() needs the ggplot2 package: install.packages(\"ggplot2\")",
-         call. = FALSE)
+    stop_dependency("autoplot() needs the ggplot2 package: install.packages(\"ggplot2\")")
   type <- check_choice(type, c("scores", "scree"), "type")
   eig <- tidy.fastkpca(object, matrix = "eigenvalues")
   if (type == "scree") {
@@ -204,8 +203,7 @@ autoplot.fastkpca <- function(object, type = c("scores", "scree"), data = NULL,
   if (!is.numeric(components) || length(components) != 2L || anyNA(components) ||
       any(components != round(components)) || any(components < 1) ||
       any(components > k))
-    stop(sprintf("'components' must be two component numbers between 1 and %d", k),
-         call. = FALSE)
+    stop_argument(sprintf("'components' must be two component numbers between 1 and %d", k))
   components <- as.integer(components)
   label <- sprintf("Comp.%d (%.1f%%)", components, 100 * eig$percent[components])
   points <- data.frame(x = object$rotated[, components[1L]],
@@ -213,13 +211,12 @@ autoplot.fastkpca <- function(object, type = c("scores", "scree"), data = NULL,
   mapping <- ggplot2::aes(x = .data$x, y = .data$y)
   if (!is.null(colour)) {
     if (!is.character(colour) || length(colour) != 1L)
-      stop("'colour' must be the name of a column of 'data'", call. = FALSE)
+      stop_argument("'colour' must be the name of a column of 'data'")
     if (is.null(data) || !colour %in% names(data))
-      stop(sprintf("'colour' names \"%s\", which is not a column of 'data'", colour),
-           call. = FALSE)
+      stop_argument(sprintf("'colour' names \"%s\", which is not a column of 'data'", colour))
     if (nrow(data) != nrow(points))
-      stop(sprintf("'data' must have one row per training row (%d), not %d",
-                   nrow(points), nrow(data)), call. = FALSE)
+      stop_argument(sprintf("'data' must have one row per training row (%d), not %d",
+                            nrow(points), nrow(data)))
     points$colour <- data[[colour]]
     mapping <- ggplot2::aes(x = .data$x, y = .data$y, colour = .data$colour)
   }
@@ -250,13 +247,11 @@ autoplot.fastkpca <- function(object, type = c("scores", "scree"), data = NULL,
 #' @exportS3Method ggplot2::autoplot
 autoplot.kica <- function(object, sources = seq_len(ncol(object$S)), ...) {
   if (!requireNamespace("ggplot2", quietly = TRUE))
-    stop("autoplot() needs the ggplot2 package: install.packages(\"ggplot2\")",
-         call. = FALSE)
+    stop_dependency("autoplot() needs the ggplot2 package: install.packages(\"ggplot2\")")
   S <- object$S
   if (!is.numeric(sources) || length(sources) == 0L || anyNA(sources) ||
       any(sources != round(sources)) || any(sources < 1) || any(sources > ncol(S)))
-    stop(sprintf("'sources' must be source numbers between 1 and %d", ncol(S)),
-         call. = FALSE)
+    stop_argument(sprintf("'sources' must be source numbers between 1 and %d", ncol(S)))
   sources <- as.integer(sources)
   long <- data.frame(index = rep(seq_len(nrow(S)), length(sources)),
                      source = factor(rep(paste0("S", sources), each = nrow(S)),

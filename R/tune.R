@@ -58,7 +58,7 @@ median_sigma <- function(x, kernel = "rbfdot") {
   check_finite(x, "x")
   n <- nrow(x)
   if (n < 2L || ncol(x) == 0L)
-    stop("'x' must have at least 2 rows and 1 column", call. = FALSE)
+    stop_argument("'x' must have at least 2 rows and 1 column")
   rows <- if (n > median_sigma_rows) round(seq(1, n, length.out = median_sigma_rows))
           else seq_len(n)
   d2 <- as.vector(stats::dist(x[rows, , drop = FALSE]))^2
@@ -66,14 +66,13 @@ median_sigma <- function(x, kernel = "rbfdot") {
   if (!(med > 0)) {
     d2 <- d2[d2 > 0]
     if (length(d2) == 0L)
-      stop("'x' has identical rows only: the median heuristic cannot choose sigma",
-           call. = FALSE)
+      stop_data("'x' has identical rows only: the median heuristic cannot choose sigma")
     med <- stats::median(d2)
   }
   sigma <- if (kernel %in% linear_distance_kernels) 1 / sqrt(med) else 1 / med
   if (!is.finite(sigma) || !(sigma > 0))
-    stop("the median heuristic gives no usable sigma for 'x' (distances of ",
-         format(med), "); rescale the data", call. = FALSE)
+    stop_data("the median heuristic gives no usable sigma for 'x' (distances of ",
+              format(med), "); rescale the data")
   sigma
 }
 
@@ -81,8 +80,8 @@ median_sigma <- function(x, kernel = "rbfdot") {
 sigma_kernel_name <- function(kernel, what = "'kernel'") {
   with_sigma <- names(Filter(function(d) "sigma" %in% names(d), kernel_defaults))
   if (!is.character(kernel) || length(kernel) != 1L || !kernel %in% with_sigma)
-    stop(what, " must be one of the kernels with a sigma: ",
-         paste(dQuote(with_sigma, FALSE), collapse = ", "), call. = FALSE)
+    stop_argument(what, " must be one of the kernels with a sigma: ",
+                  paste(dQuote(with_sigma, FALSE), collapse = ", "))
   kernel
 }
 
@@ -182,27 +181,30 @@ kpca_cv <- function(x, kernel = "rbfdot", grid, features, folds = 5,
   check_finite(x, "x")
   n <- nrow(x)
   if (n < 3L || ncol(x) == 0L)
-    stop("'x' must have at least 3 rows and 1 column", call. = FALSE)
+    stop_argument("'x' must have at least 3 rows and 1 column")
   criterion <- check_choice(criterion, c("reconstruction", "residual"), "criterion")
   ridge <- check_positive(ridge, "ridge")
-  if (missing(features)) stop("'features' must be given: one or more numbers of components",
-                              call. = FALSE)
+  if (missing(features)) stop_argument("'features' must be given: one or more numbers of components")
   features <- check_cv_features(features)
   folds <- make_folds(folds, n, max(features))
   passed <- names(list(...))
   reserved <- intersect(passed, c("kernel", "kpar", "features", "variance"))
   if (length(reserved) > 0L)
-    stop("'...' must not set ", paste(sQuote(reserved, FALSE), collapse = ", "),
-         ": kpca_cv() sets them from 'kernel', 'grid' and 'features'", call. = FALSE)
+    stop_argument("'...' must not set ", paste(sQuote(reserved, FALSE), collapse = ", "),
+                  ": kpca_cv() sets them from 'kernel', 'grid' and 'features'")
   if (criterion == "residual" && "landmarks" %in% passed)
-    stop("criterion = \"residual\" needs exact fits; with 'landmarks', use ",
-         "criterion = \"reconstruction\"", call. = FALSE)
+    stop_argument("criterion = \"residual\" needs exact fits; with 'landmarks', use ",
+                  "criterion = \"reconstruction\"")
   spec <- cv_grid(if (missing(grid)) NULL else grid, kernel, x, missing(kernel))
   kernels <- spec$kernels
   if (criterion == "reconstruction")
     for (k in kernels) check_preimage_kernel(k)
 
-  pooled <- cv_errors(x, kernels, features, folds, criterion, ridge, ...)
+  ids <- sort(unique(folds))
+  progress <- progress_for(length(kernels) * length(ids) + 1L,
+                           sprintf("kpca_cv: %d settings x %d folds", length(kernels),
+                                   length(ids)))
+  pooled <- cv_errors(x, kernels, features, folds, criterion, ridge, progress, ...)
   error <- pooled$error
   se <- pooled$se
   idx <- expand.grid(features = seq_len(length(features)), grid = seq_along(kernels))
@@ -215,7 +217,8 @@ kpca_cv <- function(x, kernel = "rbfdot", grid, features, folds = 5,
   best_kernel <- kernels[[idx$grid[b]]]
   best <- list(kernel = best_kernel, kpar = kernel_kpar(best_kernel),
                features = results$features[b])
-  fit <- kpca(x, kernel = best_kernel, features = best$features, ...)
+  fit <- with_quiet_progress(kpca(x, kernel = best_kernel, features = best$features, ...))
+  progress_signal(progress, "kpca_cv: the fit of the best setting")
   validate_fastkpca_cv(new_fastkpca_cv(results, best, fit, kernels, criterion, ridge,
                                        folds, call))
 }
@@ -223,39 +226,36 @@ kpca_cv <- function(x, kernel = "rbfdot", grid, features, folds = 5,
 check_cv_features <- function(features) {
   if (!is.numeric(features) || length(features) == 0L || anyNA(features) ||
       any(!is.finite(features)) || any(features < 1) || any(features != round(features)))
-    stop("'features' must be one or more whole numbers of at least 1", call. = FALSE)
+    stop_argument("'features' must be one or more whole numbers of at least 1")
   sort(unique(as.integer(features)))
 }
 
 # Fold ids, one per row: random for a number of folds, checked for given ids.
 make_folds <- function(folds, n, fmax) {
   if (!is.numeric(folds) && !is.factor(folds) && !is.character(folds))
-    stop("'folds' must be a number of folds or a vector of fold ids, one per row",
-         call. = FALSE)
+    stop_argument("'folds' must be a number of folds or a vector of fold ids, one per row")
   if (length(folds) == 1L) {
     if (!is.numeric(folds) || !is.finite(folds) || folds != round(folds) ||
         folds < 2 || folds > n)
-      stop(sprintf("'folds' must be a whole number between 2 and nrow(x) (%d)", n),
-           call. = FALSE)
+      stop_argument(sprintf("'folds' must be a whole number between 2 and nrow(x) (%d)", n))
     folds <- sample(rep_len(seq_len(folds), n))
   } else {
     if (length(folds) != n)
-      stop(sprintf("'folds' must have one fold id per row of 'x' (%d), not %d",
-                   n, length(folds)), call. = FALSE)
-    if (anyNA(folds)) stop("'folds' must not contain missing values", call. = FALSE)
+      stop_argument(sprintf("'folds' must have one fold id per row of 'x' (%d), not %d",
+                            n, length(folds)))
+    if (anyNA(folds)) stop_argument("'folds' must not contain missing values")
     if (is.factor(folds)) folds <- as.character(folds)
     if (length(unique(folds)) < 2L)
-      stop("'folds' must hold at least 2 different fold ids", call. = FALSE)
+      stop_argument("'folds' must hold at least 2 different fold ids")
   }
   sizes <- table(folds)
   train <- n - as.vector(sizes)
   small <- which(train < max(2L, fmax))
   if (length(small) > 0L) {
     s <- small[1L]
-    stop(sprintf("fold %s leaves %d training row%s, fewer than %s", names(sizes)[s],
-                 train[s], if (train[s] == 1L) "" else "s",
-                 if (train[s] < 2L) "2" else sprintf("max(features) (%d)", fmax)),
-         call. = FALSE)
+    stop_argument(sprintf("fold %s leaves %d training row%s, fewer than %s", names(sizes)[s],
+                          train[s], if (train[s] == 1L) "" else "s",
+                          if (train[s] < 2L) "2" else sprintf("max(features) (%d)", fmax)))
   }
   folds
 }
@@ -264,16 +264,15 @@ make_folds <- function(folds, n, fmax) {
 cv_grid <- function(grid, kernel, x, kernel_missing) {
   if (is.null(grid)) {
     name <- tryCatch(sigma_kernel_name(kernel), error = function(e)
-      stop("'grid' must be given for a kernel without a sigma", call. = FALSE))
+      stop_argument("'grid' must be given for a kernel without a sigma"))
     grid <- list(sigma = median_sigma(x, name) * 2^(-3:3))
   }
   if (!is.list(grid) || length(grid) == 0L)
-    stop("'grid' must be a named list of parameter vectors or a list of kernel objects",
-         call. = FALSE)
+    stop_argument("'grid' must be a named list of parameter vectors or a list of kernel objects")
   objects <- vapply(grid, is_kernel_spec_object, logical(1))
   if (all(objects)) {
     if (!kernel_missing)
-      stop("'kernel' must not be given with a grid of kernel objects", call. = FALSE)
+      stop_argument("'kernel' must not be given with a grid of kernel objects")
     kernels <- lapply(grid, as_kernel)
     labels <- vapply(kernels, format, "")
     if (!is.null(names(grid)) && all(nzchar(names(grid)))) labels <- names(grid)
@@ -281,24 +280,21 @@ cv_grid <- function(grid, kernel, x, kernel_missing) {
                 params = data.frame(kernel = labels, stringsAsFactors = FALSE)))
   }
   if (any(objects))
-    stop("'grid' must be either all kernel objects or a named list of parameter vectors",
-         call. = FALSE)
+    stop_argument("'grid' must be either all kernel objects or a named list of parameter vectors")
   if (!is.character(kernel) || length(kernel) != 1L || !kernel %in% kernel_names)
-    stop("'kernel' must be a kernel name when 'grid' lists parameter values",
-         call. = FALSE)
+    stop_argument("'kernel' must be a kernel name when 'grid' lists parameter values")
   if (is.null(names(grid)) || any(!nzchar(names(grid))) || anyDuplicated(names(grid)))
-    stop("'grid' must be a named list of parameter vectors, such as list(sigma = c(0.1, 1))",
-         call. = FALSE)
+    stop_argument("'grid' must be a named list of parameter vectors, such as list(sigma = c(0.1, 1))")
   known <- names(kernel_defaults[[kernel]])
   unknown <- setdiff(names(grid), known)
   if (length(unknown) > 0L)
-    stop("'grid' has unknown parameter", if (length(unknown) > 1L) "s " else " ",
-         paste(dQuote(unknown, FALSE), collapse = ", "), " for kernel ",
-         dQuote(kernel, FALSE), " (its parameters: ",
-         if (length(known)) paste(known, collapse = ", ") else "none", ")", call. = FALSE)
+    stop_argument("'grid' has unknown parameter", if (length(unknown) > 1L) "s " else " ",
+                  paste(dQuote(unknown, FALSE), collapse = ", "), " for kernel ",
+                  dQuote(kernel, FALSE), " (its parameters: ",
+                  if (length(known)) paste(known, collapse = ", ") else "none", ")")
   for (p in names(grid))
     if (!is.numeric(grid[[p]]) || length(grid[[p]]) == 0L)
-      stop(sprintf("'grid$%s' must be a non-empty numeric vector", p), call. = FALSE)
+      stop_argument(sprintf("'grid$%s' must be a non-empty numeric vector", p))
   params <- expand.grid(grid, KEEP.OUT.ATTRS = FALSE, stringsAsFactors = FALSE)
   kernels <- lapply(seq_len(nrow(params)), function(i) {
     kpar <- as.list(params[i, , drop = FALSE])
@@ -308,24 +304,22 @@ cv_grid <- function(grid, kernel, x, kernel_missing) {
 }
 
 # The pooled cross-validated error and its standard error for each kernel
-# (rows) and number of components (columns): one fit per kernel and fold.
-cv_errors <- function(x, kernels, features, folds, criterion, ridge, ...) {
+# (rows) and number of components (columns): one fit per kernel and fold,
+# each a step of progress (a progressor from progress_for(), or NULL).
+cv_errors <- function(x, kernels, features, folds, criterion, ridge, progress, ...) {
   ids <- sort(unique(folds))
   nf <- length(features)
   num <- den <- array(0, c(length(kernels), nf, length(ids)))
-  progress <- interactive()
-  if (progress) {
-    bar <- utils::txtProgressBar(0, length(kernels) * length(ids), style = 3)
-    on.exit(close(bar))
-  }
   for (g in seq_along(kernels)) {
     for (v in seq_along(ids)) {
       held <- folds == ids[v]
-      scores <- cv_fold_scores(x[!held, , drop = FALSE], x[held, , drop = FALSE],
-                               kernels[[g]], features, criterion, ridge, ...)
+      scores <- with_quiet_progress(
+        cv_fold_scores(x[!held, , drop = FALSE], x[held, , drop = FALSE],
+                       kernels[[g]], features, criterion, ridge, ...))
       num[g, , v] <- scores$num
       den[g, , v] <- scores$den
-      if (progress) utils::setTxtProgressBar(bar, (g - 1L) * length(ids) + v)
+      progress_signal(progress, sprintf("kpca_cv: setting %d of %d, fold %d of %d", g,
+                                        length(kernels), v, length(ids)))
     }
   }
   error <- apply(num, c(1L, 2L), sum) / apply(den, c(1L, 2L), sum)
@@ -382,17 +376,21 @@ pooled_se <- function(e, w, pooled) {
 #' @param digits Number of significant digits to print.
 #' @export
 print.fastkpca_cv <- function(x, digits = max(3L, getOption("digits") - 3L), ...) {
-  cat(sprintf("Cross-validated kernel PCA (fastkpca): %d folds, criterion \"%s\"%s\n",
-              length(unique(x$folds)), x$criterion,
-              if (x$criterion == "reconstruction") sprintf(", ridge = %g", x$ridge) else ""))
+  cat_line("", sprintf("Cross-validated kernel PCA (fastkpca): %d folds, criterion \"%s\"%s",
+                       length(unique(x$folds)), x$criterion,
+                       if (x$criterion == "reconstruction") sprintf(", ridge = %g", x$ridge)
+                       else ""))
   res <- x$results
   # a few more than 20 are shown whole ("best 20 of 21" hides one row only)
   if (nrow(res) > 25L) {
-    cat("The 20 best of", nrow(res), "settings (all in $results):\n")
+    cat_line("", "The 20 best of ", nrow(res), " settings (all in $results):")
     res <- utils::head(res[order(res$error), , drop = FALSE], 20L)
   }
+  # a kernel expression longer than a line is cut (the best one is shown
+  # whole below)
+  if (is.character(res$kernel)) res$kernel <- shorten_text(res$kernel, getOption("width") - 1L)
   print(res, digits = digits, row.names = FALSE)
-  cat("Best: ", format(x$best$kernel), ", features = ", x$best$features, "\n", sep = "")
+  cat_line("Best: ", format(x$best$kernel), ", features = ", x$best$features)
   invisible(x)
 }
 
@@ -432,7 +430,7 @@ plot.fastkpca_cv <- function(x, log = NULL, col = NULL, lty = 1, legend = "topri
   if (is.null(log))
     log <- if (numeric_axis && all(xs > 0) && max(xs) >= 10 * min(xs)) "x" else ""
   if (!is.character(log) || length(log) != 1L)
-    stop("'log' must be \"\", \"x\", \"y\" or \"xy\"", call. = FALSE)
+    stop_argument("'log' must be \"\", \"x\", \"y\" or \"xy\"")
   if (is.null(col)) col <- seq_along(feats)
   col <- rep_len(col, length(feats))
   lty <- rep_len(lty, length(feats))

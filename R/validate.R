@@ -20,38 +20,37 @@ take_rows <- function(x, index) {
 # vectors, data frames of such columns, and matrix classes with an
 # as.matrix() method (such as those of the Matrix package).
 as_data_matrix <- function(x, arg = "x") {
-  if (is.null(x)) stop(sprintf("'%s' must not be NULL", arg), call. = FALSE)
+  if (is.null(x)) stop_argument(sprintf("'%s' must not be NULL", arg))
   if (is.data.frame(x)) {
     ok <- vapply(x, function(col) (is.numeric(col) || is.logical(col)) &&
                    is.null(dim(col)), logical(1))
     if (!all(ok))
-      stop(sprintf("'%s' has non-numeric column%s: %s", arg,
-                   if (sum(!ok) > 1L) "s" else "",
-                   paste(names(x)[!ok], collapse = ", ")), call. = FALSE)
+      stop_argument(sprintf("'%s' has non-numeric column%s: %s", arg,
+                            if (sum(!ok) > 1L) "s" else "",
+                            paste(names(x)[!ok], collapse = ", ")))
     x <- as.matrix(x)
     if (ncol(x) == 0L) storage.mode(x) <- "double"
   } else if (is.object(x) && length(dim(x)) == 2L && !is.matrix(x)) {
     x <- as.matrix(x)
   }
   if (is.factor(x))
-    stop(sprintf("'%s' must be numeric, not a factor", arg), call. = FALSE)
+    stop_argument(sprintf("'%s' must be numeric, not a factor", arg))
   if (is.list(x))
-    stop(sprintf("'%s' must be a numeric matrix or data frame, not a list", arg),
-         call. = FALSE)
+    stop_argument(sprintf("'%s' must be a numeric matrix or data frame, not a list", arg))
   if (!(is.numeric(x) || is.logical(x)))
-    stop(sprintf("'%s' must be numeric, not %s", arg, typeof(x)), call. = FALSE)
+    stop_argument(sprintf("'%s' must be numeric, not %s", arg, typeof(x)))
   if (is.null(dim(x))) x <- matrix(x, ncol = 1L, dimnames = list(names(x), NULL))
   if (length(dim(x)) != 2L)
-    stop(sprintf("'%s' must be a matrix, not an array", arg), call. = FALSE)
+    stop_argument(sprintf("'%s' must be a matrix, not an array", arg))
   storage.mode(x) <- "double"
   x
 }
 
 check_finite <- function(x, arg) {
   if (anyNA(x))
-    stop(sprintf("'%s' must not contain missing values (NA or NaN)", arg), call. = FALSE)
+    stop_argument(sprintf("'%s' must not contain missing values (NA or NaN)", arg))
   if (any(is.infinite(x)))
-    stop(sprintf("'%s' must not contain infinite values", arg), call. = FALSE)
+    stop_argument(sprintf("'%s' must not contain infinite values", arg))
   invisible(x)
 }
 
@@ -133,7 +132,7 @@ check_no_dots <- function(...) {
 # gives their rows NA scores).
 check_no_infinite <- function(x, arg) {
   if (any(is.infinite(x)))
-    stop(sprintf("'%s' must not contain infinite values", arg), call. = FALSE)
+    stop_argument(sprintf("'%s' must not contain infinite values", arg))
   invisible(x)
 }
 
@@ -142,8 +141,8 @@ check_no_infinite <- function(x, arg) {
 check_choice <- function(value, choices, arg) {
   if (identical(value, choices)) return(choices[1L])
   if (!is.character(value) || length(value) != 1L || is.na(value) || !(value %in% choices))
-    stop(sprintf("'%s' must be one of %s", arg,
-                 paste0("\"", choices, "\"", collapse = ", ")), call. = FALSE)
+    stop_argument(sprintf("'%s' must be one of %s", arg,
+                          paste0("\"", choices, "\"", collapse = ", ")))
   value
 }
 
@@ -154,8 +153,8 @@ check_whole <- function(value, arg, lo, hi, lo_label = NULL, hi_label = NULL) {
   if (!is.numeric(value) || length(value) != 1L || !is.finite(value) ||
       value != round(value) || value < lo || value > hi) {
     bound <- function(v, label) if (is.null(label)) format(v) else sprintf("%s (%s)", label, format(v))
-    stop(sprintf("'%s' must be a whole number between %s and %s", arg,
-                 bound(lo, lo_label), bound(hi, hi_label)), call. = FALSE)
+    stop_argument(sprintf("'%s' must be a whole number between %s and %s", arg,
+                          bound(lo, lo_label), bound(hi, hi_label)))
   }
   as.integer(value)
 }
@@ -172,7 +171,7 @@ check_number <- function(value, arg, lo = -Inf, hi = Inf, lo_open = FALSE) {
     } else {
       sprintf("a single number in %s%g, %g]", if (lo_open) "(" else "[", lo, hi)
     }
-    stop(sprintf("'%s' must be %s", arg, what), call. = FALSE)
+    stop_argument(sprintf("'%s' must be %s", arg, what))
   }
   as.double(value)
 }

@@ -36,9 +36,9 @@ run_on_workers <- function(batches, fun, args, label) {
       if (!inherits(value, "FutureError")) break
       lost <- lost + 1L
       if (lost > worker_retries)
-        stop(sprintf(paste0("%s was lost %d times: its worker stopped before it ended ",
-                            "(%s); nothing was returned"),
-                     label(i), lost, conditionMessage(value)), call. = FALSE)
+        stop_worker(sprintf(paste0("%s was lost %d times: its worker stopped before it ended ",
+                                   "(%s); nothing was returned"),
+                            label(i), lost, conditionMessage(value)))
       futures[[i]] <- launch(i)
     }
     futures[i] <- list(NULL)

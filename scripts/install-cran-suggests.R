@@ -1,5 +1,6 @@
 # Installs the tidymodels packages that fastkpca's tune and dials tests need
-# (Suggests: tune, dials, workflows, parsnip, rsample, yardstick) into a
+# (Suggests: tune, dials, workflows, parsnip, rsample, yardstick), and
+# future.mirai for the backend tests, into a
 # library of their own, from CRAN, taking from Debian whatever Debian has
 # in a version that is new enough.
 #   Rscript scripts/install-cran-suggests.R LIBRARY
@@ -16,7 +17,10 @@ if (length(args) != 1L) stop("usage: Rscript install-cran-suggests.R LIBRARY")
 lib <- args[1L]
 dir.create(lib, recursive = TRUE, showWarnings = FALSE)
 .libPaths(c(lib, .libPaths()))
-wanted <- c("tune", "dials", "workflows", "parsnip", "rsample", "yardstick")
+# future.mirai (with mirai and nanonext, compiled: 1 min 45 s more on 2
+# busy cores, measured) for the chunked fits on mirai's backend
+# (tests/testthat/test-backends.R); not in Debian
+wanted <- c("tune", "dials", "workflows", "parsnip", "rsample", "yardstick", "future.mirai")
 fields <- c("Depends", "Imports", "LinkingTo")
 
 # "pkg (>= 1.2.3)" entries of a DESCRIPTION field, as a data frame

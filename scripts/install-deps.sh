@@ -14,9 +14,11 @@ r_packages=(kernlab testthat knitr rmarkdown callr)
 # dials, workflows, parsnip, rsample, yardstick; Suggests too) are not in
 # Debian: they come last, from CRAN, into a library of their own.
 r_packages+=(generics recipes ggplot2 tibble rlang)
-# chunked Nystrom on future's backends, with progress, and a real database
+# chunked Nystrom on future's backends (future.batchtools: the batchtools
+# backend of tests/testthat/test-backends.R; future.mirai comes from CRAN
+# with the tidymodels packages, below), with progress, and a real database
 # for the chunked-source tests (Suggests; all in Debian as r-cran-*)
-r_packages+=(future future.apply progressr DBI RSQLite)
+r_packages+=(future future.apply future.batchtools progressr DBI RSQLite)
 # the pkgdown site (scripts/site.sh), which scripts/test.sh builds and
 # tests/testthat/test-site.R opens in headless Chromium (not an R
 # dependency of the package: Debian's r-cran-pkgdown, or CRAN)
@@ -45,7 +47,8 @@ if ! command -v pdflatex >/dev/null 2>&1 ||
 fi
 
 here="$(cd "$(dirname "$0")/.." && pwd)"
-# tune, dials, workflows, parsnip, rsample and yardstick need newer vctrs,
+# tune, dials, workflows, parsnip, rsample and yardstick (and future.mirai,
+# with mirai and nanonext) need newer vctrs,
 # rlang, dplyr, recipes, ... than Debian's: scripts/install-cran-suggests.R
 # takes from Debian what it has new enough and the rest from CRAN, into
 # the library scripts/tidymodels-lib.sh names (about 45 packages and 20

@@ -41,6 +41,67 @@ void call_step(SEXP step)
     UNPROTECT(1);
 }
 
+/* The progress of the running exact fit: an R function of the fraction of
+ * the fit done (0 to 1; R/progress.R makes it), and each step's share.
+ * Only kpca_exact() sets it, from progress_begin() until progress_end() or
+ * the end of its buffer (free_buffer_call), so the checkpoints of other
+ * entry points, which share the fill and the solver, report nothing. The fit
+ * runs on the main thread; the function is protected as an argument of the
+ * .Call while it is set. */
+static struct {
+    SEXP step;                     /* NULL: no progress to report */
+    double share[PROGRESS_STEPS];  /* each step's share of the fit */
+    double reported;               /* the fraction last reported */
+} progress = {NULL, {0}, 0.0};
+
+/* Intermediate reports are at least this fraction of the fit apart, so that
+ * a small fit makes a few calls to R (at most about 100 beside one per
+ * step): the overhead stays below a few percent whatever the size. */
+#define PROGRESS_MIN_ADVANCE 0.01
+
+/* step: NULL or an R function of one number; work: the estimated work of
+ * each step (any unit; 0 for a step that does not run). */
+void progress_begin(SEXP step, const double *work)
+{
+    double total = 0.0;
+    for (int s = 0; s < PROGRESS_STEPS; s++) total += work[s];
+    for (int s = 0; s < PROGRESS_STEPS; s++)
+        progress.share[s] = total > 0 ? work[s] / total : 0.0;
+    progress.reported = 0.0;
+    progress.step = isNull(step) ? NULL : step;
+}
+
+/* Step s is the given fraction done: report the fit's fraction to R when
+ * the step is done or the fit has advanced enough since the last report. */
+void progress_at(progress_step s, double fraction)
+{
+    if (progress.step == NULL) return;
+    double done = 0.0;
+    for (int i = 0; i < (int) s; i++) done += progress.share[i];
+    if (fraction > 1.0) fraction = 1.0;
+    done += progress.share[s] * (fraction > 0.0 ? fraction : 0.0);
+    if (fraction < 1.0 && done - progress.reported < PROGRESS_MIN_ADVANCE) return;
+    if (done < progress.reported) done = progress.reported;
+    progress.reported = done;
+    SEXP call = PROTECT(lang2(progress.step, ScalarReal(done)));
+    eval(call, R_GlobalEnv);
+    UNPROTECT(1);
+}
+
+/* The kernel fill has its columns 0..done-1 of cols: the fraction of its
+ * work done (of the lower triangle: the first columns are the longest). */
+void progress_fill_columns(int done, int cols, int lower_only)
+{
+    if (progress.step == NULL || cols < 1) return;
+    double left = (double) (cols - done) / cols;
+    progress_at(PROGRESS_FILL, lower_only ? 1.0 - left * left : 1.0 - left);
+}
+
+void progress_end(void)
+{
+    progress.step = NULL;
+}
+
 /* A step argument: NULL or an R function. */
 void check_step(SEXP step)
 {
@@ -116,6 +177,8 @@ static void free_buffer_call(void *data, Rboolean jump)
     (void) jump;
     free(call->buffer);
     call->buffer = NULL;
+    /* a fit's progress ends with its buffer, also on an error or interrupt */
+    progress_end();
 }
 
 /* body(data, K) with K a malloc'ed n x n double buffer, freed as soon as

@@ -202,6 +202,7 @@ static void reduce_tridiagonal(double *A, int n, double *diag, double *offdiag,
         }
         i += panel;
         R_CheckUserInterrupt();
+        progress_at(PROGRESS_REDUCE, 1.0 - pow((double) (n - i) / n, 3));
     }
     int m = n - i;
     F77_CALL(dsytd2)(&uplo, &m, A + i + (size_t) i * n, &n, diag + i, offdiag + i,
@@ -267,6 +268,7 @@ static void back_transform(double *A, int n, const double *tau, double *Z, int k
                              C + i + (size_t) j0 * n, &n, work, &w
                              FCONE FCONE FCONE FCONE);
             R_CheckUserInterrupt();
+            progress_at(PROGRESS_BACK, pow((double) (nq - i) / nq, 2));
         }
     }
 }
@@ -455,6 +457,7 @@ static int reduced_pairs(double *A, int n, const double *diag,
         found = tridiagonal_bisection(diag, offdiag, n, range, lower, upper, il, iu, w,
                                       &Z);
     R_CheckUserInterrupt();
+    progress_at(PROGRESS_SOLVE, 1.0);
     back_transform(A, n, tau, Z, found);
 
     reverse_pairs(n, found, w, Z);
@@ -498,6 +501,7 @@ int exact_eigen(double *A, int n, int f, double lower, int method, double **valu
     double *tau = (double *) R_alloc((size_t) n, sizeof(double));
     reduce_tridiagonal(A, n, diag, offdiag, tau);
     R_CheckUserInterrupt();
+    progress_at(PROGRESS_REDUCE, 1.0);
     return reduced_pairs(A, n, diag, offdiag, tau, sigma, f, lower * sigma, method,
                          values, vectors);
 }
@@ -525,6 +529,7 @@ int variance_eigen(double *A, int n, double proportion, double total, int method
     double *tau = (double *) R_alloc((size_t) n, sizeof(double));
     reduce_tridiagonal(A, n, diag, offdiag, tau);
     R_CheckUserInterrupt();
+    progress_at(PROGRESS_REDUCE, 1.0);
 
     /* all eigenvalues, ascending, on copies (dsterf destroys its input) */
     int info = 0;

@@ -232,11 +232,27 @@ int column_block_end(int j0, int cols, int rows, int lower_only, int diag,
 SEXP engine_limits(void);
 void check_step(SEXP step);   /* NULL or an R function ... */
 void call_step(SEXP step);    /* ... called between blocks (a progress bar) */
+
+/* args.c: progress of an exact fit (kpca_exact), reported at the interrupt
+ * checkpoints of its steps; every step may report a fraction of itself
+ * done, and a step the solver does not run has no share. */
+typedef enum {
+    PROGRESS_FILL = 0,    /* the kernel matrix (kernel.c, kernel_fast.c) */
+    PROGRESS_CENTER,      /* its centering (center.c) */
+    PROGRESS_REDUCE,      /* the tridiagonal reduction's panels (eigen.c) */
+    PROGRESS_SOLVE,       /* the tridiagonal problem, or the iterative solver */
+    PROGRESS_BACK,        /* the back-transformation's blocks (eigen.c) */
+    PROGRESS_STEPS
+} progress_step;
+void progress_begin(SEXP step, const double *work);
+void progress_at(progress_step s, double fraction);
+void progress_fill_columns(int done, int cols, int lower_only);
+void progress_end(void);
 SEXP with_square_buffer(int n, SEXP (*body)(void *data, double *buffer), void *data);
 
 /* .Call entry points */
 SEXP kpca_exact(SEXP x, SEXP kernel, SEXP weights, SEXP features, SEXP th,
-              SEXP solver, SEXP threads, SEXP control, SEXP variance);
+              SEXP solver, SEXP threads, SEXP control, SEXP variance, SEXP step);
 SEXP kernel_cross(SEXP z, SEXP x, SEXP kernel, SEXP zweights, SEXP xweights,
                   SEXP threads);
 SEXP kernel_matrix(SEXP x, SEXP kernel, SEXP weights, SEXP threads);
@@ -244,7 +260,7 @@ SEXP kernel_self(SEXP x, SEXP kernel, SEXP weights);
 SEXP preimage_coefficients(SEXP z, SEXP kernel, SEXP weights, SEXP x, SEXP ridge,
                            SEXP threads);
 SEXP preimage_fixed_point(SEXP start, SEXP t, SEXP A, SEXP x, SEXP kernel, SEXP maxit,
-                          SEXP tol, SEXP threads);
+                          SEXP tol, SEXP threads, SEXP step);
 
 /* matrix_free.c: the kernel's rows times a block of vectors, never stored
  * (the matrix-free exact solver's pass, R/matrix_free.R) */
@@ -280,7 +296,7 @@ int ichol_gauss(const double *y, double sigma, double tol, ichol_work *w, double
 /* kica.c: kernel ICA .Call entry points */
 SEXP kica_contrast(SEXP S, SEXP par, SEXP contrast);
 SEXP kica_sweeps(SEXP z, SEXP V, SEXP par, SEXP contrast, SEXP angles, SEXP half,
-                 SEXP tol, SEXP maxit);
+                 SEXP tol, SEXP maxit, SEXP step);
 
 
 /* kcca.c: kernel canonical correlation */

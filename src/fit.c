@@ -46,21 +46,48 @@ typedef struct {
     int maxit, ncv, exact_method;
     double variance;  /* > 0: the fewest components reaching this proportion */
     int oversample, power;  /* the randomized solver's settings */
+    SEXP step;              /* progress: NULL or an R function (R/progress.R) */
 } fit_job;
+
+/* The work of each step of a fit, in multiply-adds, for the shares of its
+ * progress (args.c): estimates, good enough for a progress bar. A threshold
+ * fit's count of vectors is not known before the solver: n / 10 stands in. */
+static void fit_work(const fit_job *job, double *work)
+{
+    double n = job->n, k = job->features > 0 ? job->features : fmax(1.0, n / 10);
+    work[PROGRESS_FILL] = n * n / 2 * (job->kernel == NULL ? 1 : job->d + 8.0);
+    work[PROGRESS_CENTER] = 2 * n * n;
+    work[PROGRESS_REDUCE] = work[PROGRESS_BACK] = 0.0;
+    if (job->solver == SOLVER_ITERATIVE) {
+        work[PROGRESS_SOLVE] = 10 * n * n * job->ncv;  /* some ten restarts */
+    } else if (job->solver == SOLVER_RANDOMIZED) {
+        work[PROGRESS_SOLVE] = 2 * n * n * (k + job->oversample) * (2.0 * job->power + 2);
+    } else {
+        work[PROGRESS_REDUCE] = 4.0 / 3.0 * n * n * n;
+        work[PROGRESS_SOLVE] = 30 * n * k;
+        work[PROGRESS_BACK] = 2 * n * n * k;
+    }
+}
 
 /* The steps on the buffer: kernel, centering, eigenpairs; the result list. */
 static SEXP fit_steps(void *data, double *K)
 {
     fit_job *job = (fit_job *) data;
     int n = job->n, f = job->features;
+    double work[PROGRESS_STEPS];
+    fit_work(job, work);
+    progress_begin(job->step, work);
     if (job->kernel == NULL)
         copy_symmetric_lower(REAL(job->x), n, K);
     else
         kernel_block(job->kernel, &job->points, &job->points, 1, K, job->threads, "");
 
+    progress_at(PROGRESS_FILL, 1.0);
+
     SEXP colmeans = PROTECT(allocVector(REALSXP, n));
     double grand_mean, trace;
     center_in_place(K, n, REAL(colmeans), &grand_mean, &trace, job->threads);
+    progress_at(PROGRESS_CENTER, 1.0);
 
     /* eigenpairs of Kc; the eigenvalues of Kc/n are these divided by n */
     int found, restarts = 0, converged = 1;
@@ -88,6 +115,9 @@ static SEXP fit_steps(void *data, double *K)
         found = exact_eigen(K, n, f, job->threshold * n, job->exact_method, &values,
                             &vectors);
     }
+    /* the exact solvers report their steps themselves (eigen.c) */
+    progress_at(PROGRESS_BACK, 1.0);
+    progress_end();
 
     SEXP ans = PROTECT(allocVector(VECSXP, 8));
     SEXP r_values = PROTECT(allocVector(REALSXP, found));
@@ -121,14 +151,16 @@ static SEXP fit_steps(void *data, double *K)
  * iterative solver, the exact solver's method code, and (oversample,
  * power) for the randomized solver (see fastkpca.h);
  * variance: double, 0 or the proportion of trace(Kc) that the fewest
- * leading components must reach (features is then 0 and the solver exact).
+ * leading components must reach (features is then 0 and the solver exact);
+ * step: NULL or an R function of the fraction of the fit done, called at
+ * the checkpoints of its steps (progress_at() in args.c).
  * Returns list(values, vectors, colmeans, grand_mean, variance_total,
  * converged, restarts, residual): the eigenvalues of Kc/n (decreasing), the
  * unit eigenvectors (n x k, each column's largest-magnitude entry positive), the centering terms of K, trace(Kc)/n, and for
  * the iterative solver whether it converged, its restarts and its largest
  * relative residual. */
 SEXP kpca_exact(SEXP x, SEXP kernel, SEXP weights, SEXP features, SEXP th,
-              SEXP solver, SEXP threads, SEXP control, SEXP variance)
+              SEXP solver, SEXP threads, SEXP control, SEXP variance, SEXP step)
 {
     kernel_eval k, *kernel_ptr = NULL;
     if (!isNull(kernel)) {
@@ -173,6 +205,7 @@ SEXP kpca_exact(SEXP x, SEXP kernel, SEXP weights, SEXP features, SEXP th,
             error("'power' must be between 0 and 1000");
     }
 
+    check_step(step);
     double prop = as_number(variance, "variance");
     if (prop < 0 || prop > 1) error("'variance' must be between 0 and 1");
     if (prop > 0 && (f != 0 || solver_id != SOLVER_EXACT))
@@ -180,7 +213,7 @@ SEXP kpca_exact(SEXP x, SEXP kernel, SEXP weights, SEXP features, SEXP th,
 
     fit_job job = {kernel_ptr, {0}, x, n, d, f, threshold, solver_id, nthreads, tol,
                    (int) maxit, (int) ncv, (int) exact_method, prop, (int) oversample,
-                   (int) power};
+                   (int) power, step};
     if (kernel_ptr != NULL) {
         /* the rows (or the strings, indexed here) prepared once */
         kernel_point_sets(kernel_ptr, R_NilValue, NULL, x, "x", nthreads);

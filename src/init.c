@@ -5,7 +5,7 @@
 #define CALLDEF(name, n) {#name, (DL_FUNC) &name, n}
 
 static const R_CallMethodDef call_methods[] = {
-    CALLDEF(kpca_exact, 9),
+    CALLDEF(kpca_exact, 10),
     CALLDEF(kernel_cross, 6),
     CALLDEF(kernel_matrix, 4),
     CALLDEF(kernel_self, 3),
@@ -15,9 +15,9 @@ static const R_CallMethodDef call_methods[] = {
     CALLDEF(nystrom_kmeanspp, 4),
     CALLDEF(engine_limits, 0),
     CALLDEF(preimage_coefficients, 6),
-    CALLDEF(preimage_fixed_point, 8),
+    CALLDEF(preimage_fixed_point, 9),
     CALLDEF(kica_contrast, 3),
-    CALLDEF(kica_sweeps, 8),
+    CALLDEF(kica_sweeps, 9),
     CALLDEF(kcca_ichol, 5),
     CALLDEF(kernel_block_product, 7),
     CALLDEF(oriented_columns, 1),

@@ -646,6 +646,7 @@ void kernel_block(const kernel_eval *k, const kernel_points *a, const kernel_poi
         /* outside the parallel region: R API calls are safe here */
         if (nonfinite) nonfinite_error(k, what);
         R_CheckUserInterrupt();
+        progress_fill_columns(j1, cols, lower_only);
         j0 = j1;
     }
     if (k->any_string) string_tiles_release(k);

@@ -266,6 +266,7 @@ int kernel_fast_block(const kernel_spec *spec, const kernel_points *a,
             bad |= fast_columns(&J, c0, c1);
         }
         R_CheckUserInterrupt();
+        progress_fill_columns(j1, cols, lower_only);
         j0 = j1;
     }
     return bad;

@@ -291,11 +291,12 @@ static double brent_minimise(univariate_fn f, void *data, double a, double b,
  * search over the rotation of pair (i, j): the others' factors side by side
  * in Zf (n x T0) and their part of R_kappa in base (T0 x T0); the best angle
  * seen, its value, and the factors of the two rotated sources there
- * (protected in 'best'; R_NilValue while the best is the angle 0). */
+ * (protected in 'best'; R_NilValue while the best is the angle 0). step:
+ * NULL or an R function called after each sweep (progress, R/kica.R). */
 typedef struct {
     kica_setup s;
     double *S, *V;
-    SEXP factors, best;
+    SEXP factors, best, step;
     int i, j, T0, evaluations;
     factor_work wi, wj;
     double *Zf, *base, *yi, *yj;
@@ -475,6 +476,7 @@ static int jacobi_sweeps(sweep_state *st, const double *angles, int nangles,
             }
         angles = &zero;
         nangles = 1;
+        call_step(st->step);
         /* one pair: a sweep is a complete search of the only angle, unless
          * the minimum lies on the edge of the bracket */
         if (m == 2 && !edge) break;
@@ -489,9 +491,10 @@ static int jacobi_sweeps(sweep_state *st, const double *angles, int nangles,
  * (KCCA); angles: the grid of the first sweep's pair searches (containing
  * 0); half: the half-width of Brent's bracket around the best grid angle;
  * tol: the tolerance of Brent's method and of the stop rule, in radians;
- * maxit: the most sweeps. Returns list(V, value, sweeps, evaluations). */
+ * maxit: the most sweeps; step: NULL or an R function called after each
+ * sweep. Returns list(V, value, sweeps, evaluations). */
 SEXP kica_sweeps(SEXP z, SEXP V, SEXP par, SEXP contrast, SEXP angles, SEXP half,
-                 SEXP tol, SEXP maxit)
+                 SEXP tol, SEXP maxit, SEXP step)
 {
     sweep_state st;
     setup_from_R(z, par, contrast, &st.s);
@@ -506,6 +509,8 @@ SEXP kica_sweeps(SEXP z, SEXP V, SEXP par, SEXP contrast, SEXP angles, SEXP half
     if (h < 0) error("'half' must be a single non-negative number");
     if (!(eps > 0)) error("'tol' must be a single positive number");
     int sweeps_max = as_count(maxit, "maxit", 1, INT_MAX);
+    check_step(step);
+    st.step = step;
 
     SEXP ans = PROTECT(allocVector(VECSXP, 4));
     SEXP Vout = PROTECT(duplicate(V));

@@ -128,6 +128,7 @@ typedef struct {
     int n, d, k, maxit, threads;
     double tol;
     int broke, unconverged;
+    SEXP step;               /* NULL or an R function called per iteration */
 } fixed_point_job;
 
 /* The weights g of rows r0..r0+nb-1: g = t A' + (1 - rowSums(t A')) / n,
@@ -214,6 +215,7 @@ static void fixed_point_block(fixed_point_job *job, double *z, int nz, int r0, i
         }
         na = left;
         R_CheckUserInterrupt();
+        call_step(job->step);
     }
     job->unconverged += na;
 }
@@ -223,11 +225,12 @@ static void fixed_point_block(fixed_point_job *job, double *z, int nz, int r0, i
  * start: nz x d starting points (the ridge pre-images); t: nz x k unit-axis
  * projections (scores / sqrt(n)); A: n x k unit-scale components
  * (alpha / sqrt(n)); x: n x d training rows; kernel: a program without
- * conformal parts; maxit: integer >= 1; tol: double in (0, 1); threads.
+ * conformal parts; maxit: integer >= 1; tol: double in (0, 1); threads;
+ * step: NULL or an R function called after each iteration of a block.
  * Returns list(z, broke, unconverged): the pre-images, the rows that broke
  * down (kept their last iterate) and those still moving after maxit steps. */
 SEXP preimage_fixed_point(SEXP start, SEXP t, SEXP A, SEXP x, SEXP kernel, SEXP maxit,
-                          SEXP tol, SEXP threads)
+                          SEXP tol, SEXP threads, SEXP step)
 {
     kernel_eval k;
     kernel_eval_from_R(kernel, &k);
@@ -242,9 +245,10 @@ SEXP preimage_fixed_point(SEXP start, SEXP t, SEXP A, SEXP x, SEXP kernel, SEXP 
     if (nrows(t) != nz || ncols(t) != kk) error("'t' must be a %d x %d matrix", nz, kk);
     double eps = as_number(tol, "tol");
     if (!(eps > 0 && eps < 1)) error("'tol' must be between 0 and 1");
+    check_step(step);
     fixed_point_job job = {&k, {0}, NULL, REAL(x), REAL(A), R_NilValue, n, d, kk,
                            as_count(maxit, "maxit", 1, INT_MAX), as_threads(threads),
-                           eps, 0, 0};
+                           eps, 0, 0, step};
     SEXP noweights = PROTECT(allocVector(VECSXP, 0));
     job.noweights = noweights;
     job.shift = kernel_shift(&k, REAL(x), n, n, d);

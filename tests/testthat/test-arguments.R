@@ -134,7 +134,7 @@ test_that("each bad argument gives an error naming it, in the package's wording"
     err <- tryCatch({
       suppressWarnings(eval(case[[1]], env))
       NULL
-    }, error = function(e) e)
+    }, error = function(e) record_error("arguments", paste(deparse(case[[1]]), collapse = " "), e))
     label <- paste(deparse(case[[1]]), collapse = " ")
     expect_s3_class(err, "error")
     if (is.null(err)) next
@@ -147,4 +147,13 @@ test_that("each bad argument gives an error naming it, in the package's wording"
     expect_false(grepl("^[A-Z][a-z]", msg), info = paste(label, ": capitalised:", msg))
   }
   expect_gt(n, 30L)
+})
+
+test_that("every error of the table is a classed fastkpca error (?fastkpca_conditions)", {
+  seen <- expect_recorded_errors_classed("arguments", at_least = 30L)
+  # a bad argument is an argument error, whatever the function
+  kinds <- vapply(seen, function(s) s$class[1L], "")
+  expect_true(all(kinds == "fastkpca_error_argument"),
+              info = paste(vapply(seen, `[[`, "", "label")[kinds != "fastkpca_error_argument"],
+                           collapse = "; "))
 })

@@ -22,7 +22,7 @@ expect_bad_input_cases <- function(cases, env) {
       withCallingHandlers(eval(case[[2]], env),
                           warning = function(w) invokeRestart("muffleWarning"))
       NULL
-    }, error = function(e) e)
+    }, error = function(e) record_error("bad-input", case[[1]], e))
     expect_true(inherits(err, "error"), info = paste(case[[1]], ": no error"))
     if (!inherits(err, "error")) next
     msg <- conditionMessage(err)
@@ -347,10 +347,10 @@ test_that("missing values are dropped by na.omit and the fit stays finite", {
 test_that("degenerate data: constant data are an error, duplicated rows work", {
   skip_if_exact_solver_unsafe()
   const <- matrix(3, 12, 2)
-  expect_error(kpca(const, features = 2), "no positive eigenvalue")
-  expect_error(kpca(const), "no eigenvalue of the centered kernel matrix exceeds 'th'")
-  expect_error(kpca(const, kernel = "vanilladot", features = 1), "no positive eigenvalue")
-  expect_error(kpca(const, features = 2, solver = "iterative"), "no positive eigenvalue")
+  expect_error(kpca(const, features = 2), "no positive eigenvalue", class = "fastkpca_error_data")
+  expect_error(kpca(const), "no eigenvalue of the centered kernel matrix exceeds 'th'", class = "fastkpca_error_data")
+  expect_error(kpca(const, kernel = "vanilladot", features = 1), "no positive eigenvalue", class = "fastkpca_error_data")
+  expect_error(kpca(const, features = 2, solver = "iterative"), "no positive eigenvalue", class = "fastkpca_error_data")
 
   x <- bad_input_data()$x
   dup <- x[rep(1:6, each = 5), ]                          # 30 rows, 6 distinct
@@ -407,7 +407,7 @@ test_that("a precomputed matrix symmetric within tolerance is symmetrised", {
   expect_identical(Ka, K + E)
   # an asymmetry well above the tolerance is an error
   expect_error(kpca(K + E * 1e5, kernel = "precomputed", features = 3),
-               "'x' must be a symmetric kernel matrix")
+               "'x' must be a symmetric kernel matrix", class = "fastkpca_error_argument")
 })
 
 test_that("eigenvalues are judged relative to the largest: scaling K changes nothing", {
@@ -430,16 +430,16 @@ test_that("kernels constant to working precision are an error, not noise compone
   set.seed(8)
   # the linear kernel of data near 1e8: K ~ 1e16, the centered part ~ 1e-14
   x <- 1e8 + matrix(rnorm(40) * 1e-7, 20, 2)
-  expect_error(kpca(x, kernel = "vanilladot", features = 2), "rounding level")
+  expect_error(kpca(x, kernel = "vanilladot", features = 2), "rounding level", class = "fastkpca_error_data")
   # (centering the data first is the cure, as the message says)
   fit <- kpca(scale(x, scale = FALSE), kernel = "vanilladot", features = 2)
   expect_true(all(is.finite(fit$rotated)))
   # rbfdot with a sigma so small that K is 1 up to the last bit
   xi <- bad_input_data()$x
   expect_error(kpca(xi, kpar = list(sigma = 1e-17), features = 2),
-               "rounding level|no positive eigenvalue")
+               "rounding level|no positive eigenvalue", class = "fastkpca_error_data")
   expect_error(kpca(xi, kpar = list(sigma = 1e-17)),
-               "rounding level|no eigenvalue of the centered kernel matrix exceeds")
+               "rounding level|no eigenvalue of the centered kernel matrix exceeds", class = "fastkpca_error_data")
 })
 
 test_that("threshold mode (features = 0) is exact for kernel matrices of any scale", {
@@ -492,9 +492,11 @@ test_that("an n x n buffer too large for memory is refused quickly", {
   slow <- nzchar(Sys.getenv("FASTKPCA_MEMCHECK"))
   # (with features > 0, "auto" would go on without the buffer: the
   # matrix-free solver, test-matrix-free.R)
-  t <- system.time(expect_error(kpca(x, features = 1, solver = "exact"), "memory|allocate"))
+  t <- system.time(expect_error(kpca(x, features = 1, solver = "exact"), "memory|allocate",
+                                class = "fastkpca_error_memory"))
   if (!slow) expect_lt(t[["elapsed"]], 5)
-  t <- system.time(expect_error(kpca(x, features = 0), "memory|allocate"))
+  t <- system.time(expect_error(kpca(x, features = 0), "memory|allocate",
+                                class = "fastkpca_error_memory"))
   if (!slow) expect_lt(t[["elapsed"]], 5)
   # and R goes on working
   expect_equal(length(kpca(x[1:50, , drop = FALSE], kernel = "vanilladot", features = 1)$eig), 1L)
@@ -507,4 +509,9 @@ test_that("the number of bad-input cases covered is reported", {
   expect_gte(sum(counts), 150L)
   message(sprintf("bad-input cases in tables: %d (%s)", sum(counts),
                   paste(names(counts), counts, sep = " ", collapse = ", ")))
+})
+
+test_that("every error of the bad-input tables is a classed fastkpca error (?fastkpca_conditions)", {
+  skip_if_exact_solver_unsafe()   # some tables above were skipped
+  expect_recorded_errors_classed("bad-input", at_least = 150L)
 })

@@ -58,7 +58,7 @@ test_that("chunks in any number and order give the fit on rbind() of them", {
               landmarks = L)
   expect_chunked_equal(fit, ref, "data frame")
   expect_equal(fit$landmark_rule, "given")
-  expect_output(print(fit), "from 2 chunks\\) on 700 observations of 5 variables")
+  expect_output(print(fit), "from 2 chunks\\) on 700 observations of 5 variables", width = 200)
   expect_equal(summary(fit)$n, 700)
 })
 
@@ -135,7 +135,7 @@ test_that("a SQLite query, by a connection in this process or one per chunk", {
   query <- "SELECT * FROM pts ORDER BY id"
   db <- row_chunks(con, query = query, rows = 128)
   expect_equal(db$chunks, 6L)
-  expect_output(print(db), "700 rows fetched 128 at a time")
+  expect_output(print(db), "700 rows fetched 128 at a time", width = 200)
   fit <- kpca(db, kpar = chunk_kpar, features = 4, landmarks = L)
   expect_chunked_equal(fit, ref, "connection")
   expect_equal(fit$chunks, 6L)
@@ -179,17 +179,19 @@ test_that("a bad chunk stops the fit with an error naming it", {
                "chunk 2 \\(list element 2\\) of 'x': has 4 columns, not 5")
   bad <- as.data.frame(parts[[2]])
   bad$v3 <- as.character(bad$v3)
-  expect_error(fit_on(list(parts[[1]], bad)), "chunk 2 .* non-numeric column: v3")
+  expect_error(fit_on(list(parts[[1]], bad)), "chunk 2 .* non-numeric column: v3",
+               class = "fastkpca_error_chunk")
   expect_error(fit_on(list(parts[[1]], NULL)), "chunk 2 .* is NULL")
   na <- parts[[2]]
   na[5, 2] <- NA
   expect_error(fit_on(list(parts[[1]], na), na.action = na.fail),
-               "chunk 2 \\(list element 2\\) of 'x': missing values")
+               "chunk 2 \\(list element 2\\) of 'x': missing values", class = "fastkpca_error_chunk")
   # na.omit (the default) leaves the row out, as on one matrix
   ref <- kpca(x[-305, ], kpar = chunk_kpar, features = 3, landmarks = L)
   expect_chunked_equal(fit_on(list(parts[[1]], na)), ref, "na.omit")
   failing <- function(i) if (i == 2) stop("disk on fire") else if (i < 4) parts[[1]]
-  expect_error(fit_on(failing), "chunk 2 \\(x\\(2\\)\\) of 'x' cannot be read: disk on fire")
+  expect_error(fit_on(failing), "chunk 2 \\(x\\(2\\)\\) of 'x' cannot be read: disk on fire",
+               class = "fastkpca_error_chunk")
   # landmarks drawn by number: columns must agree across chunks
   renamed <- parts[[2]]
   colnames(renamed)[1] <- "w1"

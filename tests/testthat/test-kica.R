@@ -227,7 +227,7 @@ test_that("bad input to kica() gives errors that name the argument", {
   expect_error(fastkpca:::kica_contrast(X, c(1, 0, 1), 1L), "'kappa'")
   expect_error(fastkpca:::kica_contrast(X, c(1, 1, 1), 3L), "'contrast'")
   expect_error(.Call(fastkpca:::C_kica_sweeps, X, diag(3), c(1, 1, 1), 1L, 0, 0.1,
-                     1e-3, 10L), "'V' must be a 2 x 2 double matrix")
+                     1e-3, 10L, NULL), "'V' must be a 2 x 2 double matrix")
   expect_error(kica(X[, 1]), "'x' must have at least two columns")
   expect_error(kica(X[, 1, drop = FALSE]), "'x' must have at least two columns")
 })

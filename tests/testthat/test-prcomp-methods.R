@@ -54,7 +54,7 @@ test_that("screeplot() draws the eigenvalues, as screeplot(prcomp) its variances
   expect_null(screeplot(fit, npcs = 3, type = "lines"))
   expect_equal(graphics::par("usr")[1:2], c(1, 3) + c(-0.08, 0.08), tolerance = 1e-6)
   expect_error(screeplot(fit, npcs = 7), "'npcs' must be a whole number between 1 and 6")
-  expect_error(screeplot(fit, type = "pie"), "'arg' should be one of")
+  expect_error(screeplot(fit, type = "pie"), "'type' must be one of", class = "fastkpca_error_argument")
 })
 
 test_that("nobs() counts the rows used and fitted() gives the scores", {

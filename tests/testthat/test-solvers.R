@@ -63,7 +63,7 @@ test_that("the iterative solver warns when it does not converge", {
   expect_warning(
     kpca(x, kernel = "polydot", kpar = list(degree = 2), features = 5,
          solver = "iterative", control = list(maxit = 1, ncv = 6, tol = 1e-14)),
-    "did not converge")
+    "did not converge", class = "fastkpca_warning_convergence")
 })
 
 test_that("solver settings are checked", {
