@@ -304,8 +304,9 @@ nystrom_chunked_fit <- function(stats, basis, kernel, features, th, threads, sca
   names(res$eig) <- labels
   dimnames(res$alpha) <- list(NULL, labels)
   validate_fastkpca_nystrom_chunked(new_fastkpca_nystrom_chunked(
-    res$alpha, res$eig, kernel, kernel_kpar(kernel), features, th, threads,
-    res$variance_total, scaling$center, scaling$scale, call,
+    alpha = res$alpha, eig = res$eig, kernel = kernel, kpar = kernel_kpar(kernel),
+    features = features, th = th, threads = threads, variance_total = res$variance_total,
+    center = scaling$center, scale = scaling$scale, call = call,
     landmarks = chosen$rows, landmark_rule = chosen$rule, landmark_rows = chosen$index,
     landmark_rank = basis$rank, kernel_weights = basis$weights, statistics = stats,
     chunks = chunks))
@@ -318,10 +319,12 @@ new_fastkpca_nystrom_chunked <- function(alpha, eig, kernel, kpar, features, th,
                                          variance_total, center, scale, call, landmarks,
                                          landmark_rule, landmark_rows, landmark_rank,
                                          kernel_weights, statistics, chunks) {
-  fit <- new_fastkpca_nystrom(alpha, eig, NULL, kernel, kpar, features, th, threads,
-                              variance_total, center, scale, call, NULL, landmarks,
-                              landmark_rule, landmark_rows, landmark_rank, kernel_weights,
-                              statistics)
+  fit <- new_fastkpca_nystrom(
+    alpha = alpha, eig = eig, rotated = NULL, kernel = kernel, kpar = kpar,
+    features = features, th = th, threads = threads, variance_total = variance_total,
+    center = center, scale = scale, call = call, na.action = NULL, landmarks = landmarks,
+    landmark_rule = landmark_rule, landmark_rows = landmark_rows,
+    landmark_rank = landmark_rank, kernel_weights = kernel_weights, statistics = statistics)
   fit$chunks <- chunks
   class(fit) <- c("fastkpca_nystrom_chunked", class(fit))
   fit

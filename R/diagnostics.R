@@ -54,6 +54,7 @@ warn_if_flat_kernel <- function(fit) {
   if (is.na(flat$kind)) return(invisible(fit))
   has_sigma <- "sigma" %in% names(fit$kpar)
   try <- if (has_sigma) "scale. = TRUE or kpar = list(sigma = median_sigma(x))"
+         else if (uses_strings(fit$kernel)) "other kernel parameters (a shorter 'length')"
          else "scale. = TRUE or other kernel parameters"
   what <- switch(flat$kind,
     diagonal = sprintf(paste(

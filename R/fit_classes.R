@@ -1,14 +1,23 @@
 # The fit classes of kernel PCA: one constructor (new_*(), which only
-# assembles the list and sets the class) and one validator (validate_*(),
-# which checks the invariants that predict() and the other methods rely on)
-# per class, in the manner of Advanced R's S3 chapter. Nothing else sets the
-# class of a fit. The classes (see ?kpca for their fields):
+# assembles the list and sets the class; callers name every field) and one
+# validator (validate_*(), which checks the invariants that predict() and
+# the other methods rely on) per class, in the manner of Advanced R's S3
+# chapter. Nothing else sets the class of a fit. The classes (see ?kpca for
+# their fields), here and beside their methods:
 #   c("fastkpca_exact", "fastkpca")        kpca(x, ...)
 #   c("fastkpca_nystrom", "fastkpca")      kpca(x, landmarks = ...)
 #   c("fastkpca_precomputed", "fastkpca")  kpca(K, kernel = "precomputed")
 #   "fastkpca_cv"                          kpca_cv()
-# Methods on the parent class "fastkpca" handle what all kernel PCA fits
-# share; a child overrides what differs.
+#   c("fastkpca_nystrom_chunked", "fastkpca_nystrom", "fastkpca")
+#                                          kpca(row_chunks(...), landmarks = ),
+#                                          update() (R/chunked_nystrom.R)
+#   "fastkpca_string" before an exact or Nystrom fit's classes
+#                                          kpca(strings) (R/string_kernels.R)
+#   "fastkpca_kcca"                        kcca() (R/kcca.R)
+# The exact and Nystrom fits hold their training rows or landmarks as a
+# double matrix, or as strings for a string kernel. Methods on the parent
+# class "fastkpca" handle what all kernel PCA fits share; a child overrides
+# what differs.
 
 # The fields every kernel PCA fit has, in this order, then those of its class.
 fit_fields_common <- function(alpha, eig, rotated, kernel, kpar, features, th, threads,
@@ -106,9 +115,15 @@ validate_fit_kernel <- function(x, m) {
                         nweights, if (nweights == 1L) "" else "s", m))
 }
 
-# m x d double matrix of rows (training data, landmarks) named `field`.
+# Whether a fit's rows (training data, landmarks) are m rows: an m x d
+# double matrix, or m strings (a fit on strings).
+fit_rows_ok <- function(rows, m) {
+  if (is.character(rows) && is.null(dim(rows))) return(length(rows) == m && !anyNA(rows))
+  is.matrix(rows) && is.double(rows) && nrow(rows) == m
+}
+
 validate_fit_rows <- function(rows, m, field) {
-  if (!is.matrix(rows) || !is.double(rows) || nrow(rows) != m)
+  if (!fit_rows_ok(rows, m))
     invalid_fit(sprintf("'%s' must be a double matrix with %d rows", field, m))
 }
 
@@ -144,8 +159,7 @@ validate_fastkpca_precomputed <- function(x) {
 validate_fastkpca_nystrom <- function(x) {
   validate_fastkpca_common(x)
   m <- nrow(x$alpha)
-  if (!is.matrix(x$landmarks) || !is.double(x$landmarks) || nrow(x$landmarks) != m)
-    invalid_fit("its landmarks and 'alpha' do not match")
+  if (!fit_rows_ok(x$landmarks, m)) invalid_fit("its landmarks and 'alpha' do not match")
   check_fit_scaling(x, ncol(x$landmarks), invalid_fit)
   validate_fit_kernel(x, m)
   s <- x$statistics

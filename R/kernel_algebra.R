@@ -97,9 +97,6 @@ kernel_node <- function(op, args, ...) {
 
 is_kernel <- function(x) inherits(x, "fastkpca_kernel")
 
-# Whether a fit's kernel is a precomputed kernel matrix.
-is_precomputed <- function(kernel) identical(kernel, "precomputed")
-
 #' @rdname kern
 #' @param e1,e2 Kernel objects, or a positive number (for `*`) or a whole
 #'   power (for `^`).

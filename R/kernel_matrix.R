@@ -1,7 +1,7 @@
 # Evaluating kernels from R: the exported kernel_matrix(), and the internal
 # cross-kernel and diagonal that predict(), kpca_cv() and preimage() use.
 # All of them are one .Call into src/kernel.c on a kernel object resolved
-# by R/kernel_spec.R.
+# by R/kernel_spec.R, on rows of numbers or, for a string kernel, strings.
 
 #' Kernel matrices
 #'
@@ -31,19 +31,23 @@
 #'               as.matrix(iris[5:6, 1:4]))
 #' @export
 kernel_matrix <- function(kernel, x, y = NULL, kpar = list(), threads = kpca_threads()) {
-  if (is_string_kernel_spec(kernel))  # R/string_kernels.R
-    return(string_kernel_matrix(kernel, x, y, kpar, missing(kpar), threads))
-  k <- as_kernel(kernel, kpar, kpar_given = !missing(kpar))
+  strings <- is_string_kernel_spec(kernel)  # R/string_kernels.R
+  if (strings) {
+    x <- kernel_matrix_strings(x, "x")
+    k <- resolve_string_kernel(kernel, kpar, missing(kpar))
+  } else {
+    k <- as_kernel(kernel, kpar, kpar_given = !missing(kpar))
+  }
   threads <- check_threads(threads)
-  x <- kernel_data(x, "x")
+  if (!strings) x <- kernel_data(x, "x")
   if (is.null(y)) {
     out <- engine_call(.Call(C_kernel_matrix, x, kernel_program(k), kernel_weights(k, x), threads))
-    dimnames(out) <- list(rownames(x), rownames(x))
+    dimnames(out) <- list(row_labels(x), row_labels(x))
     return(out)
   }
-  y <- kernel_data(y, "y", x)
+  y <- if (strings) kernel_matrix_strings(y, "y") else kernel_data(y, "y", x)
   out <- kernel_cross(x, y, k, threads)
-  dimnames(out) <- list(rownames(x), rownames(y))
+  dimnames(out) <- list(row_labels(x), row_labels(y))
   out
 }
 

@@ -5,13 +5,13 @@
 # engine-ready form here: the postfix program that src/kernel.c evaluates,
 # and the conformal weights of a set of rows.
 #
-# Adding a base kernel (a string kernel, say) means: its name and defaults
-# in kernel_defaults, its kernlab class in kernlab_classes if kernlab has
-# one, its code in the C enum (src/fastkpca.h), and its evaluation in C.
+# Adding a base kernel means: its name and defaults in kernel_defaults (a
+# kernel on numbers) or beside stringdot() (R/string_kernels.R), its
+# kernlab class in kernlab_classes if kernlab has one, its code in the C
+# enum (src/fastkpca.h), and its value function in C.
 
-# Each base kernel's own parameters and their defaults (as kernlab's kernel
-# generators have them). The position of a name is its code in
-# src/fastkpca.h (0 is "precomputed").
+# Each base kernel on numbers: its own parameters and their defaults (as
+# kernlab's kernel generators have them).
 kernel_defaults <- list(
   vanilladot = list(),
   polydot = list(degree = 1, scale = 1, offset = 1),
@@ -24,8 +24,17 @@ kernel_defaults <- list(
 )
 kernel_names <- names(kernel_defaults)
 
-# The order of the kernel parameters in the double vector passed to C.
-kpar_slots <- c("sigma", "degree", "scale", "offset", "order")
+# Every base kernel of the engine, tagged by the data it takes: the
+# position of a name is its code in src/fastkpca.h (0 is a precomputed
+# kernel matrix). "stringdot" (R/string_kernels.R) is every type of string
+# kernel, told apart by its parameters.
+engine_kernels <- c(vapply(kernel_defaults, function(p) "numbers", ""),
+                    stringdot = "strings")
+
+# The order of the kernel parameters in the double vector passed to C
+# (a string kernel's are the last four).
+kpar_slots <- c("sigma", "degree", "scale", "offset", "order", "length", "lambda", "type",
+                "normalized")
 
 # kernlab's kernel classes and the names of their kernels.
 kernlab_classes <- c(vanillakernel = "vanilladot", polykernel = "polydot",
@@ -41,9 +50,7 @@ is_kernel_spec_object <- function(kernel) is_kernel(kernel) || inherits(kernel, 
 # take the kernel's defaults). kpar_given: whether the caller's user gave
 # kpar (an error with a kernel object, which carries its own). kpar_arg:
 # how errors name the parameters ("kpar" for 'kpar$sigma', "" for 'sigma').
-# precomputed: whether "precomputed" is allowed (it is returned as it is).
-as_kernel <- function(kernel, kpar = list(), kpar_given = FALSE, kpar_arg = "kpar",
-                      precomputed = FALSE) {
+as_kernel <- function(kernel, kpar = list(), kpar_given = FALSE, kpar_arg = "kpar") {
   if (is_kernel_spec_object(kernel)) {
     if (kpar_given)
       stop_argument("'kpar' must not be given with a kernel object: its parameters are ",
@@ -53,15 +60,15 @@ as_kernel <- function(kernel, kpar = list(), kpar_given = FALSE, kpar_arg = "kpa
   }
   if (!is.character(kernel) || length(kernel) != 1L || is.na(kernel))
     stop_argument("'kernel' must be a kernel name, a kernel object from kern() or a kernlab kernel")
-  if (precomputed && identical(kernel, "precomputed")) return("precomputed")
   if (kernel == "stringdot") return(string_kernel(kpar, kpar_arg))  # R/string_kernels.R
   if (!kernel %in% kernel_names)
     stop_argument("'kernel' must be one of ", paste(dQuote(kernel_names, FALSE), collapse = ", "),
-                  if (precomputed) " or \"precomputed\"", ", not ", dQuote(kernel, FALSE))
+                  ", not ", dQuote(kernel, FALSE))
   base_kernel(kernel, resolve_kpar(kernel, kpar, kpar_arg))
 }
 
-# kpca()'s `kernel` and `kpar` as a kernel object, or "precomputed".
+# kpca()'s `kernel` and `kpar` as a kernel object (precomputed_kernel() for
+# "precomputed").
 # default_kpar: kpca()'s default kpar (kernlab's list(sigma = 0.1), written
 # once, in kpca.default's signature), used when the user left kpar out: its
 # entries that the kernel has apply, the others are dropped. With kpar =
@@ -79,7 +86,7 @@ kpca_kernel <- function(kernel, kpar, kpar_missing) {
   if (identical(kernel, "precomputed")) {
     if (!kpar_missing && length(kpar) > 0L)
       warn_argument("'kpar' is ignored when 'kernel' is \"precomputed\"")
-    return("precomputed")
+    return(precomputed_kernel())
   }
   if (kpar_missing && is.character(kernel) && length(kernel) == 1L &&
       kernel %in% kernel_names)
@@ -143,6 +150,17 @@ base_kernel <- function(name, kpar) {
   structure(list(op = "base", name = name, kpar = kpar), class = "fastkpca_kernel")
 }
 
+# A precomputed kernel matrix as the kernel path carries it: a base node of
+# its own (code 0 in src/fastkpca.h), which C never evaluates. A precomputed
+# fit keeps the label "precomputed" as its kernel (see ?kpca, kernelf()).
+precomputed_kernel <- function() base_kernel("precomputed", list())
+
+# Whether a kernel is a precomputed kernel matrix: the node, or a fit's label.
+is_precomputed <- function(kernel) {
+  identical(kernel, "precomputed") ||
+    (is_kernel(kernel) && identical(kernel$op, "base") && identical(kernel$name, "precomputed"))
+}
+
 kern_from_kernlab <- function(kernel) {
   if (inherits(kernel, "stringkernel")) return(kern_from_kernlab_string(kernel))
   name <- kernlab_classes[intersect(class(kernel), names(kernlab_classes))]
@@ -164,11 +182,13 @@ kernel_kpar <- function(k) if (k$op == "base") k$kpar
 kernel_ops <- c(base = 1L, sum = 2L, product = 3L, scale = 4L, power = 5L, exp = 6L,
                 conformal = 7L)
 
-# The kernel code and parameter vector of a base kernel, as C reads them.
-kernel_code <- function(name) match(name, kernel_names)
+# The kernel code and parameter vector of a base kernel, as C reads them
+# (a string kernel's type as its code in string_types).
+kernel_code <- function(name) match(name, names(engine_kernels))
 
 kpar_vector <- function(kpar) {
-  v <- vapply(kpar_slots, function(p) if (is.null(kpar[[p]])) 0 else kpar[[p]],
+  if (is.character(kpar$type)) kpar$type <- match(kpar$type, string_types)
+  v <- vapply(kpar_slots, function(p) if (is.null(kpar[[p]])) 0 else as.double(kpar[[p]]),
               numeric(1))
   unname(v)
 }
@@ -211,15 +231,17 @@ kernel_conformals <- function(k) {
   if (k$op == "conformal") c(inner, list(k)) else inner
 }
 
-# The conformal weights g(x) of the rows of x, one double vector per
-# conformal node, checked: g must give one finite number per row.
+# The conformal weights g(x) of the rows of x (the strings of a character
+# vector, for a string kernel), one double vector per conformal node,
+# checked: g must give one finite number per row.
 kernel_weights <- function(k, x) {
   lapply(kernel_conformals(k), function(node) {
     w <- tryCatch(node$g(x), error = function(e)
       stop_from(e, paste0("'g' of the conformal kernel failed: ", conditionMessage(e))))
-    if (!is.numeric(w) || length(w) != nrow(x))
-      stop_argument(sprintf("'g' of the conformal kernel must return one number per row (%d), not %s",
-                            nrow(x), describe_value(w)))
+    what <- if (is.character(x)) "string" else "row"
+    if (!is.numeric(w) || length(w) != NROW(x))
+      stop_argument(sprintf("'g' of the conformal kernel must return one number per %s (%d), not %s",
+                            what, NROW(x), describe_value(w)))
     w <- as.double(w)
     if (!all(is.finite(w)))
       stop_argument("'g' of the conformal kernel must return finite numbers; it returned ",

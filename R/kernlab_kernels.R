@@ -213,7 +213,7 @@ kernlab_kernel_mult <- function(kernel, x, y = NULL, z, blocksize = 256) {
                        columns = TRUE)
   out <- matrix(0, NROW(x), ncol(z))
   for (rows in row_blocks(NROW(x), NROW(other)))
-    out[rows, ] <- kernel_matrix(k, point_rows(x, rows), other,
+    out[rows, ] <- kernel_matrix(k, take_rows(x, rows), other,
                                  threads = kernlab_threads(length(rows) * NROW(other))) %*% z
   out
 }
@@ -231,12 +231,9 @@ kernlab_kernel_pol <- function(kernel, x, y = NULL, z, k = NULL) {
   y <- kernlab_points(tree, y, "y", x)
   kw <- kernlab_weights(k, NROW(y), "k", "y")
   threads <- kernlab_threads(NROW(x) * NROW(y))
-  out <- if (uses_strings(tree)) {
-    string_kernel_cross(x, y, weighted, threads, xweights = c(string_weights(tree, y), list(kw)))
-  } else {
-    kernel_cross(x, y, weighted, threads, xweights = c(kernel_weights(tree, y), list(kw)))
-  }
-  dimnames(out) <- list(point_names(x), point_names(y))
+  # strings or rows: one kernel path (R/kernel_matrix.R)
+  out <- kernel_cross(x, y, weighted, threads, xweights = c(kernel_weights(tree, y), list(kw)))
+  dimnames(out) <- list(row_labels(x), row_labels(y))
   out
 }
 
@@ -250,8 +247,6 @@ kernlab_points <- function(k, x, arg, like = NULL) {
   x
 }
 
-point_rows <- function(x, rows) if (is.character(x)) x[rows] else x[rows, , drop = FALSE]
-point_names <- function(x) if (is.character(x)) names(x) else rownames(x)
 
 # kernelMult's z or kernelPol's z and k: one weight per point of `of` (a
 # vector, or the first column of a matrix, as kernlab reads them), or with

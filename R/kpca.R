@@ -330,6 +330,8 @@ kpca.default <- function(x, kernel = "rbfdot", kpar = list(sigma = 0.1),
   check_no_dots(...)
   call <- match.call()
   call[[1L]] <- as.name("kpca")
+  # (missing() is reliable only before the argument is changed)
+  threads_given <- !missing(threads)
   if (missing(kernel) && inherits(x, "kernelMatrix")) kernel <- "precomputed"
   kernel <- kpca_kernel(kernel, kpar, missing(kpar))
   threads <- check_threads(threads)
@@ -337,16 +339,27 @@ kpca.default <- function(x, kernel = "rbfdot", kpar = list(sigma = 0.1),
   data <- kpca_data(x, na.action, center, scale., precomputed = is_precomputed(kernel))
   x <- data$x
   if (identical(kpar, "automatic")) kernel <- automatic_sigma_kernel(kernel, x)
-  features <- check_features(features, nrow(x))
+  kpca_steps(x, kernel, features, th, solver, threads, control, variance, landmarks,
+             landmark_rule, call, data$removed, data$scaling, threads_given = threads_given)
+}
+
+# The steps of every fit once its rows are prepared (x: a double matrix
+# after na.action and scaling, the kernel matrix, or the strings of
+# kpca.character()): the settings checked, then centered Nystrom (with
+# landmarks) or the exact fit, and the warning about a flat kernel.
+kpca_steps <- function(x, kernel, features, th, solver, threads, control, variance,
+                       landmarks, landmark_rule, call, removed, scaling,
+                       threads_given = TRUE) {
+  features <- check_features(features, NROW(x))
   variance <- check_variance(variance, features, solver)
   if (!is.null(landmarks)) {  # centered Nystrom, R/nystrom.R
     if (!is.null(variance))
       stop_argument("'variance' needs the exact fit; with 'landmarks', give 'features'")
     return(kpca_nystrom(x, kernel, features, th, landmarks, landmark_rule, threads,
-                        call, data$removed, data$scaling))
+                        call, removed, scaling))
   }
   fit <- kpca_exact(x, kernel, features, th, solver, threads, control, variance, call,
-                    data$removed, data$scaling, threads_given = !missing(threads))
+                    removed, scaling, threads_given = threads_given)
   # not returned from warn_if_flat_kernel(): it returns invisibly
   warn_if_flat_kernel(fit)
   fit
@@ -378,7 +391,7 @@ kpca_data <- function(x, na.action, center, scale., precomputed) {
 # (src/fit.c): kernel, centering, eigenpairs; then the components.
 kpca_exact <- function(x, kernel, features, th, solver, threads, control, variance, call,
                        removed, scaling, threads_given = TRUE) {
-  n <- nrow(x)
+  n <- NROW(x)
   solver <- choose_solver(solver, n, features, fits = buffer_fits(n, features))
   if (solver == "matrix_free")  # R/matrix_free.R: no n x n buffer
     return(kpca_matrix_free(x, kernel, features, th, threads, control, call, removed,
@@ -396,7 +409,7 @@ kpca_exact <- function(x, kernel, features, th, solver, threads, control, varian
                                     "(largest relative residual %.2g); increase control$maxit ",
                                     "or use solver = \"exact\""),
                              res$restarts, res$residual))
-  comp <- exact_components(res, n, th, features, rownames(x), removed)
+  comp <- exact_components(res, n, th, features, row_labels(x), removed)
   features <- if (is.null(variance)) features else length(comp$eig)
   iterations <- if (solver == "iterative") res$restarts
   # the certificate: one product with the kernel matrix (the user's, or the
@@ -409,14 +422,18 @@ kpca_exact <- function(x, kernel, features, th, solver, threads, control, varian
     names(comp$eig))
   if (precomputed)
     return(validate_fastkpca_precomputed(new_fastkpca_precomputed(
-      comp$alpha, comp$eig, comp$rotated, features, th, threads, res$variance_total,
-      call, removed, res$colmeans, res$grand_mean, solver, iterations, variance,
+      alpha = comp$alpha, eig = comp$eig, rotated = comp$rotated, features = features,
+      th = th, threads = threads, variance_total = res$variance_total, call = call,
+      na.action = removed, kernel_colmeans = res$colmeans, kernel_mean = res$grand_mean,
+      solver = solver, iterations = iterations, variance = variance,
       eig_residuals = residuals)))
   validate_fastkpca_exact(new_fastkpca_exact(
-    comp$alpha, comp$eig, comp$rotated, kernel, kernel_kpar(kernel), features, th,
-    threads, res$variance_total, scaling$center, scaling$scale, call, removed, x,
-    weights, res$colmeans, res$grand_mean, solver, iterations, variance,
-    eig_residuals = residuals))
+    alpha = comp$alpha, eig = comp$eig, rotated = comp$rotated, kernel = kernel,
+    kpar = kernel_kpar(kernel), features = features, th = th, threads = threads,
+    variance_total = res$variance_total, center = scaling$center, scale = scaling$scale,
+    call = call, na.action = removed, xmatrix = x, kernel_weights = weights,
+    kernel_colmeans = res$colmeans, kernel_mean = res$grand_mean, solver = solver,
+    iterations = iterations, variance = variance, eig_residuals = residuals))
 }
 
 # eig, alpha and rotated from the eigenpairs of Kc / n that C returned:

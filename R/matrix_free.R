@@ -96,7 +96,7 @@ matrix_free_control <- function(control, n, features) {
 # from the first pass, the components and the fit as the exact solver's.
 kpca_matrix_free <- function(x, kernel, features, th, threads, control, call, removed,
                              scaling, threads_given = TRUE) {
-  n <- nrow(x)
+  n <- NROW(x)
   if (is_precomputed(kernel))
     stop_argument("solver = \"matrix_free\" needs the data rows: a precomputed kernel matrix ",
                   "is stored already; use solver = \"exact\" or \"iterative\"")
@@ -110,14 +110,17 @@ kpca_matrix_free <- function(x, kernel, features, th, threads, control, call, re
   start <- matrix_free_start(x, kernel, settings, op$threads)
   sol <- matrix_free_eigen(op, start, n, features, settings)
   res <- list(values = sol$values, vectors = sol$vectors)
-  comp <- exact_components(res, n, th, features, rownames(x), removed)
+  comp <- exact_components(res, n, th, features, row_labels(x), removed)
   colmeans <- sol$colmeans
   grand_mean <- mean(colmeans)
   diagonal <- kernel_self(x, kernel)
   validate_fastkpca_exact(new_fastkpca_exact(
-    comp$alpha, comp$eig, comp$rotated, kernel, kernel_kpar(kernel), features, th,
-    op$threads, mean(diagonal) - grand_mean, scaling$center, scaling$scale, call,
-    removed, x, weights, colmeans, grand_mean, "matrix_free", NULL, NULL,
+    alpha = comp$alpha, eig = comp$eig, rotated = comp$rotated, kernel = kernel,
+    kpar = kernel_kpar(kernel), features = features, th = th, threads = op$threads,
+    variance_total = mean(diagonal) - grand_mean, center = scaling$center,
+    scale = scaling$scale, call = call, na.action = removed, xmatrix = x,
+    kernel_weights = weights, kernel_colmeans = colmeans, kernel_mean = grand_mean,
+    solver = "matrix_free", iterations = NULL, variance = NULL,
     eig_residuals = stats::setNames(sol$residuals[seq_along(comp$eig)], names(comp$eig)),
     passes = sol$passes, residual_history = sol$history))
 }
@@ -136,7 +139,7 @@ kernel_block_product <- function(x, row0, nrow, program, weights, V, threads) {
 # once to a file the workers read (and keep, keyed by its path) and the
 # block of vectors sent with each pass.
 matrix_free_operator <- function(x, kernel, weights, threads) {
-  n <- nrow(x)
+  n <- NROW(x)
   program <- kernel_program(kernel)
   parallel <- chunks_in_parallel() && n >= 2L * matrix_free_batch_rows
   product <- if (!parallel) {
@@ -223,11 +226,11 @@ matrix_free_batch <- function(batch, args) {
 # answer), filled up with random vectors; R's generator, so set.seed()
 # makes the fit reproducible.
 matrix_free_start <- function(x, kernel, settings, threads) {
-  n <- nrow(x)
+  n <- NROW(x)
   p <- settings$block
   V <- NULL
   if (settings$landmarks > p) {
-    rows <- x[sample.int(n, settings$landmarks), , drop = FALSE]
+    rows <- take_rows(x, sample.int(n, settings$landmarks))
     program <- kernel_program(kernel)
     V <- tryCatch(suppressWarnings({
       basis <- nystrom_landmark_basis(rows, kernel, 1L, threads, program)

@@ -109,7 +109,7 @@ kpca_nystrom <- function(x, kernel, features, th, landmarks, landmark_rule, thre
   chosen <- resolve_landmarks(landmarks, landmark_rule, x, kernel, features, threads)
   program <- kernel_program(kernel)
   basis <- nystrom_landmark_basis(chosen$rows, kernel, features, threads, program)
-  blocks <- ceiling(nrow(x) / block_size(nrow(x), nrow(chosen$rows)))
+  blocks <- ceiling(NROW(x) / block_size(NROW(x), NROW(chosen$rows)))
   progress <- nystrom_progress(2L * blocks)
   on.exit(progress$close())
   stats <- nystrom_statistics(x, basis, kernel, threads, program, progress$step)
@@ -119,20 +119,23 @@ kpca_nystrom <- function(x, kernel, features, th, landmarks, landmark_rule, thre
   dimnames(res$alpha) <- list(NULL, labels)
   rotated <- nystrom_score_rows(x, basis, kernel, res$alpha, res$mu, threads, program,
                                 progress$step)
-  dimnames(rotated) <- list(rownames(x), labels)
+  dimnames(rotated) <- list(row_labels(x), labels)
   validate_fastkpca_nystrom(new_fastkpca_nystrom(
-    res$alpha, res$eig,
+    alpha = res$alpha, eig = res$eig,
     # na.exclude: one row per input row, NA where dropped (as prcomp)
-    stats::napredict(na_action, rotated),
-    kernel, kernel_kpar(kernel), features, th, threads, res$variance_total,
-    scaling$center, scaling$scale, call, na_action,
+    rotated = stats::napredict(na_action, rotated),
+    kernel = kernel, kpar = kernel_kpar(kernel), features = features, th = th,
+    threads = threads, variance_total = res$variance_total, center = scaling$center,
+    scale = scaling$scale, call = call, na.action = na_action,
     landmarks = chosen$rows, landmark_rule = chosen$rule, landmark_rows = chosen$index,
     landmark_rank = basis$rank, kernel_weights = basis$weights, statistics = stats))
 }
 
 # The landmark rows a `landmarks` argument means: list(rows (m x d),
-# rule, index (row numbers in x, or NULL)).
+# rule, index (row numbers in x, or NULL)). Strings have their own rules
+# (resolve_string_landmarks(), R/string_kernels.R).
 resolve_landmarks <- function(landmarks, landmark_rule, x, kernel, features, threads) {
+  if (is.character(x)) return(resolve_string_landmarks(landmarks, x, features))
   n <- nrow(x)
   lo <- max(features + 1L, 2L)
   landmark_rule <- check_choice(landmark_rule, landmark_rules, "landmark_rule")
@@ -253,8 +256,8 @@ nystrom_statistics <- function(x, basis, kernel, threads, program = kernel_progr
                                step = NULL) {
   part <- engine_call(.Call(C_nystrom_statistics, x, basis$rows, program,
                             kernel_weights(kernel, x), basis$weights, basis$shift,
-                            block_size(nrow(x), nrow(basis$rows)), threads, step))
-  list(n = nrow(x), shift = basis$shift, sums = part$sums, cross = part$cross)
+                            block_size(NROW(x), NROW(basis$rows)), threads, step))
+  list(n = NROW(x), shift = basis$shift, sums = part$sums, cross = part$cross)
 }
 
 # The statistics of two sets of rows together (taken around one shift).
@@ -266,8 +269,7 @@ nystrom_statistics_add <- function(a, b) {
 
 # (c) The small problem from the statistics: mu (the mean kernel row), the
 # covariance of the centered features t(Tm) (K_mn K_nm / n - mu mu') Tm and
-# its leading eigenpairs; alpha = sqrt(n) Tm W, with signs fixed by the one
-# sign rule of every fit (in C, nystrom_alpha in src/nystrom.c).
+# its leading eigenpairs; alpha = sqrt(n) Tm W (nystrom_alpha()).
 nystrom_solve <- function(stats, basis, features, th) {
   n <- stats$n
   dev <- stats$sums / n
@@ -280,9 +282,15 @@ nystrom_solve <- function(stats, basis, features, th) {
     stop_data(sprintf("no eigenvalue of the centered kernel matrix exceeds 'th' (%g); ", th),
               "lower 'th', set 'features', or check the kernel parameters")
   comp <- positive_components(ec$values[seq_len(k)], ec$vectors[, seq_len(k), drop = FALSE])
-  alpha <- engine_call(.Call(C_nystrom_alpha, Tm, comp$vectors, as.double(n)))
-  list(eig = comp$values, alpha = alpha,
+  list(eig = comp$values, alpha = nystrom_alpha(Tm, comp$vectors, n),
        mu = nystrom_mu(stats), variance_total = sum(diag(C)))
+}
+
+# The landmark coefficients sqrt(n) Tm W of the basis Tm and the eigenvectors
+# W, with signs fixed by the one sign rule of every fit (in C,
+# src/nystrom.c).
+nystrom_alpha <- function(basis, vectors, n) {
+  engine_call(.Call(C_nystrom_alpha, basis, vectors, as.double(n)))
 }
 
 # The mean kernel row of the rows behind a set of statistics.

@@ -103,15 +103,15 @@ exact_centering_terms <- function(object) {
 }
 
 # The projections of the rows of z onto components alpha on the rows x (a
-# fit's training rows or landmarks), in C, block by block, with the kernel
+# fit's training rows or landmarks; strings, for a string kernel), in C, block by block, with the kernel
 # program and x prepared once: K_z alpha - r alpha_sums' - 1 offset', r the
 # row means of K_z (no r term when alpha_sums is NULL). step: NULL, or a
 # function called after each block.
 kernel_project_rows <- function(z, x, kernel, xweights, alpha, offset, alpha_sums,
                                 threads, program = kernel_program(kernel), step = NULL) {
-  if (nrow(z) == 0L) return(matrix(0, 0L, ncol(alpha)))
+  if (NROW(z) == 0L) return(matrix(0, 0L, ncol(alpha)))
   engine_call(.Call(C_kernel_project_rows, z, x, program, kernel_weights(kernel, z), xweights,
-                    alpha, as.double(offset), alpha_sums, block_size(nrow(z), nrow(x)),
+                    alpha, as.double(offset), alpha_sums, block_size(NROW(z), NROW(x)),
                     threads, step))
 }
 

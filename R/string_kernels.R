@@ -1,11 +1,13 @@
 # String kernels: stringdot(), kpca() on character vectors and lists of
-# strings (exact and Nystrom), predict(), and the string kernel's matrices.
-# The kernel values are computed in C (src/string_kernel.c); a string kernel
-# is a kernel object (R/kern.R) whose base nodes are named "stringdot", so
-# the kernel algebra (sums, products, scales, powers, exp, conformal
-# weights) applies to it unchanged.
+# strings, predict() of a fit on strings. A string kernel is a kernel
+# object (R/kernel_algebra.R) whose base nodes are named "stringdot" (tagged
+# "strings" in engine_kernels, R/kernel_spec.R), so the kernel algebra
+# applies to it unchanged, and it runs the one kernel path: kernel_program()
+# and src/kernel.c's interpreter, whose string base kernel takes its values
+# from src/string_kernel.c. Strings are prepared here (as_strings(),
+# na.action); the fit, Nystrom and the projection are the numeric ones.
 
-# The types, in the order of their codes in src/string_kernel.c.
+# The types, in the order of their codes in src/fastkpca.h.
 string_types <- c("spectrum", "boundrange", "constant", "exponential", "string",
                   "fullstring", "sequence")
 
@@ -52,11 +54,19 @@ string_kernel_defaults <- list(length = 4, lambda = 1.1, type = "spectrum", norm
 #' characters of UTF-8 strings, where kernlab mixes bytes and characters.
 #'
 #' The suffixes of all strings are sorted once per call (a generalized
-#' suffix array), which gives each string a sorted profile of its
-#' substrings; a kernel value is then one merge of two profiles, linear in
-#' the lengths of the two strings, instead of a suffix tree built for each
-#' pair as in kernlab (`"sequence"`: a dynamic programme, O(`length` |x| |y|)
-#' per pair). The values are computed on `threads` threads.
+#' suffix array), instead of a suffix tree built for each pair as in
+#' kernlab. For `"spectrum"`, `"string"`, and `"boundrange"` and
+#' `"fullstring"` up to `length = 16`, this gives each string a sorted
+#' profile of its substrings, and a kernel value is one merge of two
+#' profiles per length, linear in the lengths of the two strings. For
+#' `"constant"`, `"exponential"` and the longer bounded types, the whole
+#' matrix comes at once from the nodes of the suffix tree of all the
+#' strings: the substrings that most strings share are the columns of a
+#' dense matrix whose products give their part of the kernel, and the
+#' others an inverted index from each string to its substrings shared
+#' with other strings. `"sequence"` is a dynamic programme,
+#' O(`length` |x| |y|) per pair. The values are computed on `threads`
+#' threads.
 #'
 #' `kpca()` on strings works as on numbers: the exact fit fills its one
 #' n x n matrix with the string kernel; with `landmarks` (a number, `"auto"`,
@@ -156,7 +166,7 @@ kern_from_kernlab_string <- function(kernel) string_kernel(attr(kernel, "kpar"))
 uses_strings <- function(k) {
   if (!is_kernel(k)) return(FALSE)
   names <- vapply(kernel_bases(k), function(b) b$name, "")
-  strings <- names == "stringdot"
+  strings <- engine_kernels[names] %in% "strings"
   if (any(strings) && !all(strings))
     stop_argument("'kernel' mixes string kernels with kernels on numbers: the algebra ",
                   "combines kernels on the same kind of data only")
@@ -214,42 +224,6 @@ apply_string_na_action <- function(x, na.action) {
   out
 }
 
-# The program src/string_kernel.c evaluates: kernel_program()'s operations,
-# with each base's string kernel parameters.
-string_program <- function(k) {
-  p <- kernel_program(k)
-  bases <- kernel_bases(k)
-  par <- function(name) lapply(bases, function(b) b$kpar[[name]])
-  list(ops = p$ops, args = p$args,
-       string_types = match(unlist(par("type")), string_types),
-       lengths = as.integer(unlist(par("length"))),
-       lambdas = as.double(unlist(par("lambda"))),
-       normalized = as.logical(unlist(par("normalized"))),
-       nweights = p$nweights)
-}
-
-# The conformal weights g(x) of a character vector of strings.
-string_weights <- function(k, x) {
-  lapply(kernel_conformals(k), function(node) {
-    w <- tryCatch(node$g(x), error = function(e)
-      stop_from(e, paste0("'g' of the conformal kernel failed: ", conditionMessage(e))))
-    if (!is.numeric(w) || length(w) != length(x) || !all(is.finite(w)))
-      stop_argument(sprintf("'g' of the conformal kernel must return one finite number per string (%d)",
-                            length(x)))
-    as.double(w)
-  })
-}
-
-# The string kernel matrices, computed in C.
-string_kernel_gram <- function(x, kernel, threads, weights = string_weights(kernel, x)) {
-  engine_call(.Call(C_string_kernel_gram, x, string_program(kernel), weights, as.integer(threads)))
-}
-
-string_kernel_cross <- function(z, x, kernel, threads, xweights = string_weights(kernel, x)) {
-  engine_call(.Call(C_string_kernel_cross, z, x, string_program(kernel), string_weights(kernel, z),
-                    xweights, as.integer(threads)))
-}
-
 # Whether a kernel specification is a string kernel ("stringdot", kernlab's
 # stringdot() or a kernel object of string kernels): kernel_matrix() and
 # kpca() on character input take the string path for those, and the
@@ -259,24 +233,15 @@ is_string_kernel_spec <- function(kernel) {
     (is_kernel(kernel) && uses_strings(kernel))
 }
 
-# kernel_matrix() for strings.
-string_kernel_matrix <- function(kernel, x, y, kpar, kpar_missing, threads) {
+# kernel_matrix()'s x or y for a string kernel: a character vector without
+# NA (a list of character vectors pasted).
+kernel_matrix_strings <- function(x, arg) {
   if (!is.character(x) && !(is.list(x) && !is.data.frame(x)))
-    stop_argument("'x' must be a character vector or a list of strings for a string kernel")
-  k <- resolve_string_kernel(kernel, kpar, kpar_missing)
-  threads <- check_threads(threads)
-  x <- as_strings(x, "x")
-  if (anyNA(x)) stop_argument("'x' must not contain missing strings")
-  if (is.null(y)) {
-    out <- string_kernel_gram(x, k, threads)
-    dimnames(out) <- list(names(x), names(x))
-    return(out)
-  }
-  y <- as_strings(y, "y")
-  if (anyNA(y)) stop_argument("'y' must not contain missing strings")
-  out <- string_kernel_cross(x, y, k, threads)
-  dimnames(out) <- list(names(x), names(y))
-  out
+    stop_argument(sprintf("'%s' must be a character vector or a list of strings for a string kernel",
+                          arg))
+  x <- as_strings(x, arg)
+  if (anyNA(x)) stop_argument(sprintf("'%s' must not contain missing strings", arg))
+  x
 }
 
 #' @rdname stringdot
@@ -310,31 +275,20 @@ kpca.character <- function(x, kernel = "stringdot", kpar = list(length = 4, lamb
   }
   check_no_dots(...)
   call[[1L]] <- as.name("kpca")
+  # (missing() is reliable only before the argument is changed)
+  threads_given <- !missing(threads)
   kernel <- resolve_string_kernel(kernel, kpar, missing(kpar))
   x <- apply_string_na_action(as_strings(x, "x"), na.action)
   removed <- attr(x, "na.action")
   attr(x, "na.action") <- NULL
-  n <- length(x)
-  if (n < 2L) stop_argument("'x' must hold at least 2 strings (after 'na.action')")
+  if (length(x) < 2L) stop_argument("'x' must hold at least 2 strings (after 'na.action')")
   threads <- check_threads(threads)
   th <- check_th(th)
-  features <- check_features(features, n)
-  variance <- check_variance(variance, features, solver)
-  if (!is.null(landmarks)) {
-    if (!is.null(variance))
-      stop_argument("'variance' needs the exact fit; with 'landmarks', give 'features'")
-    return(kpca_string_nystrom(x, kernel, features, th, landmarks, threads, call, removed))
-  }
-  solver <- choose_solver(solver, n, features)
-  settings <- solver_control(control, n, features)
-  check_memory(n, features)
-  weights <- string_weights(kernel, x)
-  res <- engine_call(.Call(C_kpca_exact, x, string_program(kernel), weights, features, th,
-                           solver_codes[[solver]], threads, settings,
-                           if (is.null(variance)) 0 else variance,
-                           progress_fraction(sprintf("kpca: exact fit on %d strings", n))))
-  string_exact_fit(res, x, kernel, weights, features, th, solver, threads, variance,
-                   call, removed)
+  # then the steps of every fit (R/kpca.R): the strings are the rows
+  fit <- kpca_steps(x, kernel, features, th, solver, threads, control, variance, landmarks,
+                    "uniform", call, removed, list(center = FALSE, scale = FALSE),
+                    threads_given = threads_given)
+  validate_fastkpca_string(new_fastkpca_string(fit))
 }
 
 #' @rdname stringdot
@@ -349,24 +303,6 @@ kpca.list <- function(x, ...) {
   fit
 }
 
-# The exact fit on strings from C_kpca_exact's result: the components as
-# kpca_exact() (R/kpca.R) makes them, the fit by the exact fit's
-# constructor, marked as a fit on strings.
-string_exact_fit <- function(res, x, kernel, weights, features, th, solver, threads,
-                             variance, call, removed) {
-  if (!res$converged)
-    warn_convergence(sprintf(paste0("the iterative solver did not converge in %d restarts ",
-                                    "(largest relative residual %.2g); increase control$maxit ",
-                                    "or use solver = \"exact\""), res$restarts, res$residual))
-  comp <- exact_components(res, length(x), th, features, names(x), removed)
-  fit <- new_fastkpca_exact(
-    comp$alpha, comp$eig, comp$rotated, kernel, kernel_kpar(kernel),
-    if (is.null(variance)) features else length(comp$eig), th, threads,
-    res$variance_total, FALSE, FALSE, call, removed, unname(x), weights, res$colmeans,
-    res$grand_mean, solver, if (solver == "iterative") res$restarts, variance)
-  validate_fastkpca_string(new_fastkpca_string(fit))
-}
-
 # A fit on strings: an exact or Nystrom fit whose training rows (xmatrix,
 # landmarks) are strings, with the class "fastkpca_string" first, so that
 # predict() and print() take strings.
@@ -377,7 +313,7 @@ new_fastkpca_string <- function(fit) {
 validate_fastkpca_string <- function(x) {
   validate_fastkpca_common(x)
   m <- nrow(x$alpha)
-  rows <- if (inherits(x, "fastkpca_nystrom")) x$landmarks else x$xmatrix
+  rows <- fit_columns(x)
   if (!is.character(rows) || length(rows) != m || anyNA(rows))
     invalid_fit(sprintf("its strings must be a character vector of %d strings", m))
   if (!is_kernel(x$kernel) || !uses_strings(x$kernel))
@@ -386,7 +322,10 @@ validate_fastkpca_string <- function(x) {
 }
 
 #' @exportS3Method
-check_fit.fastkpca_string <- function(object) validate_fastkpca_string(object)
+check_fit.fastkpca_string <- function(object) {
+  validate_fastkpca_string(object)
+  NextMethod()  # the exact or Nystrom fit's own checks
+}
 
 # The landmark strings a `landmarks` argument means: list(rows, rule, index).
 resolve_string_landmarks <- function(landmarks, x, features) {
@@ -410,67 +349,6 @@ resolve_string_landmarks <- function(landmarks, x, features) {
   list(rows = unname(rows), rule = "given", index = NULL)
 }
 
-# Centered Nystrom kernel PCA on strings: the steps of kpca_nystrom()
-# (R/nystrom.R), with the kernels between strings from src/string_kernel.c:
-# (a) the landmark basis, (b) the sufficient statistics over blocks of
-# strings, (c) nystrom_solve() itself, (d) the scores block by block.
-kpca_string_nystrom <- function(x, kernel, features, th, landmarks, threads, call,
-                                removed) {
-  chosen <- resolve_string_landmarks(landmarks, x, features)
-  basis <- string_landmark_basis(chosen$rows, kernel, features, threads)
-  blocks <- string_blocks(length(x), length(chosen$rows))
-  stats <- list(n = length(x), shift = basis$shift, sums = numeric(length(basis$shift)),
-                cross = matrix(0, length(basis$shift), length(basis$shift)))
-  for (idx in blocks) {
-    D <- sweep(string_kernel_cross(x[idx], basis$rows, kernel, threads, basis$weights),
-               2L, basis$shift, "-")
-    stats$sums <- stats$sums + colSums(D)
-    stats$cross <- stats$cross + crossprod(D)
-  }
-  res <- nystrom_solve(stats, basis, features, th)
-  labels <- paste0("Comp.", seq_along(res$eig))
-  names(res$eig) <- labels
-  dimnames(res$alpha) <- list(NULL, labels)
-  offset <- drop(crossprod(res$mu, res$alpha))
-  rotated <- matrix(0, length(x), ncol(res$alpha), dimnames = list(names(x), labels))
-  for (idx in blocks)
-    rotated[idx, ] <- sweep(string_kernel_cross(x[idx], basis$rows, kernel, threads,
-                                                basis$weights) %*% res$alpha,
-                            2L, offset, "-")
-  fit <- new_fastkpca_nystrom(
-    res$alpha, res$eig, stats::napredict(removed, rotated), kernel, kernel_kpar(kernel),
-    features, th, threads, res$variance_total, FALSE, FALSE, call, removed,
-    landmarks = basis$rows, landmark_rule = chosen$rule, landmark_rows = chosen$index,
-    landmark_rank = basis$rank, kernel_weights = basis$weights, statistics = stats)
-  validate_fastkpca_string(new_fastkpca_string(fit))
-}
-
-# (a) of kpca_string_nystrom(): as nystrom_landmark_basis() (R/nystrom.R),
-# with the string kernel matrix of the landmark strings.
-string_landmark_basis <- function(L, kernel, features, threads) {
-  weights <- string_weights(kernel, L)
-  Kmm <- string_kernel_gram(L, kernel, threads, weights)
-  e <- eigen(Kmm, symmetric = TRUE)
-  keep <- e$values > nystrom_rtol * max(e$values, 0)
-  rank <- sum(keep)
-  if (rank < max(features, 1L))
-    stop_data(sprintf(paste0("'landmarks' leave the kernel matrix among them with %d positive ",
-                             "eigenvalue%s, fewer than 'features' (%d): use more landmarks"),
-                      rank, if (rank == 1L) "" else "s", max(features, 1L)))
-  list(rows = L, weights = weights,
-       basis = sweep(e$vectors[, keep, drop = FALSE], 2L, sqrt(e$values[keep]), "/"),
-       shift = rowMeans(Kmm), rank = rank)
-}
-
-# Blocks of strings (indices) whose kernel with m landmarks holds about
-# 2^22 doubles; the internal option fastkpca.nystrom_block_rows sets another
-# size (the tests use it to check that the sums over blocks add up).
-string_blocks <- function(n, m) {
-  size <- getOption("fastkpca.nystrom_block_rows", max(256, floor(2^22 / m)))
-  size <- as.integer(max(1, min(n, size)))
-  split(seq_len(n), ceiling(seq_len(n) / size))
-}
-
 #' @rdname stringdot
 #' @param object A fit of [kpca()] on strings.
 #' @param newdata New strings: a character vector or a list of character
@@ -483,35 +361,10 @@ predict.fastkpca_string <- function(object, newdata, ...) {
   z <- as_strings(newdata, "newdata")
   alpha <- object$alpha
   out <- matrix(NA_real_, length(z), ncol(alpha), dimnames = list(names(z), colnames(alpha)))
+  # NA strings get NA scores; the others are projected as numeric rows are
   ok <- !is.na(z)
-  for (rows in row_blocks(sum(ok), nrow(alpha))) {
-    idx <- which(ok)[rows]
-    kz <- string_kernel_cross(unname(z[idx]), string_fit_rows(object), object$kernel,
-                              object$threads, object$kernel_weights)
-    out[idx, ] <- string_project(object, kz)
-  }
+  if (any(ok)) out[ok, ] <- project_rows(object, unname(z[ok]))
   out
-}
-
-# The strings a fit's kernel is taken with: the training strings, or the
-# landmarks of a Nystrom fit.
-string_fit_rows <- function(object) UseMethod("string_fit_rows")
-string_fit_rows.fastkpca_nystrom <- function(object) object$landmarks
-string_fit_rows.default <- function(object) object$xmatrix
-
-# Scores from the kernel between new strings and the fit's strings.
-string_project <- function(object, kz) UseMethod("string_project")
-
-string_project.fastkpca_nystrom <- function(object, kz) {
-  sweep(kz %*% object$alpha, 2L, drop(crossprod(nystrom_mu(object$statistics), object$alpha)),
-        "-")
-}
-
-string_project.default <- function(object, kz) {
-  alpha <- object$alpha
-  sums <- colSums(alpha)
-  offset <- drop(crossprod(object$kernel_colmeans, alpha)) - object$kernel_mean * sums
-  sweep(kz %*% alpha - outer(rowMeans(kz), sums), 2L, offset, "-")
 }
 
 #' @rdname stringdot

@@ -7,6 +7,15 @@
 # trailing period: "'features' must be a whole number between 0 and
 # nrow(x) (10)". C re-checks types and dimensions only.
 
+# The labels of a fit's or a kernel matrix's rows: the row names of a
+# matrix, the names of a character vector of strings.
+row_labels <- function(x) if (is.character(x) && is.null(dim(x))) names(x) else rownames(x)
+
+# Rows index of a data matrix, or strings index of a character vector.
+take_rows <- function(x, index) {
+  if (is.character(x) && is.null(dim(x))) x[index] else x[index, , drop = FALSE]
+}
+
 # Coerce data to a double matrix: numeric, integer or logical matrices and
 # vectors, data frames of such columns, and matrix classes with an
 # as.matrix() method (such as those of the Matrix package).

@@ -26,6 +26,12 @@ double as_number(SEXP s, const char *what)
     return REAL(s)[0];
 }
 
+/* The check of every double matrix argument. */
+void check_double_matrix(SEXP x, const char *what)
+{
+    if (!isReal(x) || !isMatrix(x)) error("'%s' must be a double matrix", what);
+}
+
 /* Call the R function step() (a progress bar) after a block; NULL: none. */
 void call_step(SEXP step)
 {

@@ -1,8 +1,16 @@
 /* fastkpca: declarations shared by the C engine.
  *
  * One C file per step of the algorithm:
- *   kernel.c  kernels and their algebra, evaluated block by block: the fit's
- *             lower triangle, cross-kernels, Gram matrices
+ *   kernel.c  kernels and their algebra, evaluated block by block: the program
+ *             reader, its validator and interpreter, the points of a call (double
+ *             rows, or strings), the fit's lower triangle, cross-kernels, Gram
+ *             matrices
+ *   kernel_fast.c (with kernel_simd.h) the fast blocks of the kernels of an
+ *             inner product or a squared distance, SSE2 or AVX2 chosen at run time
+ *   string_kernel.c the values of the string base kernels (kernlab's stringdot
+ *             types): the strings of a call indexed once (a generalized suffix
+ *             array, then profiles or the suffix tree's nodes as a dense matrix
+ *             and an inverted index), the value function behind KERNEL_STRING
  *   center.c  double centering of the fit buffer in place
  *   eigen.c   top eigenpairs with LAPACK (dsytrd, then dstemr or dstebz/dstein,
  *             then dormtr; dsyevr for small problems)
@@ -16,6 +24,7 @@
  *   nystrom.c centered Nystrom kernel PCA: the sufficient statistics over
  *             row blocks, the blocked rank-k update, the landmark
  *             coefficients, k-means++ landmarks
+ *   randomized.c the randomized solver (Halko, Martinsson and Tropp)
  *   preimage.c the linear system of the pre-image map (kernel ridge regression)
  *             and the fixed-point pre-images, in blocks of rows
  *   ichol.c   kernel ICA: incomplete Cholesky of one source's Gaussian Gram matrix
@@ -24,8 +33,6 @@
  *   kcca.c    kernel canonical correlation: incomplete Cholesky for any kernel
  *   tiles.c   matrix products in register tiles (runtime dispatch), the
  *             symmetric matrix-vector product, and which BLAS is loaded
- *   string_kernel.c string kernels (kernlab's stringdot types) on character
- *             vectors, and their algebra: Gram and cross matrices, the fit's fill
  *   init.c    registration
  */
 #ifndef FASTKPCA_H
@@ -44,8 +51,10 @@
 #endif
 #include <stddef.h>
 
-/* Kernel codes. The order matches fastkpca:::kernel_names in R/kernel_spec.R,
- * where the code of a name is its position; 0 is a precomputed kernel matrix. */
+/* Kernel codes. The order matches fastkpca:::engine_kernels in R/kernel_spec.R,
+ * where the code of a name is its position; 0 is a precomputed kernel matrix.
+ * Every base kernel but KERNEL_STRING takes rows of numbers; KERNEL_STRING
+ * (stringdot, any of its types) takes strings. */
 typedef enum {
     KERNEL_PRECOMPUTED = 0,
     KERNEL_VANILLA = 1,
@@ -56,6 +65,7 @@ typedef enum {
     KERNEL_BESSEL,
     KERNEL_ANOVA,
     KERNEL_SPLINE,
+    KERNEL_STRING,
     KERNEL_COUNT
 } kernel_code;
 
@@ -70,13 +80,29 @@ typedef enum {
 #define SOLVER_MAX_ITERATIONS 1e6 /* control$maxit of the iterative solver */
 
 /* Kernel parameters, passed from R as one double vector in this order
- * (fastkpca:::kpar_slots). Unused slots are ignored. */
-enum { KPAR_SIGMA = 0, KPAR_DEGREE, KPAR_SCALE, KPAR_OFFSET, KPAR_ORDER, KPAR_COUNT };
+ * (fastkpca:::kpar_slots). Unused slots are ignored. A string kernel's
+ * type is its code in fastkpca:::string_types, normalized 0 or 1. */
+enum { KPAR_SIGMA = 0, KPAR_DEGREE, KPAR_SCALE, KPAR_OFFSET, KPAR_ORDER, KPAR_LENGTH,
+       KPAR_LAMBDA, KPAR_TYPE, KPAR_NORMALIZED, KPAR_COUNT };
+
+/* The string kernel types (KPAR_TYPE); the order matches fastkpca:::string_types. */
+enum {
+    STRING_SPECTRUM = 1, STRING_BOUNDRANGE, STRING_CONSTANT, STRING_EXPONENTIAL,
+    STRING_STRING, STRING_FULLSTRING, STRING_SEQUENCE, STRING_TYPE_COUNT
+};
+
+/* A string kernel's index of the strings of a call (string_kernel.c). */
+typedef struct string_base string_base;
 
 typedef struct {
     kernel_code code;
     double sigma, degree, scale, offset, order;
     double bessel_lim; /* 1 / (Gamma(order + 1) 2^order), besseldot only */
+    /* KERNEL_STRING only: stringdot's parameters, and the index of the
+     * call's strings (string_kernels_prepare()) */
+    int string_type, length, normalized;
+    double lambda;
+    string_base *strings;
 } kernel_spec;
 
 /* A kernel expression compiled to a postfix program (fastkpca:::kernel_program
@@ -101,16 +127,20 @@ typedef struct {
     kernel_spec *bases;
     int nweights;    /* conformal weight vectors per point set */
     int depth;       /* stack depth the program needs */
-    int any_distance, any_inner, any_bessel;
+    int any_distance, any_inner, any_bessel, any_string;
     double bessel_order;  /* the largest besseldot order */
+    int strings_indexed;  /* string kernels: the call's strings are indexed */
+    int fixed_first;      /* string kernels: the number of the fixed set's first string */
 } kernel_eval;
 
 /* A set of points prepared for a kernel: each point contiguous (d x n),
  * with its squared norm; shifted by the training column means for the
  * distance kernels, as they are for the inner-product ones; and one
- * conformal weight per point for each OP_CONFORMAL. */
+ * conformal weight per point for each OP_CONFORMAL. For a string kernel,
+ * d is 0 and the points are the strings first .. first + n - 1 of the
+ * call's strings. */
 typedef struct {
-    int n, d;
+    int n, d, first;
     const double *inner, *inner_norms;       /* NULL if no inner-product kernel */
     const double *shifted, *shifted_norms;   /* NULL if no distance kernel */
     const double **weights;                  /* nweights arrays of length n */
@@ -134,7 +164,10 @@ void kernel_points_prepare(const kernel_eval *k, const double *x, int ldx, int r
 const double *kernel_points_fixed(const kernel_eval *k, SEXP rows, SEXP weights,
                                   kernel_points *p);
 void check_weights(const kernel_eval *k, SEXP weights, const char *what);
-int check_point_sets(SEXP moving, const char *mwhat, SEXP fixed, const char *fwhat);
+int kernel_point_sets(kernel_eval *k, SEXP moving, const char *mwhat, SEXP fixed,
+                      const char *fwhat, int threads);
+void kernel_points_rows(const kernel_eval *k, SEXP z, int row0, int n,
+                        const double *shift, SEXP weights, kernel_points *p);
 void kernel_block(const kernel_eval *k, const kernel_points *a, const kernel_points *b,
                   int lower_only, double *out, int threads, const char *what);
 void kernel_fill_lower(const kernel_eval *k, const double *x, int n, int d,
@@ -150,7 +183,21 @@ int kernel_fast_block(const kernel_spec *spec, const kernel_points *a,
                       const kernel_points *b, int lower_only, double *out, int threads,
                       double block_work);
 void kernel_fast_transform(const kernel_spec *spec, double *v, int n);
-SEXP kernel_vector_exp(SEXP x, SEXP avx2);
+
+/* string_kernel.c: the values of the string base kernels. The strings of a
+ * call are indexed once (string_kernels_prepare(), by kernel_point_sets());
+ * string_segment() is KERNEL_STRING's value function on a column segment,
+ * with string_work_length() doubles of scratch per thread, reading the
+ * dense part of the block's tile, which string_tiles() computes before
+ * the threads' loop over a block of columns. */
+void string_kernels_prepare(kernel_eval *k, SEXP strings, int threads);
+size_t string_work_length(const kernel_eval *k);
+double string_value_cost(const kernel_spec *spec);
+void string_segment(const kernel_spec *spec, int x0, int i0, int i1, int y, double *dst,
+                    double *work);
+void string_tiles(const kernel_eval *k, const kernel_points *a, const kernel_points *b,
+                  int row0, int j0, int j1);
+void string_tiles_release(const kernel_eval *k);
 
 /* center.c */
 void center_in_place(double *K, int n, double *colmeans, double *grand_mean,
@@ -179,6 +226,7 @@ int top_eigen_lanczos(const double *A, int n, int k, int ncv, double tol, int ma
 int as_count(SEXP s, const char *what, int lo, int hi);
 int as_threads(SEXP s);
 double as_number(SEXP s, const char *what);
+void check_double_matrix(SEXP x, const char *what);
 void check_lapack_info(int info, const char *routine);
 void set_list_names(SEXP ans, const char **names);
 int column_block_end(int j0, int cols, int rows, int lower_only, int diag,
@@ -234,17 +282,6 @@ SEXP nystrom_kmeanspp(SEXP x, SEXP m, SEXP kernel, SEXP weights);
 SEXP kernel_project_rows(SEXP z, SEXP x, SEXP kernel, SEXP zweights, SEXP xweights,
                          SEXP alpha, SEXP offset, SEXP alpha_sums, SEXP block_rows,
                          SEXP threads, SEXP step);
-
-/* string_kernel.c: string kernels. string_eval_from_R() returns NULL when
- * the program is not a string kernel's; string_fill_lower() fills the
- * lower triangle of a fit's n x n buffer. */
-typedef struct string_eval string_eval;
-int is_string_program(SEXP program);
-string_eval *string_eval_from_R(SEXP program, SEXP x, SEXP weights);
-void string_fill_lower(string_eval *e, double *K, int threads);
-SEXP string_kernel_gram(SEXP x, SEXP program, SEXP weights, SEXP threads);
-SEXP string_kernel_cross(SEXP z, SEXP x, SEXP program, SEXP zweights, SEXP xweights,
-                         SEXP threads);
 
 /* Kernel ICA contrasts: the order matches fastkpca:::kica_contrasts in R/kica.R. */
 enum { KICA_KGV = 1, KICA_KCCA = 2 };

@@ -37,8 +37,8 @@ static void copy_symmetric_lower(const double *P, int n, double *K)
 /* What the steps of a fit need, and the buffer they share. */
 typedef struct {
     const kernel_eval *kernel; /* NULL for a precomputed kernel matrix */
-    string_eval *strings;      /* a string kernel (string_kernel.c), or NULL */
-    SEXP x, weights;
+    kernel_points points;      /* the rows of x (or strings) as the kernel takes them */
+    SEXP x;
     int n, d, features;
     double threshold;
     int solver, threads;
@@ -55,8 +55,7 @@ typedef struct {
 static void fit_work(const fit_job *job, double *work)
 {
     double n = job->n, k = job->features > 0 ? job->features : fmax(1.0, n / 10);
-    work[PROGRESS_FILL] = n * n / 2 * (job->kernel == NULL && job->strings == NULL ? 1
-                                       : job->d + 8.0);
+    work[PROGRESS_FILL] = n * n / 2 * (job->kernel == NULL ? 1 : job->d + 8.0);
     work[PROGRESS_CENTER] = 2 * n * n;
     work[PROGRESS_REDUCE] = work[PROGRESS_BACK] = 0.0;
     if (job->solver == SOLVER_ITERATIVE) {
@@ -78,13 +77,10 @@ static SEXP fit_steps(void *data, double *K)
     double work[PROGRESS_STEPS];
     fit_work(job, work);
     progress_begin(job->step, work);
-    if (job->strings != NULL)
-        string_fill_lower(job->strings, K, job->threads);
-    else if (job->kernel == NULL)
+    if (job->kernel == NULL)
         copy_symmetric_lower(REAL(job->x), n, K);
     else
-        kernel_fill_lower(job->kernel, REAL(job->x), n, job->d, job->weights, K,
-                          job->threads);
+        kernel_block(job->kernel, &job->points, &job->points, 1, K, job->threads, "");
 
     progress_at(PROGRESS_FILL, 1.0);
 
@@ -146,7 +142,8 @@ static SEXP fit_steps(void *data, double *K)
 
 /* .Call (kpca_exact() in R/kpca.R): fit kernel PCA.
  * x: double matrix, the data (n x d), or the kernel matrix (n x n) when
- *    kernel is NULL (precomputed); kernel: a program from
+ *    kernel is NULL (precomputed), or a character vector for a string
+ *    kernel; kernel: a program from
  *    fastkpca:::kernel_program(); weights: the conformal weights of the rows
  *    of x (a list, empty for most kernels); features: integer, 0 for "all
  * eigenvalues of Kc/n above th"; th: double; solver: integer code;
@@ -166,20 +163,18 @@ SEXP kpca_exact(SEXP x, SEXP kernel, SEXP weights, SEXP features, SEXP th,
               SEXP solver, SEXP threads, SEXP control, SEXP variance, SEXP step)
 {
     kernel_eval k, *kernel_ptr = NULL;
-    /* string kernels: x is a character vector (string_kernel.c) */
-    string_eval *strings = string_eval_from_R(kernel, x, weights);
-    if (!isNull(kernel) && strings == NULL) {
+    if (!isNull(kernel)) {
         kernel_eval_from_R(kernel, &k);
         kernel_ptr = &k;
     }
-    if (strings == NULL && (!isReal(x) || !isMatrix(x))) error("'x' must be a double matrix");
+    int strings = kernel_ptr != NULL && k.any_string;
+    if (!strings) check_double_matrix(x, "x");
+    else if (!isString(x)) error("'x' must be a character vector for a string kernel");
     int n = strings ? (int) XLENGTH(x) : nrows(x), d = strings ? 1 : ncols(x);
     if (n < 2) error("'x' must have at least 2 rows");
     if (d < 1) error("'x' must have at least 1 column");
-    if (kernel_ptr == NULL && strings == NULL && d != n)
-        error("'x' must be a square kernel matrix");
-    if (kernel_ptr != NULL && (TYPEOF(weights) != VECSXP || XLENGTH(weights) != k.nweights))
-        error("'weights' must be a list of %d conformal weight vectors", k.nweights);
+    if (kernel_ptr == NULL && d != n) error("'x' must be a square kernel matrix");
+    if (kernel_ptr != NULL) check_weights(&k, weights, "weights");
     int f = as_count(features, "features", 0, n);
     double threshold = as_number(th, "th");
     if (threshold < 0) error("'th' must be non-negative");
@@ -216,9 +211,14 @@ SEXP kpca_exact(SEXP x, SEXP kernel, SEXP weights, SEXP features, SEXP th,
     if (prop > 0 && (f != 0 || solver_id != SOLVER_EXACT))
         error("'variance' needs 'features' = 0 and the exact solver");
 
-    fit_job job = {kernel_ptr, strings, x, weights, n, d, f, threshold, solver_id, nthreads, tol,
+    fit_job job = {kernel_ptr, {0}, x, n, d, f, threshold, solver_id, nthreads, tol,
                    (int) maxit, (int) ncv, (int) exact_method, prop, (int) oversample,
                    (int) power, step};
+    if (kernel_ptr != NULL) {
+        /* the rows (or the strings, indexed here) prepared once */
+        kernel_point_sets(kernel_ptr, R_NilValue, NULL, x, "x", nthreads);
+        kernel_points_fixed(kernel_ptr, x, weights, &job.points);
+    }
     /* the one n x n buffer, freed as soon as the fit is done */
     return with_square_buffer(n, fit_steps, &job);
 }

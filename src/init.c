@@ -16,14 +16,11 @@ static const R_CallMethodDef call_methods[] = {
     CALLDEF(engine_limits, 0),
     CALLDEF(preimage_coefficients, 6),
     CALLDEF(preimage_fixed_point, 9),
-    CALLDEF(kernel_vector_exp, 2),
     CALLDEF(kica_contrast, 3),
     CALLDEF(kica_sweeps, 9),
     CALLDEF(kcca_ichol, 5),
     CALLDEF(kernel_block_product, 7),
     CALLDEF(oriented_columns, 1),
-    CALLDEF(string_kernel_gram, 4),
-    CALLDEF(string_kernel_cross, 6),
     CALLDEF(tile_product, 8),
     {NULL, NULL, 0}
 };

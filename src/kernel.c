@@ -13,7 +13,12 @@
  * dot product, ||x - y||^2 = ||x||^2 + ||y||^2 - 2 x'y, clamped at 0, of the
  * points shifted by the training column means. Kernel values that are not
  * finite are an error. The fit fills only the lower triangle of its n x n
- * buffer. */
+ * buffer.
+ *
+ * String kernels (KERNEL_STRING) run through the same reader, validator and
+ * interpreter: their points are the strings of the call, indexed once
+ * (kernel_point_sets()), and only their value function differs
+ * (string_segment(), src/string_kernel.c). */
 #include "fastkpca.h"
 #include <Rmath.h>
 #include <float.h>
@@ -29,11 +34,17 @@
 /* Columns per thread in a block, at least, so that threads share a block. */
 #define KERNEL_BLOCK_MIN_COLUMNS 8
 
+static void points_weights(const kernel_eval *k, SEXP weights, int row0, int n,
+                           kernel_points *p);
+static void string_points(const kernel_eval *k, int first, int n, SEXP weights, int row0,
+                          kernel_points *p);
+
 
 /* A base kernel from its code and its parameters in kpar_slots order.
  * R validates ranges; C re-checks what would crash or loop. */
 static void base_spec(int code, const double *p, kernel_spec *spec)
 {
+    memset(spec, 0, sizeof(kernel_spec));
     if (code <= KERNEL_PRECOMPUTED || code >= KERNEL_COUNT)
         error("'kernel' code %d is not a known kernel", code);
     for (int k = 0; k < KPAR_COUNT; k++)
@@ -54,6 +65,18 @@ static void base_spec(int code, const double *p, kernel_spec *spec)
         if (spec->order < 0 || spec->order > BESSEL_MAX_ORDER)
             error("'order' must be between 0 and %g", BESSEL_MAX_ORDER);
         spec->bessel_lim = 1.0 / (gammafn(spec->order + 1.0) * R_pow(2.0, spec->order));
+        break;
+    case KERNEL_STRING:
+        if (!(p[KPAR_TYPE] >= 1 && p[KPAR_TYPE] < STRING_TYPE_COUNT &&
+              p[KPAR_TYPE] == floor(p[KPAR_TYPE])))
+            error("'kernel' program: unknown string kernel type %g", p[KPAR_TYPE]);
+        if (!(p[KPAR_LENGTH] >= 1 && p[KPAR_LENGTH] <= 1e6))
+            error("'length' must be at least 1");
+        if (!(p[KPAR_LAMBDA] > 0)) error("'lambda' must be positive");
+        spec->string_type = (int) p[KPAR_TYPE];
+        spec->length = (int) p[KPAR_LENGTH];
+        spec->lambda = p[KPAR_LAMBDA];
+        spec->normalized = p[KPAR_NORMALIZED] != 0.0;
         break;
     default:
         break;
@@ -141,17 +164,22 @@ void kernel_eval_from_R(SEXP program, kernel_eval *k)
     k->nbase = (int) XLENGTH(codes);
     k->nweights = as_count(nweights, "nweights", 0, k->nops);
     k->bases = (kernel_spec *) R_alloc((size_t) k->nbase, sizeof(kernel_spec));
-    k->any_distance = k->any_inner = k->any_bessel = 0;
+    k->any_distance = k->any_inner = k->any_bessel = k->any_string = 0;
     k->bessel_order = 0.0;
+    k->strings_indexed = k->fixed_first = 0;
     for (int b = 0; b < k->nbase; b++) {
         kernel_spec *spec = k->bases + b;
         base_spec(INTEGER(codes)[b], REAL(kpar) + (size_t) b * KPAR_COUNT, spec);
-        if (is_distance_code(spec->code)) k->any_distance = 1; else k->any_inner = 1;
+        if (spec->code == KERNEL_STRING) k->any_string = 1;
+        else if (is_distance_code(spec->code)) k->any_distance = 1;
+        else k->any_inner = 1;
         if (spec->code == KERNEL_BESSEL) {
             k->any_bessel = 1;
             if (spec->order > k->bessel_order) k->bessel_order = spec->order;
         }
     }
+    if (k->any_string && (k->any_distance || k->any_inner))
+        error("'kernel' program mixes string kernels with kernels on numbers");
     k->depth = program_depth(k);
 }
 
@@ -303,12 +331,22 @@ void kernel_points_prepare(const kernel_eval *k, const double *x, int ldx, int r
                            int n, int d, const double *shift, SEXP weights,
                            kernel_points *p)
 {
+    if (k->any_string) error("'kernel' is a string kernel: its points must be strings");
     p->n = n;
     p->d = d;
+    p->first = 0;
     p->inner = p->inner_norms = p->shifted = p->shifted_norms = NULL;
     if (k->any_inner) p->inner = transpose_points(x, ldx, row0, n, d, NULL, &p->inner_norms);
     if (k->any_distance)
         p->shifted = transpose_points(x, ldx, row0, n, d, shift, &p->shifted_norms);
+    points_weights(k, weights, row0, n, p);
+}
+
+/* The conformal weights of points row0..row0+n-1 of a set, from the R list
+ * weights (one double vector per conformal part, indexed like the set). */
+static void points_weights(const kernel_eval *k, SEXP weights, int row0, int n,
+                           kernel_points *p)
+{
     check_weights(k, weights, "weights");
     p->weights = (const double **) R_alloc((size_t) k->nweights + 1, sizeof(double *));
     for (int w = 0; w < k->nweights; w++) {
@@ -327,16 +365,94 @@ void kernel_points_prepare(const kernel_eval *k, const double *x, int ldx, int r
 const double *kernel_points_fixed(const kernel_eval *k, SEXP rows, SEXP weights,
                                   kernel_points *p)
 {
+    if (k->any_string) {
+        /* the strings were indexed with the moving set's before them */
+        if (!k->strings_indexed || !isString(rows))
+            error("'kernel' is a string kernel: its points must be strings");
+        string_points(k, k->fixed_first, (int) XLENGTH(rows), weights, 0, p);
+        return NULL;
+    }
     int m = nrows(rows), d = ncols(rows);
     const double *shift = kernel_shift(k, REAL(rows), m, m, d);
     kernel_points_prepare(k, REAL(rows), m, 0, m, d, shift, weights, p);
     return shift;
 }
 
+/* The strings first..first+n-1 of the call's strings as points. */
+static void string_points(const kernel_eval *k, int first, int n, SEXP weights, int row0,
+                          kernel_points *p)
+{
+    memset(p, 0, sizeof(kernel_points));
+    p->n = n;
+    p->first = first;
+    points_weights(k, weights, row0, n, p);
+}
+
+static void check_strings(SEXP x, const char *what)
+{
+    if (!isString(x)) error("'%s' must be a character vector for a string kernel", what);
+    for (R_xlen_t i = 0; i < XLENGTH(x); i++)
+        if (STRING_ELT(x, i) == NA_STRING)
+            error("'%s' must not contain missing strings", what);
+}
+
+/* The two sets of points of a call, checked: the moving one (new rows, data
+ * rows; R_NilValue when the call has one set) and the fixed one (training
+ * rows, landmarks, or the one set). For kernels on numbers, double
+ * matrices with one number of columns, which is returned; for string
+ * kernels, character vectors without NA, indexed here together (the moving
+ * strings first), and 0 is returned. */
+int kernel_point_sets(kernel_eval *k, SEXP moving, const char *mwhat, SEXP fixed,
+                      const char *fwhat, int threads)
+{
+    if (!k->any_string) {
+        check_double_matrix(fixed, fwhat);
+        if (ncols(fixed) < 1) error("'%s' must have at least 1 column", fwhat);
+        int d = ncols(fixed);
+        if (isNull(moving)) return d;
+        check_double_matrix(moving, mwhat);
+        if (ncols(moving) != d)
+            error("'%s' must have %d columns, not %d", mwhat, d, ncols(moving));
+        return d;
+    }
+    check_strings(fixed, fwhat);
+    int nm = 0, nf = (int) XLENGTH(fixed);
+    SEXP all = fixed;
+    if (!isNull(moving)) {
+        check_strings(moving, mwhat);
+        nm = (int) XLENGTH(moving);
+        all = allocVector(STRSXP, (R_xlen_t) nm + nf);
+        for (int i = 0; i < nm; i++) SET_STRING_ELT(all, i, STRING_ELT(moving, i));
+        for (int j = 0; j < nf; j++) SET_STRING_ELT(all, nm + j, STRING_ELT(fixed, j));
+    }
+    PROTECT(all);
+    string_kernels_prepare(k, all, threads);
+    UNPROTECT(1);
+    k->strings_indexed = 1;
+    k->fixed_first = nm;
+    return 0;
+}
+
+/* Rows row0..row0+n-1 of the moving set z (kernel_point_sets()) as points:
+ * for kernels on numbers, transposed and shifted by shift (see
+ * kernel_points_prepare()); for string kernels, the strings row0.. of the
+ * call's strings. */
+void kernel_points_rows(const kernel_eval *k, SEXP z, int row0, int n,
+                        const double *shift, SEXP weights, kernel_points *p)
+{
+    if (k->any_string) {
+        if (!k->strings_indexed) error("'kernel' is a string kernel: its points must be strings");
+        string_points(k, row0, n, weights, row0, p);
+        return;
+    }
+    kernel_points_prepare(k, REAL(z), nrows(z), row0, n, ncols(z), shift, weights, p);
+}
+
 /* Rough cost of one value of a base kernel, in units of one multiply-add. */
 static double value_cost(const kernel_spec *k, int d)
 {
     switch (k->code) {
+    case KERNEL_STRING: return string_value_cost(k);
     case KERNEL_ANOVA: return 16.0 * d + 16.0;  /* an exp per coordinate */
     case KERNEL_SPLINE: return 4.0 * d + 16.0;
     case KERNEL_BESSEL: return d + 64.0 * (floor(k->order) + 2.0);
@@ -356,7 +472,10 @@ static double program_cost(const kernel_eval *k, int d)
 static void nonfinite_error(const kernel_eval *k, const char *what)
 {
     const char *hint = "the data give values too large (rescale the data)";
-    if (k->nops > 1) {
+    if (k->any_string) {
+        hint = "the kernel expression gives values too large (use smaller scales, "
+            "powers or 'lambda')";
+    } else if (k->nops > 1) {
         hint = "the kernel expression gives values too large (rescale the data, or "
             "use smaller scales, powers or parameters)";
     } else if (k->bases[0].code == KERNEL_POLY) {
@@ -373,6 +492,10 @@ static void base_segment(const kernel_spec *spec, const kernel_points *a,
                          const kernel_points *b, int j, int i0, int i1, double *dst,
                          double *work)
 {
+    if (spec->code == KERNEL_STRING) {
+        string_segment(spec, a->first, i0, i1, b->first + j, dst, work);
+        return;
+    }
     int d = a->d, dist = is_distance_code(spec->code);
     const double *ap = dist ? a->shifted : a->inner;
     const double *an = dist ? a->shifted_norms : a->inner_norms;
@@ -457,6 +580,18 @@ static void program_segment(const kernel_eval *k, const kernel_points *a,
 #undef LEVEL
 }
 
+/* Scratch per thread of the base kernels' value functions: besseldot's
+ * floor(order) + 1 doubles, the string kernels' string_work_length(). */
+static size_t work_length(const kernel_eval *k)
+{
+    size_t len = (size_t) floor(k->bessel_order) + 1;
+    if (k->any_string) {
+        size_t s = string_work_length(k);
+        if (s > len) len = s;
+    }
+    return len;
+}
+
 /* The kernel between the points of a (rows) and b (columns) into out
  * (leading dimension a->n): column j gets k(a_i, b_j) for i from j
  * (lower_only: the lower triangle with the diagonal) or 0 to a->n - 1.
@@ -476,7 +611,7 @@ void kernel_block(const kernel_eval *k, const kernel_points *a, const kernel_poi
     }
     /* bessel_j_ex may warn through R, so besseldot is computed on one thread */
     if (k->any_bessel) threads = 1;
-    size_t work_len = (size_t) floor(k->bessel_order) + 1;
+    size_t work_len = work_length(k);
     double *work = (double *) R_alloc(work_len * (size_t) threads, sizeof(double));
     size_t stack_len = (size_t) (k->depth > 1 ? k->depth - 1 : 0) * (size_t) rows;
     double *stack = (double *) R_alloc(stack_len * (size_t) threads + 1, sizeof(double));
@@ -487,6 +622,8 @@ void kernel_block(const kernel_eval *k, const kernel_points *a, const kernel_poi
         int j1 = column_block_end(j0, cols, rows, lower_only, 0, cost, cost,
                                   KERNEL_BLOCK_WORK, KERNEL_BLOCK_MIN_COLUMNS * threads);
         int nonfinite = 0;
+        /* string kernels: the dense part of the block's tile, one dgemm */
+        if (k->any_string) string_tiles(k, a, b, lower_only ? j0 : 0, j0, j1);
 #ifdef _OPENMP
 #pragma omp parallel for num_threads(threads) schedule(dynamic, 4) if (threads > 1) \
     reduction(|:nonfinite)
@@ -512,6 +649,7 @@ void kernel_block(const kernel_eval *k, const kernel_points *a, const kernel_poi
         progress_fill_columns(j1, cols, lower_only);
         j0 = j1;
     }
+    if (k->any_string) string_tiles_release(k);
 }
 
 /* A view of points i0..i0+len-1 of prepared points p (no copy); wbuf holds
@@ -522,6 +660,7 @@ kernel_points kernel_points_view(const kernel_eval *k, const kernel_points *p, i
     kernel_points v = *p;
     size_t off = (size_t) i0 * p->d;
     v.n = len;
+    v.first = p->first + i0;
     if (p->inner) { v.inner = p->inner + off; v.inner_norms = p->inner_norms + i0; }
     if (p->shifted) { v.shifted = p->shifted + off; v.shifted_norms = p->shifted_norms + i0; }
     for (int w = 0; w < k->nweights; w++) wbuf[w] = p->weights[w] + i0;
@@ -534,7 +673,7 @@ kernel_points kernel_points_view(const kernel_eval *k, const kernel_points *p, i
  * every few thousand points. Errors if a value is not finite. */
 void kernel_diagonal(const kernel_eval *k, const kernel_points *p, double *out)
 {
-    size_t work_len = (size_t) floor(k->bessel_order) + 1;
+    size_t work_len = work_length(k);
     double *work = (double *) R_alloc(work_len, sizeof(double));
     double *stack = (double *) R_alloc((size_t) (k->depth > 1 ? k->depth - 1 : 0) + 1,
                                        sizeof(double));
@@ -559,44 +698,27 @@ void kernel_fill_lower(const kernel_eval *k, const double *x, int n, int d,
     kernel_block(k, &p, &p, 1, K, threads, "");
 }
 
-static void check_points_matrix(SEXP x, const char *what)
-{
-    if (!isReal(x) || !isMatrix(x)) error("'%s' must be a double matrix", what);
-    if (ncols(x) < 1) error("'%s' must have at least 1 column", what);
-}
-
-/* The two sets of points of a blocked evaluation: double matrices with at
- * least one column, the moving one (new rows, data rows) with the fixed
- * one's (training rows, landmarks). Returns the number of columns. */
-int check_point_sets(SEXP moving, const char *mwhat, SEXP fixed, const char *fwhat)
-{
-    check_points_matrix(moving, mwhat);
-    check_points_matrix(fixed, fwhat);
-    int d = ncols(fixed);
-    if (ncols(moving) != d) error("'%s' must have %d columns, not %d", mwhat, d, ncols(moving));
-    return d;
-}
-
 /* .Call (kernel_cross() in R/kernel_matrix.R): the cross-kernel k(z_i, x_j),
  * an nz x m matrix.
  * z: nz x d double matrix; x: m x d double matrix, the training data (its
- * column means shift the distance kernels); kernel: a program from
- * fastkpca:::kernel_program(); zweights, xweights: the conformal weights of
- * the rows of z and x (lists); threads: integer >= 1. */
+ * column means shift the distance kernels); for a string kernel, z and x
+ * are character vectors; kernel: a program from fastkpca:::kernel_program();
+ * zweights, xweights: the conformal weights of the rows of z and x (lists);
+ * threads: integer >= 1. */
 SEXP kernel_cross(SEXP z, SEXP x, SEXP kernel, SEXP zweights, SEXP xweights,
                   SEXP threads)
 {
     kernel_eval k;
     kernel_eval_from_R(kernel, &k);
-    int d = check_point_sets(z, "z", x, "x");
-    int nz = nrows(z), m = nrows(x);
     int nthreads = as_threads(threads);
+    kernel_point_sets(&k, z, "z", x, "x", nthreads);
 
     kernel_points zp, xp;
     const double *shift = kernel_points_fixed(&k, x, xweights, &xp);
-    kernel_points_prepare(&k, REAL(z), nz, 0, nz, d, shift, zweights, &zp);
+    kernel_points_rows(&k, z, 0, k.any_string ? (int) XLENGTH(z) : nrows(z), shift, zweights,
+                       &zp);
 
-    SEXP ans = PROTECT(allocMatrix(REALSXP, nz, m));
+    SEXP ans = PROTECT(allocMatrix(REALSXP, zp.n, xp.n));
     kernel_block(&k, &zp, &xp, 0, REAL(ans), nthreads,
                  "between 'newdata' and the training data ");
     UNPROTECT(1);
@@ -606,18 +728,21 @@ SEXP kernel_cross(SEXP z, SEXP x, SEXP kernel, SEXP zweights, SEXP xweights,
 /* .Call (kernel_matrix() in R/kernel_matrix.R, and the landmarks' kernel of
  * a Nystrom fit): the symmetric kernel matrix k(x_i, x_j), n x n: the lower
  * triangle is computed, the upper one copied from it.
- * x: n x d double matrix; kernel: a program; weights: the conformal weights
- * of the rows of x; threads: integer >= 1. */
+ * x: n x d double matrix (a character vector for a string kernel); kernel:
+ * a program; weights: the conformal weights of the rows of x; threads:
+ * integer >= 1. */
 SEXP kernel_matrix(SEXP x, SEXP kernel, SEXP weights, SEXP threads)
 {
     kernel_eval k;
     kernel_eval_from_R(kernel, &k);
-    check_points_matrix(x, "x");
-    int n = nrows(x), d = ncols(x);
     int nthreads = as_threads(threads);
+    kernel_point_sets(&k, R_NilValue, NULL, x, "x", nthreads);
+    kernel_points p;
+    kernel_points_fixed(&k, x, weights, &p);
+    int n = p.n;
     SEXP ans = PROTECT(allocMatrix(REALSXP, n, n));
     double *K = REAL(ans);
-    kernel_fill_lower(&k, REAL(x), n, d, weights, K, nthreads);
+    kernel_block(&k, &p, &p, 1, K, nthreads, "");
     for (int j = 0; j < n; j++) {
         for (int i = j + 1; i < n; i++) K[j + (size_t) i * n] = K[i + (size_t) j * n];
         if (j % 256 == 255) R_CheckUserInterrupt();
@@ -627,14 +752,14 @@ SEXP kernel_matrix(SEXP x, SEXP kernel, SEXP weights, SEXP threads)
 }
 
 /* .Call (kernel_self() in R/kernel_matrix.R): the diagonal k(x_i, x_i) of
- * the kernel matrix of the rows of x,
+ * the kernel matrix of the rows of x (strings for a string kernel),
  * without the matrix. x: n x d double matrix; kernel: a program; weights:
  * the conformal weights of the rows of x. Returns a double vector of n. */
 SEXP kernel_self(SEXP x, SEXP kernel, SEXP weights)
 {
     kernel_eval k;
     kernel_eval_from_R(kernel, &k);
-    check_points_matrix(x, "x");
+    kernel_point_sets(&k, R_NilValue, NULL, x, "x", 1);
     kernel_points p;
     kernel_points_fixed(&k, x, weights, &p);
     SEXP ans = PROTECT(allocVector(REALSXP, p.n));

@@ -38,6 +38,7 @@
 #include <float.h>
 #include <limits.h>
 #include <math.h>
+#include <stdlib.h>
 #include <string.h>
 #ifdef _OPENMP
 # include <omp.h>
@@ -112,6 +113,9 @@ typedef long long v4i __attribute__((vector_size(32)));
 # undef KF
 # undef KF_ATTR
 
+/* The AVX2 copy where the CPU has it, unless the environment variable
+ * FASTKPCA_SIMD is "sse2": the tests and benchmarks set it to check the
+ * SSE2 copy (its vector exp, through kernel values) on any x86-64 CPU. */
 static int use_avx2(void)
 {
     static int known = 0, avx2 = 0;
@@ -119,7 +123,8 @@ static int use_avx2(void)
         avx2 = __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma");
         known = 1;
     }
-    return avx2;
+    const char *forced = getenv("FASTKPCA_SIMD");
+    return avx2 && !(forced != NULL && strcmp(forced, "sse2") == 0);
 }
 #endif
 
@@ -283,28 +288,5 @@ void kernel_fast_transform(const kernel_spec *spec, double *v, int n)
     if (use_avx2()) transform_avx2(&J, v, n); else transform_sse2(&J, v, n);
 #else
     transform_plain(&J, v, n);
-#endif
-}
-
-/* .Call: exp(x) by the vector code of the kernels (for the tests, which
- * compare it with exp() over its whole range). x: double vector; avx2:
- * TRUE for the AVX2 copy (where the CPU has it), FALSE for the SSE2 one.
- * Returns the values, or NULL where there is no vector code. */
-SEXP kernel_vector_exp(SEXP x, SEXP avx2)
-{
-    if (!isReal(x)) error("'x' must be a double vector");
-    if (!isLogical(avx2) || XLENGTH(avx2) != 1 || LOGICAL(avx2)[0] == NA_LOGICAL)
-        error("'avx2' must be TRUE or FALSE");
-    R_xlen_t n = XLENGTH(x);
-    if (n > INT_MAX) error("'x' is too long");
-#ifdef KERNEL_FAST_X86
-    if (LOGICAL(avx2)[0] && !use_avx2()) return R_NilValue;
-    SEXP ans = PROTECT(allocVector(REALSXP, n));
-    if (LOGICAL(avx2)[0]) exp_array_avx2(REAL(x), REAL(ans), (int) n, 1.0, 0);
-    else exp_array_sse2(REAL(x), REAL(ans), (int) n, 1.0, 0);
-    UNPROTECT(1);
-    return ans;
-#else
-    return R_NilValue;
 #endif
 }

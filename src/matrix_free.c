@@ -26,7 +26,8 @@
 /* .Call (kernel_block_product() in R/matrix_free.R): K[rows, ] V, a
  * length(rows) x ncol(V) double matrix, K the kernel matrix of the rows of
  * x. x: n x d double matrix (all training rows; their column means shift
- * the distance kernels, as in the exact fit); row0, nrow: integers, the
+ * the distance kernels, as in the exact fit), or n strings for a string
+ * kernel; row0, nrow: integers, the
  * rows row0 + 1 ... row0 + nrow (1-based, as R counts); kernel: a program
  * from fastkpca:::kernel_program(); weights: the conformal weights of the
  * rows of x; V: n x b double matrix; threads. */
@@ -35,14 +36,15 @@ SEXP kernel_block_product(SEXP x, SEXP row0, SEXP nrow, SEXP kernel, SEXP weight
 {
     kernel_eval k;
     kernel_eval_from_R(kernel, &k);
-    if (!isReal(x) || !isMatrix(x)) error("'x' must be a double matrix");
-    if (!isReal(V) || !isMatrix(V)) error("'V' must be a double matrix");
-    int n = nrows(x), d = ncols(x), b = ncols(V);
-    if (n < 1 || d < 1) error("'x' must have at least one row and one column");
+    int nthreads = as_threads(threads);
+    /* the rows of x, or its strings for a string kernel (indexed here) */
+    kernel_point_sets(&k, R_NilValue, NULL, x, "x", nthreads);
+    check_double_matrix(V, "V");
+    int n = k.any_string ? (int) XLENGTH(x) : nrows(x), b = ncols(V);
+    if (n < 1) error("'x' must have at least one row");
     if (nrows(V) != n) error("'V' must have %d rows, not %d", n, nrows(V));
     int first = as_count(row0, "row0", 0, n - 1);
     int rows = as_count(nrow, "nrow", 1, n - first);
-    int nthreads = as_threads(threads);
 
     kernel_points xp;
     kernel_points_fixed(&k, x, weights, &xp);

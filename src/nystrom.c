@@ -319,11 +319,6 @@ static void syrk_lower_add(const double *B, int nb, int m, const double *c, doub
     R_CheckUserInterrupt();
 }
 
-static void check_double_matrix(SEXP x, const char *what)
-{
-    if (!isReal(x) || !isMatrix(x)) error("'%s' must be a double matrix", what);
-}
-
 /* The statistics of one block (its kernel Kb, nb x m) added to the totals
  * S (m) and G (m x m, lower triangle): the block's own sums bs and bg start
  * from zero, so that the totals are sums of whole blocks. */
@@ -347,8 +342,8 @@ static void add_block_statistics(const double *Kb, int nb, int m, const double *
  * landmarks (block x m) is then folded into the sums. Each block's sums
  * start from zero and are added to the totals, so the result does not
  * depend on anything but the block size.
- * x: n x d double matrix (the data); landmarks: m x d double matrix;
- * kernel: a program from fastkpca:::kernel_program(); xweights, lweights:
+ * x: n x d double matrix (the data); landmarks: m x d double matrix (for
+ * a string kernel, two character vectors, indexed together once); kernel: a program from fastkpca:::kernel_program(); xweights, lweights:
  * the conformal weights of the rows of x and of the landmarks; shift: m
  * doubles, c; block_rows: integer, rows per block, 1 to n; threads; step:
  * NULL or a function called after each block (a progress bar).
@@ -360,12 +355,13 @@ SEXP nystrom_statistics(SEXP x, SEXP landmarks, SEXP kernel, SEXP xweights,
 {
     kernel_eval k;
     kernel_eval_from_R(kernel, &k);
-    int d = check_point_sets(x, "x", landmarks, "landmarks");
-    int n = nrows(x), m = nrows(landmarks);
+    int nthreads = as_threads(threads);
+    kernel_point_sets(&k, x, "x", landmarks, "landmarks", nthreads);
+    int n = k.any_string ? (int) XLENGTH(x) : nrows(x);
+    int m = k.any_string ? (int) XLENGTH(landmarks) : nrows(landmarks);
     if (m < 1) error("'landmarks' must have at least one row");
     if (!isReal(shift) || XLENGTH(shift) != m) error("'shift' must hold %d doubles", m);
     int block = as_count(block_rows, "block_rows", 1, n);
-    int nthreads = as_threads(threads);
     check_step(step);
 
     kernel_points lp;
@@ -384,7 +380,7 @@ SEXP nystrom_statistics(SEXP x, SEXP landmarks, SEXP kernel, SEXP xweights,
         int nb = n - row0 < block ? n - row0 : block;
         const void *vmax = vmaxget();
         kernel_points bp;
-        kernel_points_prepare(&k, REAL(x), n, row0, nb, d, lshift, xweights, &bp);
+        kernel_points_rows(&k, x, row0, nb, lshift, xweights, &bp);
         kernel_block(&k, &bp, &lp, 0, Kb, nthreads, "");
         add_block_statistics(Kb, nb, m, REAL(shift), bs, bg, S, G, nthreads);
         vmaxset(vmax);

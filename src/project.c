@@ -11,11 +11,6 @@
 #include "fastkpca.h"
 #include <string.h>
 
-static void check_real_matrix(SEXP x, const char *what)
-{
-    if (!isReal(x) || !isMatrix(x)) error("'%s' must be a double matrix", what);
-}
-
 /* The rows of a block of out (nz x k, leading dimension nz), from the
  * block's products P = K_b alpha (nb x k): P - r s' - 1 offset', with r the
  * block's kernel row means and s = alpha_sums (the exact fit's centering),
@@ -54,7 +49,8 @@ static void center_block(const double *Kb, int nb, int m, const double *P, int k
  * K_z the kernel between the rows of z and the fit's rows x.
  * z: nz x d double matrix (complete rows, scaled as the fit's data); x: m x d
  * double matrix, the fit's training rows or landmarks (their column means
- * shift the distance kernels); kernel: a program from
+ * shift the distance kernels); for a string kernel, z and x are character
+ * vectors (indexed together, once); kernel: a program from
  * fastkpca:::kernel_program(); zweights, xweights: the conformal weights of
  * the rows of z and x; alpha: m x k double matrix; offset: k doubles;
  * alpha_sums: NULL or k doubles; block_rows: integer, rows per block, 1 to
@@ -67,16 +63,17 @@ SEXP kernel_project_rows(SEXP z, SEXP x, SEXP kernel, SEXP zweights, SEXP xweigh
 {
     kernel_eval k;
     kernel_eval_from_R(kernel, &k);
-    int d = check_point_sets(z, "z", x, "x");
-    check_real_matrix(alpha, "alpha");
-    int nz = nrows(z), m = nrows(x), f = ncols(alpha);
+    int nthreads = as_threads(threads);
+    kernel_point_sets(&k, z, "z", x, "x", nthreads);
+    check_double_matrix(alpha, "alpha");
+    int nz = k.any_string ? (int) XLENGTH(z) : nrows(z);
+    int m = k.any_string ? (int) XLENGTH(x) : nrows(x), f = ncols(alpha);
     if (m < 1) error("'x' must have at least 1 row");
     if (nrows(alpha) != m) error("'alpha' must have %d rows, not %d", m, nrows(alpha));
     if (!isReal(offset) || XLENGTH(offset) != f) error("'offset' must hold %d doubles", f);
     if (!isNull(alpha_sums) && (!isReal(alpha_sums) || XLENGTH(alpha_sums) != f))
         error("'alpha_sums' must be NULL or hold %d doubles", f);
     int block = as_count(block_rows, "block_rows", 1, nz > 1 ? nz : 1);
-    int nthreads = as_threads(threads);
     check_step(step);
 
     kernel_points xp;
@@ -95,7 +92,7 @@ SEXP kernel_project_rows(SEXP z, SEXP x, SEXP kernel, SEXP zweights, SEXP xweigh
         int nb = nz - row0 < block ? nz - row0 : block;
         const void *vmax = vmaxget();
         kernel_points zp;
-        kernel_points_prepare(&k, REAL(z), nz, row0, nb, d, shift, zweights, &zp);
+        kernel_points_rows(&k, z, row0, nb, shift, zweights, &zp);
         kernel_block(&k, &zp, &xp, 0, Kb, nthreads,
                      "between 'newdata' and the training data ");
         if (f > 0) {

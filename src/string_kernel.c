@@ -17,77 +17,71 @@
  * Instead of a suffix tree per pair (kernlab), the suffixes of ALL strings
  * of a call are sorted once (one generalized suffix array, prefix doubling
  * with counting sorts, O(N log N) for N characters), with the longest common
- * prefixes of neighbours (Kasai). Suffixes that agree on their first
- * `length` characters (bounded types) fall into one class, and each string
- * keeps the sorted list of its classes with their counts: its profile. A
- * kernel value is then one merge of two profiles, O(|x| + |y|):
- *   spectrum, string: the dot product of the two profiles;
- *   the others: a walk through the merged profiles that keeps, for each
- *   side, a monotone stack of (common prefix with the current suffix,
- *   count), so that each new suffix adds W(lcp) over all suffixes of the
- *   other string before it; the lcp of two neighbours in the walk is the
- *   minimum of the neighbour lcps between their classes (a range-minimum
- *   query: blocks of 32 plus a sparse table over the blocks).
+ * prefixes of neighbours (Kasai). Then, by type:
+ *   spectrum, string, and the bounded types up to STRING_MAX_LEVELS:
+ *   suffixes that agree on their first l characters fall into one class,
+ *   and each string keeps the sorted list of its classes with their counts
+ *   (its profile at level l); a kernel value is one merge of two profiles
+ *   per level, O(|x| + |y|).
+ *   constant, exponential, the longer bounded types: the whole matrix at
+ *   once, from the nodes of the generalized suffix tree (the lcp intervals
+ *   of the suffix array, found bottom-up with a stack). A node v of string
+ *   depth d_v under a parent of depth d_p stands for the substrings of
+ *   lengths d_p + 1 .. d_v that its suffixes share, so with c_v(s) the
+ *   number of suffixes of s below v,
+ *     k(x, y) = sum_v (W(d_v) - W(d_p)) c_v(x) c_v(y)    (x != y),
+ *   and k(x, x) adds each suffix alone, W(its length) - W(its deepest
+ *   shared prefix). Nodes shared by a large share of the strings (the
+ *   short substrings) are columns of a dense matrix A, scaled by the root
+ *   of their weights, and a tile of the kernel is one product A_rows A_cols'
+ *   (dgemm); the other nodes shared by two strings or more form an inverted
+ *   index (each string's nodes; each node's strings), which adds their
+ *   terms column by column. Nodes of one string only add to k(x, x).
  * Normalized kernels divide by sqrt(k(x, x) k(y, y)); a string with no
  * substring of the weighted lengths (k(x, x) = 0) gets kernel values 0.
  *
  * "sequence" (the gap-weighted subsequence kernel of Lodhi et al. 2002) is
  * the dynamic programme of that paper, O(length |x| |y|) per pair.
  *
- * An expression of string kernels (sums, products, scales, powers, exp,
- * conformal weights) comes as the same postfix program as for the numeric
- * kernels (R/string_kernels.R), evaluated here value by value. */
+ * A string kernel is a base kernel of the one kernel program (KERNEL_STRING,
+ * src/kernel.c reads, checks and runs the program); this file indexes the
+ * strings of a call (string_kernels_prepare(), from kernel_point_sets())
+ * and gives the base kernel's values on a column segment (string_segment()). */
 #include "fastkpca.h"
 #include <Rmath.h>
 #include <limits.h>
 #include <float.h>
 #include <math.h>
 #include <string.h>
+#include <stdlib.h>
 #ifdef _OPENMP
 # include <omp.h>
 #endif
 
-/* The string kernel types; the order matches fastkpca:::string_types. */
-enum {
-    STRING_SPECTRUM = 1, STRING_BOUNDRANGE, STRING_CONSTANT, STRING_EXPONENTIAL,
-    STRING_STRING, STRING_FULLSTRING, STRING_SEQUENCE, STRING_TYPE_COUNT
-};
-
-#define RMQ_BLOCK 32
-/* Kernel values between two interrupt checks (pairs, about 10 ms). */
-#define STRING_BLOCK_PAIRS 20000.0
-
-/* One base string kernel on one set of strings: the profiles. */
-typedef struct {
+/* One base string kernel on the strings of a call: the profiles, or the
+ * nodes of the suffix tree. */
+struct string_base {
     int type, length, normalized;
     double lambda;
     int nstr;
     /* profile of string s at level l: cls[l], cnt[l] from start[s], count_of[l][s] entries */
     const int *start, **count_of, **cls, **cnt;
-    const int *text_len_walk;    /* string lengths in walk_text, without terminators */
     int nlev;                    /* > 0: a sum of nlev dot products, weights lweight */
     const double *lweight;
-    const int *class_lcp, *class_len; /* lcp with the previous class; common length of a class */
-    const int *walk_pos, *walk_text;  /* the walk: a suffix of each profile entry, in walk_text */
-    int cap;                          /* the walk's cap on common prefixes */
-    int nclass;
-    const int *block_min, *sparse, *lg; /* range minima of class_lcp */
-    int nblock, nlevel;
-    const double *W;             /* W[L] for L = 0..wmax */
-    int wmax, max_profile;
+    /* nlev == 0: the nodes shared by two strings or more */
+    int ndense;                  /* dense nodes: A is nstr x ndense, column-major */
+    const double *A;             /* sqrt(weight) * count */
+    const int *list_start, *list_node, *list_count; /* each string's sparse nodes */
+    const int *post_start, *post_string, *post_count; /* each sparse node's strings, sorted */
+    const double *node_weight;   /* each sparse node's weight */
+    double pair_cost;            /* the sparse nodes' work per kernel value */
+    /* the dense part of the current tile of kernel_block() (string_tiles()) */
+    double *tile;
+    size_t tile_cap;
+    int tile_x0, tile_rows, tile_y0, tile_cols;
     const double *self;          /* k(s, s), unnormalized */
     /* "sequence": the strings themselves */
     const int *text, *text_start, *text_len;
-} string_base;
-
-struct string_eval {
-    int nops, depth, nbase, nweights, n;
-    const int *ops;
-    const double *args;
-    string_base *bases;
-    const double **weights;      /* nweights arrays of length n */
-    SEXP strings;                /* the strings (a character vector) */
-    int nz;                      /* for a cross kernel: the first nz strings are z */
 };
 
 /* ---- decoding ----------------------------------------------------------- */
@@ -179,51 +173,6 @@ static void lcp_array(const int *T, int N, const int *p, int *rank, int *lcp)
     }
 }
 
-/* ---- range minima over class_lcp ---------------------------------------- */
-
-static void rmq_build(string_base *b, int *class_lcp)
-{
-    int C = b->nclass, nb = (C + RMQ_BLOCK - 1) / RMQ_BLOCK, levels = 1;
-    while ((1 << levels) <= nb) levels++;
-    int *bmin = (int *) R_alloc((size_t) nb + 1, sizeof(int));
-    int *lg = (int *) R_alloc((size_t) nb + 2, sizeof(int));
-    int *sp = (int *) R_alloc((size_t) levels * nb + 1, sizeof(int));
-    for (int k = 0; k < nb; k++) {
-        int m = INT_MAX, end = (k + 1) * RMQ_BLOCK < C ? (k + 1) * RMQ_BLOCK : C;
-        for (int i = k * RMQ_BLOCK; i < end; i++) if (class_lcp[i] < m) m = class_lcp[i];
-        bmin[k] = sp[k] = m;
-    }
-    for (int l = 1; l < levels; l++)
-        for (int k = 0; k + (1 << l) <= nb; k++) {
-            int a = sp[(size_t) (l - 1) * nb + k], c = sp[(size_t) (l - 1) * nb + k + (1 << (l - 1))];
-            sp[(size_t) l * nb + k] = a < c ? a : c;
-        }
-    lg[0] = lg[1] = 0;
-    for (int k = 2; k <= nb; k++) lg[k] = lg[k / 2] + 1;
-    b->block_min = bmin; b->sparse = sp; b->lg = lg; b->nblock = nb; b->nlevel = levels;
-}
-
-/* min(class_lcp[l..r]), l <= r */
-static inline int rmq(const string_base *b, int l, int r)
-{
-    const int *a = b->class_lcp;
-    int bl = l / RMQ_BLOCK, br = r / RMQ_BLOCK, m = INT_MAX;
-    if (bl == br) {
-        for (int i = l; i <= r; i++) if (a[i] < m) m = a[i];
-        return m;
-    }
-    for (int i = l; i < (bl + 1) * RMQ_BLOCK; i++) if (a[i] < m) m = a[i];
-    for (int i = br * RMQ_BLOCK; i <= r; i++) if (a[i] < m) m = a[i];
-    if (bl + 1 <= br - 1) {
-        int lo = bl + 1, len = br - 1 - lo + 1, l2 = b->lg[len];
-        int x = b->sparse[(size_t) l2 * b->nblock + lo];
-        int y = b->sparse[(size_t) l2 * b->nblock + br - (1 << l2)];
-        if (x < m) m = x;
-        if (y < m) m = y;
-    }
-    return m;
-}
-
 /* ---- weights ------------------------------------------------------------- */
 
 static double *weight_table(int type, int length, double lambda, int wmax)
@@ -285,49 +234,221 @@ static int build_text(SEXP strings, int newline, int **T_out, int **start_out,
 
 /* Profiles at common-prefix cap `cap`: walking the suffixes in sorted
  * order, a new class starts where the lcp with the previous suffix is below
- * cap; each string's classes are appended to its profile (sorted, with
- * counts). only_full: skip suffixes shorter than cap. class_lcp and
- * class_len (the lcp with the previous class, the common length of a class)
- * are filled when not NULL. Returns the number of classes. */
-static int profiles_at_cap(const int *p, const int *lcp, int N, const int *owner,
-                           const int *tstart, const int *tlen, int n, int cap,
-                           int only_full, int *cls, int *cnt, int *count_of,
-                           int *class_lcp, int *class_len, int *entry_pos, int *wmax)
+ * cap; each string's classes of suffixes of cap characters or more are
+ * appended to its profile (sorted, with counts). */
+static void profiles_at_cap(const int *p, const int *lcp, int N, const int *owner,
+                            const int *tstart, const int *tlen, int n, int cap, int *cls,
+                            int *cnt, int *count_of)
 {
     int C = 0;
-    *wmax = 0;
     for (int s = 0; s < n; s++) count_of[s] = 0;
     for (int r = 0; r < N; r++) {
         int pos = p[r], s = owner[pos];
         int slen = tstart[s] + tlen[s] - pos;     /* 0 for a terminator */
-        if (r == 0 || lcp[r] < cap) {
-            int len = slen < cap ? slen : cap;
-            if (class_lcp) { class_lcp[C] = r == 0 ? 0 : lcp[r]; class_len[C] = len; }
-            if (len > *wmax) *wmax = len;
-            C++;
-        }
-        if (slen == 0 || (only_full && slen < cap)) continue;
+        if (r == 0 || lcp[r] < cap) C++;
+        if (slen < cap || slen == 0) continue;
         int *list = cls + tstart[s], *counts = cnt + tstart[s], k = count_of[s];
         if (k > 0 && list[k - 1] == C - 1) counts[k - 1]++;
-        else {
-            list[k] = C - 1; counts[k] = 1; count_of[s] = k + 1;
-            if (entry_pos) entry_pos[tstart[s] + k] = pos;
-        }
+        else { list[k] = C - 1; counts[k] = 1; count_of[s] = k + 1; }
     }
-    return C;
 }
 
 /* Bounded types up to this length are sums of dot products of profiles at
  * each length (about `length` merges of two profiles per value); longer
- * ones, and the unbounded types, take the walk (one merge, with stacks and
- * range minima). */
+ * ones, and the unbounded types, take the nodes of the suffix tree. */
 #define STRING_MAX_LEVELS 16
 
-/* The profiles of all strings for base b (type, length, lambda set): the
+/* A node shared by at least this share of the strings (and by at least
+ * STRING_DENSE_MIN of them) is a column of the dense matrix A: its terms
+ * cost one multiply-add per kernel value in a dgemm, where the inverted
+ * index pays one scattered add per pair of its strings that share it.
+ * Measured (bench/string-dense-rule.R: "constant" and "exponential" on 400
+ * and 1000 DNA strings of 200 to 1000 characters, 2000 of 50 to 100, and
+ * 1000 texts of 30 to 150 English words; CPU time on one thread, R's
+ * reference BLAS, a machine loaded 5x over): shares of 0.02 and 0.1 put
+ * thousands of nodes in A and were 2x to 20x slower; from 0.3 to 0.95
+ * the times were within 25% of each other, 0.5 the fastest on 4 of the 8
+ * cases and within 25% of the fastest on all; with no dense node at all,
+ * from 20% faster (1000 DNA strings, "constant") to 40% slower. */
+#define STRING_DENSE_SHARE 0.5
+#define STRING_DENSE_MIN 8
+
+/* STRING_DENSE_SHARE, or the environment variable
+ * FASTKPCA_STRING_DENSE_SHARE, which bench/string-dense-rule.R sets to
+ * measure the rule (the values do not depend on it, beyond rounding). */
+static double string_dense_share(void)
+{
+    const char *v = getenv("FASTKPCA_STRING_DENSE_SHARE");
+    double share = v != NULL ? atof(v) : STRING_DENSE_SHARE;
+    return share > 0 ? share : STRING_DENSE_SHARE;
+}
+
+static int compare_int(const void *a, const void *b)
+{
+    int x = *(const int *) a, y = *(const int *) b;
+    return (x > y) - (x < y);
+}
+
+/* The nodes of the generalized suffix tree for base b (nlev == 0), from the
+ * suffix array p and its lcps, with the self values k(s, s). */
+static void build_nodes(string_base *b, const int *p, const int *lcp, int N,
+                        const int *owner, const int *tstart, const int *tlen, int cap)
+{
+    int n = b->nstr, maxlen = 0;
+    for (int s = 0; s < n; s++) if (tlen[s] > maxlen) maxlen = tlen[s];
+    int wmax = cap < maxlen ? cap : maxlen;
+    const double *W = weight_table(b->type, b->length, b->lambda, wmax);
+    double *self = (double *) R_alloc((size_t) n + 1, sizeof(double));
+    memset(self, 0, ((size_t) n + 1) * sizeof(double));
+    /* each suffix alone, from its deepest prefix shared with another suffix
+     * (the larger lcp with its neighbours) to its end */
+    for (int r = 0; r < N; r++) {
+        int pos = p[r], s = owner[pos], slen = tstart[s] + tlen[s] - pos;
+        if (slen == 0) continue;
+        int h = lcp[r];
+        if (r + 1 < N && lcp[r + 1] > h) h = lcp[r + 1];
+        self[s] += W[slen < cap ? slen : cap] - W[h < cap ? h : cap];
+    }
+
+    /* pass 1: the weighted nodes, bottom-up (lcp intervals [lb, rb] of depth
+     * l under a parent of depth max(next lcp, the stack's top)); scratch in
+     * protected vectors, which the garbage collector takes back once done */
+    SEXP iscratch = PROTECT(allocVector(INTSXP, (R_xlen_t) 4 * N + 2 * (R_xlen_t) n + 8));
+    SEXP dscratch = PROTECT(allocVector(REALSXP, (R_xlen_t) N + 1));
+    int *st_l = INTEGER(iscratch), *st_lb = st_l + N + 2, *node_lb = st_lb + N + 2;
+    int *node_rb = node_lb + N + 1, *count = node_rb + N + 1, *touched = count + n + 1;
+    double *node_w = REAL(dscratch);
+    int nnodes = 0, top = 0;
+    double bound = 0.0;     /* postings: at most min(size, n) strings per node */
+    st_l[0] = 0;
+    st_lb[0] = 0;
+    for (int r = 1; r <= N; r++) {
+        int h = r < N ? lcp[r] : 0, lb = r - 1;
+        while (h < st_l[top]) {
+            int l = st_l[top], ilb = st_lb[top];
+            top--;
+            int parent = h > st_l[top] ? h : st_l[top];
+            int d = l < cap ? l : cap, pd = parent < cap ? parent : cap;
+            if (d > pd) {
+                node_lb[nnodes] = ilb;
+                node_rb[nnodes] = r - 1;
+                node_w[nnodes] = W[d] - W[pd];
+                int size = r - ilb;
+                bound += size < n ? size : n;
+                nnodes++;
+            }
+            lb = ilb;
+        }
+        if (h > st_l[top]) {
+            top++;
+            st_l[top] = h;
+            st_lb[top] = lb;
+        }
+    }
+    if (bound > INT_MAX) error("'x' holds too many shared substrings for a string kernel");
+    R_CheckUserInterrupt();
+    int S = (int) bound;
+    int *post_string = (int *) R_alloc((size_t) S + 1, sizeof(int));
+    int *post_count = (int *) R_alloc((size_t) S + 1, sizeof(int));
+    int *post_start = (int *) R_alloc((size_t) nnodes + 2, sizeof(int));
+    double *weight = (double *) R_alloc((size_t) nnodes + 1, sizeof(double));
+    char *dense = (char *) R_alloc((size_t) nnodes + 1, 1);
+
+    /* pass 2: each node's strings and counts; a node of one string only
+     * adds to its k(s, s) */
+    memset(count, 0, ((size_t) n + 1) * sizeof(int));
+    int kept = 0, used = 0, ndense = 0;
+    double dense_min = string_dense_share() * n;
+    if (dense_min < STRING_DENSE_MIN) dense_min = STRING_DENSE_MIN;
+    double pairs = 0.0;
+    for (int v = 0; v < nnodes; v++) {
+        int nt = 0;
+        for (int r = node_lb[v]; r <= node_rb[v]; r++) {
+            int s = owner[p[r]];
+            if (count[s]++ == 0) touched[nt++] = s;
+        }
+        double w = node_w[v];
+        for (int t = 0; t < nt; t++) {
+            double c = count[touched[t]];
+            self[touched[t]] += w * c * c;
+        }
+        if (nt >= 2) {
+            qsort(touched, (size_t) nt, sizeof(int), compare_int);
+            post_start[kept] = used;
+            weight[kept] = w;
+            dense[kept] = nt >= dense_min;
+            if (dense[kept]) ndense++; else pairs += (double) nt * nt;
+            for (int t = 0; t < nt; t++) {
+                post_string[used] = touched[t];
+                post_count[used] = count[touched[t]];
+                used++;
+            }
+            kept++;
+        }
+        for (int t = 0; t < nt; t++) count[touched[t]] = 0;
+        if (v % 65536 == 65535) R_CheckUserInterrupt();
+    }
+    post_start[kept] = used;
+    UNPROTECT(2);
+
+    /* the dense nodes as the columns of A; the sparse ones renumbered, with
+     * the inverted index of each string's sparse nodes */
+    double *A = (double *) R_alloc((size_t) n * ndense + 1, sizeof(double));
+    memset(A, 0, ((size_t) n * ndense + 1) * sizeof(double));
+    int *list_start = (int *) R_alloc((size_t) n + 2, sizeof(int));
+    memset(list_start, 0, ((size_t) n + 2) * sizeof(int));
+    int nsparse = 0, col = 0, sparse_used = 0;
+    for (int v = 0; v < kept; v++) {
+        if (dense[v]) {
+            double sw = sqrt(weight[v]);
+            for (int q = post_start[v]; q < post_start[v + 1]; q++)
+                A[post_string[q] + (size_t) col * n] = sw * post_count[q];
+            col++;
+        } else {
+            for (int q = post_start[v]; q < post_start[v + 1]; q++) {
+                list_start[post_string[q] + 1]++;
+                /* compact the sparse postings to the front, in order */
+                post_string[sparse_used] = post_string[q];
+                post_count[sparse_used] = post_count[q];
+                sparse_used++;
+            }
+            int len = post_start[v + 1] - post_start[v];
+            post_start[nsparse] = sparse_used - len;
+            weight[nsparse] = weight[v];
+            nsparse++;
+        }
+    }
+    post_start[nsparse] = sparse_used;
+    for (int s = 0; s < n; s++) list_start[s + 1] += list_start[s];
+    int *list_node = (int *) R_alloc((size_t) sparse_used + 1, sizeof(int));
+    int *list_count = (int *) R_alloc((size_t) sparse_used + 1, sizeof(int));
+    int *fill = (int *) R_alloc((size_t) n + 1, sizeof(int));
+    memcpy(fill, list_start, (size_t) n * sizeof(int));
+    for (int v = 0; v < nsparse; v++)
+        for (int q = post_start[v]; q < post_start[v + 1]; q++) {
+            int s = post_string[q];
+            list_node[fill[s]] = v;
+            list_count[fill[s]] = post_count[q];
+            fill[s]++;
+        }
+    b->ndense = ndense;
+    b->A = A;
+    b->list_start = list_start;
+    b->list_node = list_node;
+    b->list_count = list_count;
+    b->post_start = post_start;
+    b->post_string = post_string;
+    b->post_count = post_count;
+    b->node_weight = weight;
+    b->pair_cost = n > 0 ? pairs / ((double) n * n) : 0.0;
+    b->self = self;
+}
+
+/* The index of all strings for base b (type, length, lambda set): the
  * text, the suffix array and lcps (scratch, released at the end), then the
- * profiles at each level. One function, as every step shares the arrays of
- * the one before. */
-static void build_profiles(string_base *b, SEXP strings)
+ * profiles at each level, or the nodes of the suffix tree. One function, as
+ * every step shares the arrays of the one before. */
+static void build_index(string_base *b, SEXP strings)
 {
     int n = b->nstr, len = b->length, type = b->type;
     int *T, *tstart, *tlen, K;
@@ -336,77 +457,48 @@ static void build_profiles(string_base *b, SEXP strings)
     int bounded = type != STRING_CONSTANT && type != STRING_EXPONENTIAL;
     b->nlev = single ? 1 : bounded && len <= STRING_MAX_LEVELS ? len : 0;
 
-    /* what the kernel keeps */
-    int *owner = (int *) R_alloc((size_t) N + 1, sizeof(int));
-    for (int s = 0; s < n; s++)
-        for (int i = tstart[s]; i <= tstart[s] + tlen[s]; i++) owner[i] = s;
-    int levels = b->nlev > 0 ? b->nlev : 1;
-    int **cls = (int **) R_alloc((size_t) levels, sizeof(int *));
-    int **cnt = (int **) R_alloc((size_t) levels, sizeof(int *));
-    int **count_of = (int **) R_alloc((size_t) levels, sizeof(int *));
-    double *lweight = (double *) R_alloc((size_t) levels, sizeof(double));
+    /* what the profiles keep */
+    int levels = b->nlev;
+    int **cls = (int **) R_alloc((size_t) levels + 1, sizeof(int *));
+    int **cnt = (int **) R_alloc((size_t) levels + 1, sizeof(int *));
+    int **count_of = (int **) R_alloc((size_t) levels + 1, sizeof(int *));
+    double *lweight = (double *) R_alloc((size_t) levels + 1, sizeof(double));
     for (int l = 0; l < levels; l++) {
         cls[l] = (int *) R_alloc((size_t) N + 1, sizeof(int));
         cnt[l] = (int *) R_alloc((size_t) N + 1, sizeof(int));
         count_of[l] = (int *) R_alloc((size_t) n + 1, sizeof(int));
     }
-    int *class_lcp = NULL, *class_len = NULL, *entry_pos = NULL;
-    if (b->nlev == 0) {
-        class_lcp = (int *) R_alloc((size_t) N + 1, sizeof(int));
-        class_len = (int *) R_alloc((size_t) N + 1, sizeof(int));
-        entry_pos = (int *) R_alloc((size_t) N + 1, sizeof(int));
-    }
 
-    const void *vmax = vmaxget();   /* the scratch below is released at the end */
+    /* scratch in a protected vector, which the garbage collector takes
+     * back once the index is built */
     int size = K > N ? K : N;
-    int *p = (int *) R_alloc((size_t) N, sizeof(int));
-    int *c = (int *) R_alloc((size_t) N, sizeof(int));
-    int *pn = (int *) R_alloc((size_t) N, sizeof(int));
-    int *cn = (int *) R_alloc((size_t) N, sizeof(int));
-    int *work = (int *) R_alloc((size_t) size, sizeof(int));
+    SEXP scratch = PROTECT(allocVector(INTSXP, (R_xlen_t) 5 * N + size + 1));
+    int *p = INTEGER(scratch), *c = p + N, *pn = c + N, *cn = pn + N, *owner = cn + N;
+    int *work = owner + N;
+    for (int s = 0; s < n; s++)
+        for (int i = tstart[s]; i <= tstart[s] + tlen[s]; i++) owner[i] = s;
     suffix_array(T, N, K, p, c, pn, cn, work);
     int *lcp = pn; /* pn and cn are free now */
     lcp_array(T, N, p, cn, lcp);
 
-    int wmax = 0;
     if (b->nlev == 0) {
-        int cap = bounded ? len : INT_MAX;
-        b->nclass = profiles_at_cap(p, lcp, N, owner, tstart, tlen, n, cap, 0, cls[0],
-                                    cnt[0], count_of[0], class_lcp, class_len, entry_pos,
-                                    &wmax);
-    } else {
-        for (int l = 0; l < levels; l++) {
-            int cap = single ? len : l + 1, ignored;
-            profiles_at_cap(p, lcp, N, owner, tstart, tlen, n, cap, 1, cls[l], cnt[l],
-                            count_of[l], NULL, NULL, NULL, &ignored);
-        }
-        wmax = len;
+        build_nodes(b, p, lcp, N, owner, tstart, tlen, bounded ? len : INT_MAX);
+        UNPROTECT(1);
+        return;
     }
-    vmaxset(vmax);
-
-    b->W = weight_table(type, len, b->lambda, wmax);
     for (int l = 0; l < levels; l++)
-        lweight[l] = single ? b->W[len] : b->W[l + 1] - b->W[l];
-    int max_profile = 0;
-    for (int s = 0; s < n; s++) if (count_of[0][s] > max_profile) max_profile = count_of[0][s];
+        profiles_at_cap(p, lcp, N, owner, tstart, tlen, n, single ? len : l + 1, cls[l],
+                        cnt[l], count_of[l]);
+    UNPROTECT(1);
+
+    const double *W = weight_table(type, len, b->lambda, len);
+    for (int l = 0; l < levels; l++)
+        lweight[l] = single ? W[len] : W[l + 1] - W[l];
     b->start = tstart; b->count_of = (const int **) count_of;
     b->cls = (const int **) cls; b->cnt = (const int **) cnt; b->lweight = lweight;
-    b->class_lcp = class_lcp; b->class_len = class_len;
-    b->walk_pos = entry_pos; b->walk_text = T; b->text_len_walk = tlen;
-    b->cap = bounded ? len : INT_MAX;
-    b->wmax = wmax; b->max_profile = max_profile;
-    if (b->nlev == 0) rmq_build(b, class_lcp);
 }
 
 /* ---- one kernel value ---------------------------------------------------- */
-
-/* Scratch for one thread: the two stacks of the merge walk, and the
- * dynamic programme of "sequence". */
-typedef struct {
-    int *h[2];
-    double *c[2];
-    double *dp;
-} pair_scratch;
 
 /* sum over levels of the level's weight times the dot product of the two
  * profiles at that level */
@@ -424,81 +516,6 @@ static double profile_dots(const string_base *b, int x, int y)
             else { sum += (double) nx[i] * ny[j]; i++; j++; }
         }
         total += sum * b->lweight[l];
-    }
-    return total;
-}
-
-/* Clamp a stack to common prefix h: entries at or above h merge into one. */
-static inline void clamp_stack(int *hs, double *cs, int *top, double *sum, int h,
-                               const double *W)
-{
-    double moved = 0.0;
-    while (*top > 0 && hs[*top - 1] >= h) {
-        (*top)--;
-        moved += cs[*top];
-        if (hs[*top] != INT_MAX) *sum -= cs[*top] * W[hs[*top]];
-    }
-    if (moved > 0.0) {
-        hs[*top] = h;
-        cs[*top] = moved;
-        (*top)++;
-        *sum += moved * W[h];
-    }
-}
-
-/* Characters compared directly before a range-minimum query: common
- * prefixes of neighbouring suffixes are short in most text, and a few
- * comparisons cost less than the query. */
-#define STRING_DIRECT_LCP 24
-
-/* The common prefix of two suffixes at text positions u and v, of lengths
- * lu and lv (each capped already), classes c1 < c2: compared directly (the
- * suffixes lie in the two strings' own text, close in memory), and by a
- * range-minimum query past STRING_DIRECT_LCP characters. */
-static inline int suffix_lcp(const string_base *b, int u, int lu, int v, int lv, int c1,
-                             int c2)
-{
-    const int *tu = b->walk_text + u, *tv = b->walk_text + v;
-    int cap = lu < lv ? lu : lv;
-    int lim = cap < STRING_DIRECT_LCP ? cap : STRING_DIRECT_LCP;
-    for (int k = 0; k < lim; k++) if (tu[k] != tv[k]) return k;
-    if (lim == cap) return cap;
-    return rmq(b, c1 + 1, c2);
-}
-
-/* sum over suffixes i of x and j of y of W(lcp(i, j)), by one walk through
- * the two sorted profiles. */
-static double profile_walk(const string_base *b, int x, int y, pair_scratch *ws)
-{
-    const int *cl[2] = {b->cls[0] + b->start[x], b->cls[0] + b->start[y]};
-    const int *ps[2] = {b->walk_pos + b->start[x], b->walk_pos + b->start[y]};
-    /* a suffix's length (before its terminator) is its string's end minus its position */
-    int end[2] = {b->start[x] + b->text_len_walk[x], b->start[y] + b->text_len_walk[y]};
-    int prev_pos = 0, prev_len = 0;
-    const int *nm[2] = {b->cnt[0] + b->start[x], b->cnt[0] + b->start[y]};
-    int len[2] = {b->count_of[0][x], b->count_of[0][y]}, at[2] = {0, 0}, top[2] = {0, 0};
-    double sum[2] = {0.0, 0.0}, total = 0.0;
-    int prev = -1;
-    const double *W = b->W;
-    while (at[0] < len[0] || at[1] < len[1]) {
-        int side = at[1] >= len[1] || (at[0] < len[0] && cl[0][at[0]] <= cl[1][at[1]]) ? 0 : 1;
-        int c = cl[side][at[side]], pos = ps[side][at[side]];
-        int slen = end[side] - pos;
-        if (slen > b->cap) slen = b->cap;
-        double count = nm[side][at[side]];
-        if (prev >= 0) {
-            int h = c == prev ? slen : suffix_lcp(b, prev_pos, prev_len, pos, slen, prev, c);
-            clamp_stack(ws->h[0], ws->c[0], top, sum, h, W);
-            clamp_stack(ws->h[1], ws->c[1], top + 1, sum + 1, h, W);
-        }
-        total += count * sum[1 - side];
-        ws->h[side][top[side]] = INT_MAX;   /* its lcp with what follows: not yet known */
-        ws->c[side][top[side]] = count;
-        top[side]++;
-        at[side]++;
-        prev = c;
-        prev_pos = pos;
-        prev_len = slen;
     }
     return total;
 }
@@ -540,327 +557,218 @@ static double subsequence_value(const string_base *b, int x, int y, double *dp)
     return result;
 }
 
-static double base_raw(const string_base *b, int x, int y, pair_scratch *ws)
+/* k(x, y), unnormalized, for the types of profiles and "sequence" (dp: the
+ * dynamic programme's tables). */
+static double base_raw(const string_base *b, int x, int y, double *dp)
 {
-    if (b->type == STRING_SEQUENCE) return subsequence_value(b, x, y, ws->dp);
-    if (b->nlev > 0) return profile_dots(b, x, y);
-    return profile_walk(b, x, y, ws);
+    if (b->type == STRING_SEQUENCE) return subsequence_value(b, x, y, dp);
+    return profile_dots(b, x, y);
 }
 
-static double base_value(const string_base *b, int x, int y, pair_scratch *ws)
+/* The kernel value from the unnormalized one raw (x != y): normalized, or
+ * k(x, x) on the diagonal. */
+static inline double finish_value(const string_base *b, int x, int y, double raw)
 {
     if (b->normalized) {
         double d = b->self[x] * b->self[y];
         if (!(d > 0)) return 0.0;
         if (x == y) return 1.0;
-        return base_raw(b, x, y, ws) / sqrt(d);
+        return raw / sqrt(d);
     }
-    return x == y ? b->self[x] : base_raw(b, x, y, ws);
+    return x == y ? b->self[x] : raw;
 }
 
-/* k(x, y) for strings x and y of the evaluator's set: the program run on a
- * small stack of values. */
-static double program_value(const string_eval *e, int x, int y, double *stack,
-                            pair_scratch *ws)
+/* ---- the base kernel's value function ------------------------------------ */
+
+/* Doubles of scratch per thread: the tables of "sequence". */
+static size_t base_work_length(const string_base *b)
 {
-    if (e->nops == 1) return base_value(e->bases, x, y, ws);
-    int top = 0;
-    for (int o = 0; o < e->nops; o++) {
-        double arg = e->args[o];
-        switch (e->ops[o]) {
-        case OP_BASE: stack[top++] = base_value(e->bases + (int) arg, x, y, ws); break;
-        case OP_ADD: top--; stack[top - 1] += stack[top]; break;
-        case OP_MUL: top--; stack[top - 1] *= stack[top]; break;
-        case OP_SCALE: stack[top - 1] *= arg; break;
-        case OP_POWER: stack[top - 1] = R_pow_di(stack[top - 1], (int) arg); break;
-        case OP_EXP: stack[top - 1] = exp(stack[top - 1]); break;
-        case OP_CONFORMAL:
-            stack[top - 1] *= e->weights[(int) arg][x] * e->weights[(int) arg][y];
-            break;
-        default: break; /* unreachable: checked in string_eval_from_R */
+    if (b->type != STRING_SEQUENCE) return 1;
+    int mx = 0;
+    for (int s = 0; s < b->nstr; s++) if (b->text_len[s] > mx) mx = b->text_len[s];
+    return (size_t) (2.0 * (mx + 1.0) * (mx + 1.0));
+}
+
+size_t string_work_length(const kernel_eval *k)
+{
+    size_t len = 1;
+    for (int i = 0; i < k->nbase; i++) {
+        const kernel_spec *spec = k->bases + i;
+        if (spec->code != KERNEL_STRING || spec->strings == NULL) continue;
+        size_t need = base_work_length(spec->strings);
+        if (need > len) len = need;
+    }
+    return len;
+}
+
+/* Rough cost of one value, in multiply-adds (kernel_block()'s budget
+ * between interrupt checks): a merge of two profiles, a dynamic programme
+ * for "sequence", or the dense nodes' products and the sparse nodes'
+ * pairs. */
+double string_value_cost(const kernel_spec *spec)
+{
+    const string_base *b = spec->strings;
+    if (spec->string_type == STRING_SEQUENCE) return 75000.0;
+    if (b != NULL && b->nlev == 0) return 2.0 * b->ndense + 4.0 * b->pair_cost + 16.0;
+    return 1500.0;
+}
+
+/* The dense nodes' part of the kernel between strings x0.. and y, as the
+ * dgemm of string_tiles() gives it, or (outside a tile: the diagonal of
+ * kernel_self()) one dot product per value. */
+static void dense_segment(const string_base *b, int lo, int hi, int y, double *dst)
+{
+    if (b->tile != NULL && lo >= b->tile_x0 && hi <= b->tile_x0 + b->tile_rows &&
+        y >= b->tile_y0 && y < b->tile_y0 + b->tile_cols) {
+        const double *t = b->tile + (size_t) (y - b->tile_y0) * b->tile_rows - b->tile_x0;
+        for (int x = lo; x < hi; x++) dst[x - lo] = t[x];
+        return;
+    }
+    size_t n = (size_t) b->nstr;
+    for (int x = lo; x < hi; x++) {
+        double sum = 0.0;
+        for (int d = 0; d < b->ndense; d++) sum += b->A[x + d * n] * b->A[y + d * n];
+        dst[x - lo] = sum;
+    }
+}
+
+/* raw[x - lo] = k(x, y), unnormalized, for x in [lo, hi) (nlev == 0): the
+ * dense part, then the terms of y's sparse nodes, each node's strings
+ * (sorted) from the first one at or after lo. */
+static void node_segment(const string_base *b, int lo, int hi, int y, double *raw)
+{
+    dense_segment(b, lo, hi, y, raw);
+    for (int e = b->list_start[y]; e < b->list_start[y + 1]; e++) {
+        int v = b->list_node[e];
+        double wc = b->node_weight[v] * b->list_count[e];
+        int q0 = b->post_start[v], q1 = b->post_start[v + 1];
+        while (q0 < q1) {  /* the first string >= lo */
+            int mid = q0 + (q1 - q0) / 2;
+            if (b->post_string[mid] < lo) q0 = mid + 1; else q1 = mid;
+        }
+        for (int q = q0; q < b->post_start[v + 1]; q++) {
+            int x = b->post_string[q];
+            if (x >= hi) break;
+            raw[x - lo] += wc * b->post_count[q];
         }
     }
-    return stack[0];
 }
 
-/* ---- reading the program ------------------------------------------------- */
-
-static SEXP part(SEXP program, const char *name)
+/* dst[i - i0] = k(x0 + i, y) for i in [i0, i1): the strings are numbered
+ * in the call's strings; work: string_work_length() doubles. */
+void string_segment(const kernel_spec *spec, int x0, int i0, int i1, int y, double *dst,
+                    double *work)
 {
-    SEXP names = getAttrib(program, R_NamesSymbol);
-    for (R_xlen_t i = 0; i < XLENGTH(program); i++)
-        if (strcmp(CHAR(STRING_ELT(names, i)), name) == 0) return VECTOR_ELT(program, i);
-    return R_NilValue;
-}
-
-int is_string_program(SEXP program)
-{
-    return isNewList(program) && !isNull(getAttrib(program, R_NamesSymbol)) &&
-        !isNull(part(program, "string_types"));
-}
-
-static void check_strings(SEXP x, const char *what)
-{
-    if (!isString(x)) error("'%s' must be a character vector for a string kernel", what);
-    for (R_xlen_t i = 0; i < XLENGTH(x); i++)
-        if (STRING_ELT(x, i) == NA_STRING)
-            error("'%s' must not contain missing strings", what);
-}
-
-/* The stack depth the program needs, checking that the stack never
- * underflows and ends with one value, and each operation's argument. */
-static int program_depth(const string_eval *e)
-{
-    /* the stack never underflows and ends with one value */
-    int top = 0, depth = 0;
-    for (int o = 0; o < e->nops; o++) {
-        int op = e->ops[o];
-        double arg = e->args[o];
-        if (op == OP_BASE) {
-            if (!(arg >= 0 && arg < e->nbase && arg == floor(arg)))
-                error("'kernel' program: base kernel %g does not exist", arg);
-            top++;
-        } else if (op == OP_ADD || op == OP_MUL) {
-            if (top < 2) error("'kernel' program: an operation lacks its operands");
-            top--;
-        } else if (op >= OP_SCALE && op <= OP_CONFORMAL) {
-            if (top < 1) error("'kernel' program: an operation lacks its operand");
-            if (op == OP_SCALE && !(R_FINITE(arg) && arg > 0))
-                error("'kernel' program: a scale must be positive");
-            if (op == OP_POWER && !(arg >= 1 && arg <= KERNEL_MAX_POWER && arg == floor(arg)))
-                error("'kernel' program: a power must be a whole number of at least 1");
-            if (op == OP_CONFORMAL && !(arg >= 0 && arg < e->nweights && arg == floor(arg)))
-                error("'kernel' program: conformal weights %g do not exist", arg);
-        } else {
-            error("'kernel' program: unknown operation %d", op);
-        }
-        if (top > depth) depth = top;
+    const string_base *b = spec->strings;
+    int lo = x0 + i0, hi = x0 + i1;
+    if (b->nlev == 0 && b->type != STRING_SEQUENCE) {
+        node_segment(b, lo, hi, y, dst);
+        for (int x = lo; x < hi; x++) dst[x - lo] = finish_value(b, x, y, dst[x - lo]);
+        return;
     }
-    if (top != 1) error("'kernel' program must leave exactly one kernel value");
-    return depth;
+    for (int x = lo; x < hi; x++) {
+        int skip = x == y || (b->normalized && !(b->self[x] * b->self[y] > 0));
+        dst[x - lo] = finish_value(b, x, y, skip ? 0.0 : base_raw(b, x, y, work));
+    }
 }
 
-/* The evaluator of program (from fastkpca:::string_program()) on the
- * strings x (a character vector without NA); weights: the conformal
- * weights of x (a list of double vectors). Profiles are built by
- * string_eval_prepare(). */
-string_eval *string_eval_from_R(SEXP program, SEXP x, SEXP weights)
+/* The dense part of the tile of kernel_block() between the points a (rows
+ * row0 ..) and the columns j0 .. j1 - 1 of b, for every string kernel
+ * with dense nodes: one dgemm each, outside the threads' region. The tile
+ * lives until string_tiles_release(), at the end of kernel_block(). */
+void string_tiles(const kernel_eval *k, const kernel_points *a, const kernel_points *b,
+                  int row0, int j0, int j1)
 {
-    if (!is_string_program(program)) return NULL;
-    check_strings(x, "x");
-    string_eval *e = (string_eval *) R_alloc(1, sizeof(string_eval));
-    SEXP ops = part(program, "ops"), args = part(program, "args");
-    SEXP types = part(program, "string_types"), lengths = part(program, "lengths");
-    SEXP lambdas = part(program, "lambdas"), norm = part(program, "normalized");
-    if (!isInteger(ops) || !isReal(args) || XLENGTH(ops) != XLENGTH(args) ||
-        XLENGTH(ops) < 1 || XLENGTH(ops) > 100000)
-        error("'kernel' program: 'ops' and 'args' must be integer and double vectors of one length");
-    R_xlen_t nb = XLENGTH(types);
-    if (!isInteger(types) || nb < 1 || nb > XLENGTH(ops) || !isInteger(lengths) ||
-        XLENGTH(lengths) != nb || !isReal(lambdas) || XLENGTH(lambdas) != nb ||
-        !isLogical(norm) || XLENGTH(norm) != nb)
-        error("'kernel' program: the string kernels' parameters are malformed");
-    e->nops = (int) XLENGTH(ops);
-    e->ops = INTEGER(ops);
-    e->args = REAL(args);
-    e->nbase = (int) nb;
-    e->n = (int) XLENGTH(x);
-    e->nz = 0;
-    e->strings = x;
-    e->nweights = as_count(part(program, "nweights"), "nweights", 0, e->nops);
-    e->bases = (string_base *) R_alloc((size_t) nb, sizeof(string_base));
-    for (int k = 0; k < e->nbase; k++) {
-        string_base *b = e->bases + k;
+    for (int i = 0; i < k->nbase; i++) {
+        string_base *s = k->bases[i].code == KERNEL_STRING ? k->bases[i].strings : NULL;
+        if (s == NULL || s->nlev != 0 || s->type == STRING_SEQUENCE || s->ndense == 0)
+            continue;
+        int rows = a->n - row0, cols = j1 - j0, inner = s->ndense, lda = s->nstr;
+        s->tile_rows = 0;
+        if (rows <= 0 || cols <= 0) continue;
+        size_t need = (size_t) rows * cols;
+        if (need > s->tile_cap) {
+            s->tile = (double *) R_alloc(need, sizeof(double));
+            s->tile_cap = need;
+        }
+        double one = 1.0, zero = 0.0;
+        F77_CALL(dgemm)("N", "T", &rows, &cols, &inner, &one, s->A + a->first + row0, &lda,
+                        s->A + b->first + j0, &lda, &zero, s->tile, &rows FCONE FCONE);
+        s->tile_x0 = a->first + row0;
+        s->tile_rows = rows;
+        s->tile_y0 = b->first + j0;
+        s->tile_cols = cols;
+    }
+}
+
+/* Forget the tiles (their memory goes with the caller's R_alloc scope). */
+void string_tiles_release(const kernel_eval *k)
+{
+    for (int i = 0; i < k->nbase; i++) {
+        string_base *s = k->bases[i].code == KERNEL_STRING ? k->bases[i].strings : NULL;
+        if (s == NULL) continue;
+        s->tile = NULL;
+        s->tile_cap = 0;
+        s->tile_rows = s->tile_cols = 0;
+    }
+}
+
+/* The index of the strings (a character vector without NA) for every
+ * string base kernel of k, with the self values k(s, s), computed on
+ * threads threads. */
+void string_kernels_prepare(kernel_eval *k, SEXP strings, int threads)
+{
+    int n = (int) XLENGTH(strings);
+    for (int i = 0; i < k->nbase; i++) {
+        kernel_spec *spec = k->bases + i;
+        if (spec->code != KERNEL_STRING) continue;
+        string_base *b = (string_base *) R_alloc(1, sizeof(string_base));
         memset(b, 0, sizeof(string_base));
-        b->type = INTEGER(types)[k];
-        b->length = INTEGER(lengths)[k];
-        b->lambda = REAL(lambdas)[k];
-        b->normalized = LOGICAL(norm)[k] == TRUE;
-        if (b->type < STRING_SPECTRUM || b->type >= STRING_TYPE_COUNT)
-            error("'kernel' program: unknown string kernel type %d", b->type);
-        if (b->length < 1) error("'length' must be at least 1");
-        if (!R_FINITE(b->lambda) || b->lambda <= 0) error("'lambda' must be positive");
-    }
-    e->depth = program_depth(e);
-    if (TYPEOF(weights) != VECSXP || XLENGTH(weights) != e->nweights)
-        error("'weights' must be a list of %d conformal weight vectors", e->nweights);
-    e->weights = (const double **) R_alloc((size_t) e->nweights + 1, sizeof(double *));
-    for (int w = 0; w < e->nweights; w++) {
-        SEXP v = VECTOR_ELT(weights, w);
-        if (!isReal(v) || XLENGTH(v) != e->n) error("'weights' must hold one double per string");
-        e->weights[w] = REAL(v);
-    }
-    return e;
-}
-
-/* Scratch for each of `threads` threads. */
-static pair_scratch *scratch_alloc(const string_eval *e, int threads)
-{
-    int prof = 0;
-    double dp = 0;
-    for (int k = 0; k < e->nbase; k++) {
-        const string_base *b = e->bases + k;
-        if (b->max_profile > prof) prof = b->max_profile;
-        if (b->type == STRING_SEQUENCE) {
-            int mx = 0;
-            for (int s = 0; s < e->n; s++) if (b->text_len[s] > mx) mx = b->text_len[s];
-            double need = 2.0 * (mx + 1.0) * (mx + 1.0);
-            if (need > dp) dp = need;
+        b->type = spec->string_type;
+        b->length = spec->length;
+        b->lambda = spec->lambda;
+        b->normalized = spec->normalized;
+        b->nstr = n;
+        spec->strings = b;
+        if (n == 0) {  /* nothing to index */
+            b->nlev = 1;
+            continue;
         }
-    }
-    if (dp > 2e8) error("the strings are too long for the \"sequence\" kernel (%.0f doubles of scratch)", dp);
-    pair_scratch *ws = (pair_scratch *) R_alloc((size_t) threads, sizeof(pair_scratch));
-    for (int t = 0; t < threads; t++) {
-        for (int side = 0; side < 2; side++) {
-            ws[t].h[side] = (int *) R_alloc((size_t) prof * 2 + 2, sizeof(int));
-            ws[t].c[side] = (double *) R_alloc((size_t) prof * 2 + 2, sizeof(double));
-        }
-        ws[t].dp = dp > 0 ? (double *) R_alloc((size_t) dp, sizeof(double)) : NULL;
-    }
-    return ws;
-}
-
-/* Profiles and self values of every base kernel. */
-static void string_eval_prepare(string_eval *e, int threads)
-{
-    if (e->n == 0) return;  /* nothing to index */
-    for (int k = 0; k < e->nbase; k++) {
-        string_base *b = e->bases + k;
-        b->nstr = e->n;
         if (b->type == STRING_SEQUENCE) {
             int *T, *start, *len, K;
-            build_text(e->strings, 0, &T, &start, &len, &K);
+            build_text(strings, 0, &T, &start, &len, &K);
             b->text = T; b->text_start = start; b->text_len = len;
         } else {
-            build_profiles(b, e->strings);
+            build_index(b, strings);
         }
-    }
-    pair_scratch *ws = scratch_alloc(e, threads);
-    for (int k = 0; k < e->nbase; k++) {
-        string_base *b = e->bases + k;
-        double *self = (double *) R_alloc((size_t) e->n + 1, sizeof(double));
+        if (b->self != NULL) {  /* the nodes' k(s, s), from the index */
+            for (int s = 0; s < n; s++)
+                if (!(b->self[s] <= DBL_MAX))
+                    error("string kernel values are not finite: try another 'lambda'");
+            continue;
+        }
+        size_t wlen = base_work_length(b);
+        if (wlen > 2e8)
+            error("the strings are too long for the \"sequence\" kernel (%.0f doubles of scratch)",
+                  (double) wlen);
+        double *self = (double *) R_alloc((size_t) n + 1, sizeof(double));
+        double *work = (double *) R_alloc(wlen * (size_t) threads, sizeof(double));
         int bad = 0;
 #ifdef _OPENMP
 #pragma omp parallel for num_threads(threads) schedule(dynamic, 16) if (threads > 1) \
     reduction(|:bad)
 #endif
-        for (int s = 0; s < e->n; s++) {
+        for (int s = 0; s < n; s++) {
 #ifdef _OPENMP
             int t = omp_get_thread_num();
 #else
             int t = 0;
 #endif
-            self[s] = base_raw(b, s, s, ws + t);
+            self[s] = base_raw(b, s, s, work + wlen * (size_t) t);
             bad |= !(self[s] <= DBL_MAX);
         }
         if (bad) error("string kernel values are not finite: try another 'lambda'");
         b->self = self;
         R_CheckUserInterrupt();
     }
-}
-
-/* out[i + j * ldo] = k(row0 + i, col0 + j) for i in [0, rows), j in
- * [0, cols), only i + row0 >= j + col0 when lower_only. Columns go in blocks
- * of about STRING_BLOCK_PAIRS values, in parallel within a block, with an
- * interrupt check between blocks. */
-static void string_fill(const string_eval *e, int row0, int rows, int col0, int cols,
-                        int lower_only, double *out, size_t ldo, int threads)
-{
-    pair_scratch *ws = scratch_alloc(e, threads);
-    double *stacks = (double *) R_alloc((size_t) e->depth * threads + 1, sizeof(double));
-    double per_pair = 0;
-    for (int k = 0; k < e->nbase; k++)
-        per_pair += e->bases[k].type == STRING_SEQUENCE ? 50.0 : 1.0;
-    int j0 = 0;
-    while (j0 < cols) {
-        int j1 = column_block_end(j0, cols, rows, lower_only, col0 - row0, 1.0, 0.0,
-                                  STRING_BLOCK_PAIRS / per_pair, 4 * threads);
-        int bad = 0;
-#ifdef _OPENMP
-#pragma omp parallel for num_threads(threads) schedule(dynamic, 1) if (threads > 1) \
-    reduction(|:bad)
-#endif
-        for (int j = j0; j < j1; j++) {
-#ifdef _OPENMP
-            int t = omp_get_thread_num();
-#else
-            int t = 0;
-#endif
-            int i0 = lower_only ? j + col0 - row0 : 0;
-            if (i0 < 0) i0 = 0;
-            double *col = out + (size_t) j * ldo;
-            for (int i = i0; i < rows; i++) {
-                double v = program_value(e, row0 + i, col0 + j, stacks + (size_t) e->depth * t,
-                                         ws + t);
-                col[i] = v;
-                bad |= !(fabs(v) <= DBL_MAX);
-            }
-        }
-        if (bad) error("string kernel values are not finite: the kernel expression gives "
-                       "values too large (use smaller scales, powers or 'lambda')");
-        R_CheckUserInterrupt();
-        j0 = j1;
-    }
-}
-
-/* The fit's hook (fit.c): the lower triangle of the n x n buffer K. */
-void string_fill_lower(string_eval *e, double *K, int threads)
-{
-    string_eval_prepare(e, threads);
-    string_fill(e, 0, e->n, 0, e->n, 1, K, (size_t) e->n, threads);
-}
-
-/* .Call: the n x n matrix of a string kernel on the strings x.
- * x: character vector without NA; program: from fastkpca:::string_program();
- * weights: conformal weights of x (list); threads: integer. */
-SEXP string_kernel_gram(SEXP x, SEXP program, SEXP weights, SEXP threads)
-{
-    if (!is_string_program(program)) error("'kernel' must be a string kernel program");
-    int nthreads = as_threads(threads);
-    string_eval *e = string_eval_from_R(program, x, weights);
-    string_eval_prepare(e, nthreads);
-    int n = e->n;
-    SEXP ans = PROTECT(allocMatrix(REALSXP, n, n));
-    double *K = REAL(ans);
-    string_fill(e, 0, n, 0, n, 1, K, (size_t) n, nthreads);
-    for (int j = 0; j < n; j++)
-        for (int i = j + 1; i < n; i++) K[j + (size_t) i * n] = K[i + (size_t) j * n];
-    UNPROTECT(1);
-    return ans;
-}
-
-/* .Call: the nz x m cross-kernel k(z_i, x_j) of a string kernel.
- * z, x: character vectors without NA; program: from string_program();
- * zweights, xweights: their conformal weights (lists); threads: integer.
- * The profiles are built on z and x together. */
-SEXP string_kernel_cross(SEXP z, SEXP x, SEXP program, SEXP zweights, SEXP xweights,
-                         SEXP threads)
-{
-    if (!is_string_program(program)) error("'kernel' must be a string kernel program");
-    check_strings(z, "z");
-    check_strings(x, "x");
-    int nthreads = as_threads(threads);
-    int nz = (int) XLENGTH(z), m = (int) XLENGTH(x);
-    SEXP all = PROTECT(allocVector(STRSXP, (R_xlen_t) nz + m));
-    for (int i = 0; i < nz; i++) SET_STRING_ELT(all, i, STRING_ELT(z, i));
-    for (int j = 0; j < m; j++) SET_STRING_ELT(all, nz + j, STRING_ELT(x, j));
-    if (!isNewList(zweights) || !isNewList(xweights) || XLENGTH(zweights) != XLENGTH(xweights))
-        error("'zweights' and 'xweights' must be lists of one length");
-    SEXP w = PROTECT(allocVector(VECSXP, XLENGTH(xweights)));
-    for (R_xlen_t k = 0; k < XLENGTH(xweights); k++) {
-        SEXP wz = VECTOR_ELT(zweights, k), wx = VECTOR_ELT(xweights, k);
-        if (!isReal(wz) || !isReal(wx) || XLENGTH(wz) != nz || XLENGTH(wx) != m)
-            error("'weights' must hold one double per string");
-        SEXP v = allocVector(REALSXP, (R_xlen_t) nz + m);
-        SET_VECTOR_ELT(w, k, v);
-        memcpy(REAL(v), REAL(wz), (size_t) nz * sizeof(double));
-        memcpy(REAL(v) + nz, REAL(wx), (size_t) m * sizeof(double));
-    }
-    string_eval *e = string_eval_from_R(program, all, w);
-    e->nz = nz;
-    string_eval_prepare(e, nthreads);
-    SEXP ans = PROTECT(allocMatrix(REALSXP, nz, m));
-    string_fill(e, 0, nz, nz, m, 0, REAL(ans), (size_t) nz, nthreads);
-    UNPROTECT(3);
-    return ans;
 }

@@ -35,12 +35,7 @@ entry_accepts <- list(list("kernel_matrix", 1L, "1 x 1"),
   # the sign rule takes any double matrix of vectors
   list("oriented_columns", 1L, "1 x 1"), list("oriented_columns", 1L, "huge n"),
   # an exact fit's progress function (R/progress.R): none, or any function
-  list("kpca_exact", 10L, "NULL"), list("kpca_exact", 10L, "closure"),
-  # the vector exp of the tests: any doubles, and TRUE for the AVX2 copy
-  list("kernel_vector_exp", 1L, "c(0.5, 2)"), list("kernel_vector_exp", 1L, "4 doubles"),
-  list("kernel_vector_exp", 1L, "-5"), list("kernel_vector_exp", 1L, "-Inf"),
-  list("kernel_vector_exp", 1L, "NaN"), list("kernel_vector_exp", 1L, "NA_real_"),
-  list("kernel_vector_exp", 1L, "numeric(0)"), list("kernel_vector_exp", 2L, "TRUE"))
+  list("kpca_exact", 10L, "NULL"), list("kpca_exact", 10L, "closure"))
 
 entry_routines <- function() getDLLRegisteredRoutines("fastkpca")$.Call
 
@@ -171,7 +166,9 @@ test_that("every routine errors when any one of its real arguments is garbage", 
 test_that("C checks the invariants R relies on, with its own clear messages", {
   r <- entry_routines()
   x <- matrix(as.double(1:20), 10, 2)
-  kp <- c(1, 1, 1, 1, 1)
+  slots <- fastkpca:::kpar_slots
+  kp <- rep(1, length(slots))
+  at <- function(name, value) replace(kp, match(name, slots), value)
   # a one-kernel program, and a cross-kernel call with it
   prog <- function(code = 3L, kpar = kp, ops = 1L, args = 0, nweights = 0L)
     list(ops = ops, args = args, codes = code, kpar = kpar, nweights = nweights)
@@ -180,10 +177,24 @@ test_that("C checks the invariants R relies on, with its own clear messages", {
   expect_error(cross(prog(99L)), "'kernel' code 99 is not a known kernel")
   expect_error(cross(prog(-1L)), "not a known kernel")
   expect_error(cross(prog(0L)), "'kernel' code 0 is not a known kernel")
-  expect_error(cross(prog(3L, c(-1, 1, 1, 1, 1))), "'sigma' must be positive")
-  expect_error(cross(prog(3L, c(1, NA, 1, 1, 1))), "'kpar' values must be finite")
-  expect_error(cross(prog(3L, kp[1:4])), "'kpar' must hold 5 doubles per base kernel")
-  expect_error(cross(prog(6L, c(1, 1, 1, 1, 1e4))), "'order' must be between 0 and 50")
+  expect_error(cross(prog(3L, at("sigma", -1))), "'sigma' must be positive")
+  expect_error(cross(prog(3L, at("degree", NA))), "'kpar' values must be finite")
+  expect_error(cross(prog(3L, kp[1:4])),
+               sprintf("'kpar' must hold %d doubles per base kernel", length(slots)))
+  expect_error(cross(prog(6L, at("order", 1e4))), "'order' must be between 0 and 50")
+  # a string kernel: its type, its parameters, its data; not mixed with others
+  string_code <- fastkpca:::kernel_code("stringdot")
+  expect_error(cross(prog(string_code, at("type", 99))), "unknown string kernel type 99")
+  expect_error(cross(prog(string_code, at("length", 0))), "'length' must be at least 1")
+  expect_error(cross(prog(string_code, at("lambda", 0))), "'lambda' must be positive")
+  expect_error(cross(prog(string_code)), "'x' must be a character vector for a string kernel")
+  expect_error(.Call(r$kernel_cross, c("ab", NA), c("ab", "b"), prog(string_code), list(),
+                     list(), 1L), "'z' must not contain missing strings")
+  expect_error(cross(prog(code = c(3L, string_code), kpar = c(kp, kp), ops = c(1L, 1L, 2L),
+                          args = c(0, 1, 0))), "mixes string kernels with kernels on numbers")
+  expect_error(.Call(r$kernel_self, x, prog(string_code), list()), "must be a character vector")
+  expect_error(.Call(r$nystrom_kmeanspp, x, 2L, prog(string_code), list()),
+               "its points must be strings")
   expect_error(cross(prog(), z = x[, 1, drop = FALSE]), "'z' must have 2 columns, not 1")
   expect_error(cross(prog(), threads = 0L), "'threads'")
   expect_error(cross(prog(), threads = 2000L), "'threads'")
@@ -207,8 +218,8 @@ test_that("C checks the invariants R relies on, with its own clear messages", {
   expect_equal(cross(prog(ops = c(1L, 7L), args = c(0, 0), nweights = 1L), w = list(rep(2, 10))),
                4 * cross(prog()))
   # non-integer polydot degrees reach C only through .Call: NaN is caught
-  expect_error(.Call(r$kernel_cross, -x, x, prog(2L, c(1, 2.5, 1, 0, 1)), list(), list(), 1L),
-               "not finite")
+  expect_error(.Call(r$kernel_cross, -x, x, prog(2L, replace(at("degree", 2.5), 4, 0)), list(),
+                     list(), 1L), "not finite")
   # empty inputs are fine and give empty results
   expect_equal(dim(cross(prog(), z = x[0, , drop = FALSE])), c(0L, 10L))
 })

@@ -139,6 +139,10 @@ test_that("the passes give the same numbers for any rows, threads and plan", {
   there <- fit_of()
   expect_identical(there$eig, here$eig)
   expect_identical(there$alpha, here$alpha)
+  # threads per worker by default: kpca_threads() shared among the workers
+  shared <- with_seed(6, kpca(x, kpar = list(sigma = 0.2), features = 3,
+                              solver = "matrix_free"))
+  expect_identical(shared$threads, max(1L, kpca_threads() %/% 2L))
   future::plan(future::cluster, workers = 2)
   expect_identical(fit_of()$alpha, here$alpha)
 })

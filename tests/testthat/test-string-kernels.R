@@ -66,7 +66,7 @@ test_that("string kernel matrices equal kernlab's kernelMatrix for every type", 
   }
 })
 
-test_that("long bounded lengths (the walk instead of per-length profiles) equal kernlab", {
+test_that("long bounded lengths (the suffix tree's nodes, not per-length profiles) equal kernlab", {
   skip_if_not_installed("kernlab")
   x <- fx_strings(10, lo = 20, hi = 60)
   x <- c(x, strrep("acg", 12), strrep("acg", 11))
@@ -76,6 +76,37 @@ test_that("long bounded lengths (the walk instead of per-length profiles) equal 
       ref <- unclass(kernlab::kernelMatrix(kernlab_stringdot(kpar, normalized), as.list(x)))
       expect_lt(rel_diff(kernel_matrix(fk_stringdot(kpar, normalized), x), ref), 1e-10,
                 label = paste(kpar$type, normalized))
+    }
+  }
+})
+
+test_that("the nodes' dense matrix and inverted index give kernlab's values whatever the split", {
+  skip_if_not_installed("kernlab")
+  # 60 strings, so that short substrings are shared by most of them (dense
+  # nodes) and long ones by a few (the inverted index); the share that
+  # splits them moves every node to one side or the other
+  x <- fx_strings(56, lo = 20, hi = 70, seed = 7)
+  z <- fx_strings(6, lo = 5, hi = 50, seed = 8)
+  old <- Sys.getenv("FASTKPCA_STRING_DENSE_SHARE", unset = NA)
+  on.exit(if (is.na(old)) Sys.unsetenv("FASTKPCA_STRING_DENSE_SHARE")
+          else Sys.setenv(FASTKPCA_STRING_DENSE_SHARE = old))
+  for (kpar in list(list(type = "constant", length = 4, lambda = 1),
+                    list(type = "exponential", length = 4, lambda = 1.4),
+                    list(type = "boundrange", length = 17, lambda = 1))) {
+    for (normalized in c(TRUE, FALSE)) {
+      kl <- kernlab_stringdot(kpar, normalized)
+      fk <- fk_stringdot(kpar, normalized)
+      ref <- unclass(kernlab::kernelMatrix(kl, as.list(x)))
+      ref_cross <- unclass(kernlab::kernelMatrix(kl, as.list(z), as.list(x)))
+      for (share in c("0.01", "0.5", "2")) {
+        Sys.setenv(FASTKPCA_STRING_DENSE_SHARE = share)
+        label <- sprintf("%s, normalized = %s, share %s", kpar$type, normalized, share)
+        expect_lt(rel_diff(kernel_matrix(fk, x, threads = 2), ref), 1e-10, label = label)
+        expect_lt(rel_diff(kernel_matrix(fk, z, x), ref_cross), 1e-10, label = label)
+        # the diagonal alone (no tile: one dot product per value)
+        self <- .Call(fastkpca:::C_kernel_self, x, fastkpca:::kernel_program(fk), list())
+        expect_lt(rel_diff(self, diag(ref)), 1e-10, label = paste(label, "diagonal"))
+      }
     }
   }
 })
@@ -206,6 +237,20 @@ test_that("the exact fit's solvers agree and threads do not change the result", 
                      kernel_matrix(stringdot(type = type, lambda = 1.2), x, threads = 2))
 })
 
+test_that("strings take every solver of a numeric fit, matrix-free included", {
+  x <- fx_strings(40, lo = 10, hi = 40, seed = 12)
+  k <- stringdot(type = "constant")
+  exact <- kpca(x, kernel = k, features = 3, solver = "exact")
+  expect_length(exact$eig_residuals, 3L)
+  expect_lt(max(exact$eig_residuals), 1e-10)
+  free <- kpca(x, kernel = k, features = 3, solver = "matrix_free", threads = 2)
+  expect_s3_class(free, "fastkpca_string")
+  expect_kpca_equal(free, list(eig = exact$eig, alpha = exact$alpha, rotated = exact$rotated),
+                    tol = 1e-6, label = "matrix-free")
+  z <- fx_strings(3, seed = 13)
+  expect_lt(rel_diff(predict(free, z), predict(exact, z)), 1e-6)
+})
+
 test_that("Nystrom on strings: all strings as landmarks is the exact fit; blocks add up", {
   x <- fx_strings(30, seed = 10)
   exact <- kpca(x, kpar = list(length = 3), features = 3)
@@ -217,7 +262,7 @@ test_that("Nystrom on strings: all strings as landmarks is the exact fit; blocks
   expect_cols_equal_up_to_sign(predict(nys, z), predict(exact, z), tol = 1e-6)
   set.seed(1)
   one <- kpca(x, kpar = list(length = 3), features = 2, landmarks = 12)
-  withr_blocks <- options(fastkpca.nystrom_block_rows = 7)
+  withr_blocks <- options(fastkpca.block_rows = 7)
   on.exit(options(withr_blocks))
   set.seed(1)
   many <- kpca(x, kpar = list(length = 3), features = 2, landmarks = 12)
