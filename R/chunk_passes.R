@@ -1,5 +1,5 @@
 # One pass over the chunks of a row source (R/row_chunks.R): in this
-# process, or on future's workers through future.apply when a parallel
+# process, or on future's workers (R/workers.R) when a parallel
 # plan is set. Each chunk is read where it is processed, turned into a
 # small result by one of the chunk operations below, and the results of a
 # batch are added up (by `fold`) before they travel back. Errors name the

@@ -1,6 +1,6 @@
 # Centered Nystrom kernel PCA over row chunks (R/row_chunks.R): the passes
-# over the chunks (in this process, or on future's workers through
-# future.apply), the landmarks drawn across chunks, the fit class without
+# over the chunks (in this process, or on future's workers, one future per
+# batch: R/workers.R), the landmarks drawn across chunks, the fit class without
 # per-row scores, predict() on chunks and update() with more rows.
 #
 # A pass sends each worker a batch of chunk descriptions with the
@@ -42,13 +42,15 @@
 #' read; `na.action` is `NULL`.
 #'
 #' @section Parallel passes:
-#' Under a [future::plan()] other than `sequential` (with the packages
-#' future and future.apply installed), each pass over the chunks runs on
-#' the plan's workers through [future.apply::future_lapply()]: a worker
+#' Under a [future::plan()] other than `sequential` (with the package
+#' future installed), each pass over the chunks runs on the plan's
+#' workers, one future per batch of chunks: a worker
 #' gets the descriptions of a batch of chunks (file names, a query with its
 #' offset, or the chunks themselves for a list), the landmarks and the
 #' kernel, reads the chunks itself, and sends back their sums (an m x m
-#' matrix per batch). Chunks held by a live DBI connection are read in the
+#' matrix per batch). A batch whose worker is lost (its process killed)
+#' runs again on another worker, up to twice; past that, the error names
+#' its chunks and no fit is returned. Chunks held by a live DBI connection are read in the
 #' calling process (a connection cannot travel); give [row_chunks()] a
 #' function that connects instead. With the sequential plan, or without
 #' future, the passes run in the calling process. Progress is signalled
