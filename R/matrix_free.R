@@ -258,16 +258,19 @@ matrix_free_eigen <- function(op, X, n, k, settings) {
   rm(P)
   basis <- krylov_basis(X, AX, settings$ncv)
   passes <- 1L
+  stalled <- FALSE
   history <- numeric()
   repeat {
     rr <- rayleigh_ritz(basis, p)
     top <- max(rr$values[1L], .Machine$double.xmin)
     res <- rr$norms / top
-    history <- c(history, max(res[seq_len(k)]))
-    progress(passes, history[length(history)])
+    if (!stalled) {  # (a stalled basis is examined again without a pass)
+      history <- c(history, max(res[seq_len(k)]))
+      progress(passes, history[length(history)])
+    }
     done <- all(res[seq_len(k)] <= settings$tol)
     # the certifying pass counts among the maxit
-    if (done || passes >= settings$maxit - 1L) {
+    if (done || stalled || passes >= settings$maxit - 1L) {
       # the certificate: the returned vectors times A in a pass of their own
       V <- rr$X[, seq_len(k), drop = FALSE]
       AV <- op$apply(V)
@@ -276,7 +279,7 @@ matrix_free_eigen <- function(op, X, n, k, settings) {
       cert <- sqrt(colSums((AV - sweep(V, 2L, theta, "*"))^2)) / max(theta)
       history <- c(history, max(cert))
       progress(passes, max(cert))
-      if (all(cert <= settings$tol) || passes >= settings$maxit) {
+      if (all(cert <= settings$tol) || stalled || passes >= settings$maxit) {
         if (!all(cert <= settings$tol))
           warn_convergence(sprintf(paste0("the matrix-free solver did not reach control$tol (%g) ",
                                           "in %d passes: the largest residual is %.2g, %.3g times ",
@@ -294,8 +297,10 @@ matrix_free_eigen <- function(op, X, n, k, settings) {
       basis <- krylov_basis(rr$X, rr$AX, settings$ncv)
     W <- orthonormal_columns(sweep(rr$R[, active, drop = FALSE], 2L,
                                    colMeans(rr$R[, active, drop = FALSE])), basis)
-    if (ncol(W) == 0L) {  # the basis is invariant: restart from the Ritz vectors
-      basis <- krylov_basis(rr$X, rr$AX, settings$ncv)
+    if (ncol(W) == 0L) {
+      # nothing new is left of the residuals (they lie in the basis, to
+      # rounding): certify what there is, and warn if it misses tol
+      stalled <- TRUE
       next
     }
     basis <- krylov_add(basis, W, op$apply(W))
