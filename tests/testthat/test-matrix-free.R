@@ -88,6 +88,18 @@ test_that("a solver that cannot reach its tolerance says by how much", {
   expect_true(all(is.finite(fit$eig)))
 })
 
+test_that("a kernel of lower rank than the block still ends, certified", {
+  # polydot of degree 2 on 4 columns: the centered kernel matrix has rank
+  # 14, so most of a block of 20 vectors has nothing left to converge to
+  x <- mf_rows(300)
+  fit <- with_seed(8, kpca(x, kernel = "polydot", kpar = list(degree = 2), features = 12,
+                           solver = "matrix_free", control = list(block = 20, landmarks = 0)))
+  ex <- kpca(x, kernel = "polydot", kpar = list(degree = 2), features = 12, solver = "exact")
+  expect_lt(rel_diff(fit$eig, ex$eig), 1e-10)
+  expect_true(all(fit$eig_residuals <= 1e-8))
+  expect_identical(length(fit$residual_history), fit$passes)
+})
+
 test_that("auto goes matrix-free when the buffer does not fit, and features = 0 names both ways", {
   x <- mf_rows(300)
   old <- options(fastkpca.memory_limit = 1e5)
