@@ -400,7 +400,8 @@ kpca_exact <- function(x, kernel, features, th, solver, threads, control, varian
   precomputed <- is_precomputed(kernel)
   # g of a conformal kernel, once on the training rows; predict() reuses them
   weights <- if (!precomputed) kernel_weights(kernel, x)
-  res <- engine_call(.Call(C_kpca_exact, x, if (!precomputed) kernel_program(kernel), weights,
+  program <- if (!precomputed) kernel_program(kernel)
+  res <- engine_call(.Call(C_kpca_exact, x, program, weights,
                            features, th, solver_codes[[solver]], threads, settings,
                            if (is.null(variance)) 0 else variance,
                            progress_fraction(sprintf("kpca: exact fit on %d rows", n))))
@@ -415,8 +416,7 @@ kpca_exact <- function(x, kernel, features, th, solver, threads, control, varian
   # the certificate: one product with the kernel matrix (the user's, or the
   # kernel's tile by tile: the buffer is gone, and dsytrd overwrote it)
   product <- if (precomputed) function(V) x %*% V
-             else function(V) kernel_block_product(x, 0L, n, kernel_program(kernel),
-                                                   weights, V, threads)
+             else function(V) kernel_block_product(x, 0L, n, program, weights, V, threads)
   residuals <- stats::setNames(
     eigen_residuals(product, comp$eig, sweep(comp$alpha, 2L, sqrt(comp$eig), "*")),
     names(comp$eig))
