@@ -74,8 +74,8 @@ matrix_free_tol <- 1e-8
 # last requested ones), ncv (the largest basis) and landmarks (of the
 # Nystrom start; 0 for random vectors).
 matrix_free_control <- function(control, n, features) {
-  shared <- solver_control(control[setdiff(names(control), c("block", "landmarks"))],
-                           n, features, tol = matrix_free_tol, maxit = matrix_free_maxit)
+  shared <- solver_control(control, n, features, tol = matrix_free_tol,
+                           maxit = matrix_free_maxit)
   block <- if (is.null(control$block)) min(n - 1L, features + max(5L, min(features, 20L)))
            else check_whole(control$block, "control$block", features, n - 1L,
                             lo_label = "features", hi_label = "nrow(x) - 1")
@@ -107,7 +107,7 @@ kpca_matrix_free <- function(x, kernel, features, th, threads, control, call, re
   if (!threads_given && chunks_in_parallel()) threads <- chunk_threads()
   op <- matrix_free_operator(x, kernel, weights, threads)
   on.exit(op$close())
-  start <- matrix_free_start(x, kernel, settings, op$threads)
+  start <- matrix_free_start(x, kernel, op$program, settings, op$threads)
   sol <- matrix_free_eigen(op, start, n, features, settings)
   res <- list(values = sol$values, vectors = sol$vectors)
   comp <- exact_components(res, n, th, features, row_labels(x), removed)
@@ -134,7 +134,7 @@ kernel_block_product <- function(x, row0, nrow, program, weights, V, threads) {
 }
 
 # The operator of a fit: list(apply = function(V) Kc V / n, product =
-# function(V) K V, threads, close). In this process, one .Call per pass;
+# function(V) K V, program (the kernel's), threads, close). In this process, one .Call per pass;
 # under a parallel plan, one batch of rows per worker, the data written
 # once to a file the workers read (and keep, keyed by its path) and the
 # block of vectors sent with each pass.
@@ -157,7 +157,7 @@ matrix_free_operator <- function(x, kernel, weights, threads) {
       do.call(rbind, out)
     }
   }
-  list(product = product, threads = threads,
+  list(product = product, program = program, threads = threads,
        apply = function(V) centered_product(product, V),
        close = function() if (parallel) unlink(path))
 }
@@ -225,13 +225,12 @@ matrix_free_batch <- function(batch, args) {
 # settings$landmarks uniform rows (cheap beside one pass, and close to the
 # answer), filled up with random vectors; R's generator, so set.seed()
 # makes the fit reproducible.
-matrix_free_start <- function(x, kernel, settings, threads) {
+matrix_free_start <- function(x, kernel, program, settings, threads) {
   n <- NROW(x)
   p <- settings$block
   V <- NULL
   if (settings$landmarks > p) {
     rows <- take_rows(x, sample.int(n, settings$landmarks))
-    program <- kernel_program(kernel)
     V <- tryCatch(suppressWarnings({
       basis <- nystrom_landmark_basis(rows, kernel, 1L, threads, program)
       stats <- nystrom_statistics(x, basis, kernel, threads, program)
