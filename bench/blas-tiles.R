@@ -5,6 +5,8 @@
 #   Rscript bench/blas-tiles.R quick             # modest sizes (a check)
 #   Rscript bench/blas-tiles.R quick reference   # one BLAS: reference or openblas
 #   Rscript bench/blas-tiles.R reps=3            # best of 3 runs per case
+#   Rscript bench/blas-tiles.R cases=nystrom,kica # some cases only (kpca3000,
+#                                                # kpca1000, kica, nystrom, iterative)
 # The builds: this one (the fastkpca that this R loads), "main" (the build
 # of main before issue 27) and "old" (commit 7af43b0, before issue 18),
 # each installed into its own library, named by
@@ -132,6 +134,14 @@ cases <- data.frame(
            if (quick) 8000L else 20000L),
   peer = c("kernlab", "kernlab", "old", "old", "main"),
   goal = c(4, 3, 3, 3, 1.5))
+cases$key <- c("kpca3000", "kpca1000", "kica", "nystrom", "iterative")
+cases_arg <- grep("^cases=", args, value = TRUE)
+if (length(cases_arg)) {
+  wanted <- strsplit(sub("^cases=", "", cases_arg[1L]), ",")[[1]]
+  if (!all(wanted %in% cases$key))
+    stop("cases= takes some of ", paste(cases$key, collapse = ", "), call. = FALSE)
+  cases <- cases[cases$key %in% wanted, , drop = FALSE]
+}
 
 load_average <- function() {
   l <- tryCatch(readLines("/proc/loadavg", warn = FALSE), error = function(e) "?")

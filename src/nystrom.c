@@ -3,8 +3,9 @@
  * coefficients, and k-means++ landmarks. Pass 2 (the scores) is the
  * projection of rows in project.c, which predict() uses too.
  *
- * Pass 1 computes, block by block, the kernel between the block and the m
- * landmarks (block x m, never n x m) and sums
+ * Pass 1 computes, block by block (and within a block, panel by panel of
+ * rows: panel_rows()), the kernel between the rows and the m landmarks
+ * (panel x m, never n x m) and sums
  *   sum_i (k_i - c) and sum_i (k_i - c)(k_i - c)' (m x m),
  * with k_i the kernel between row i and the landmarks and c a shift close
  * to their mean (so that the centered covariance does not come from the
@@ -190,33 +191,47 @@ static syrk_kernel syrk_kernel_choose(void)
     return kern;
 }
 
-/* Pack rows k0 .. k0 + kc - 1 of B - 1 c' (nb x m) into P in panels of w
- * columns, each panel_len doubles, row by row; columns past m (up to
- * npanels w) are zero. With run (not NULL), add each column's values to
- * run[j], in the order of the rows. */
-static void syrk_pack_slice(const double *B, int nb, int m, const double *c, int w,
-                            int npanels, int k0, int kc, double *P, size_t panel_len,
-                            double *run)
+/* Pack rows k0 .. k0 + kc - 1 of B - 1 c' into P in panels of w columns,
+ * each panel_len doubles, row by row; columns past m (up to npanels w) are
+ * zero. B holds the block's rows one after another (Bt, m x nb: row i at
+ * Bt + i m), so that a slice is read as one contiguous run: read column by
+ * column from an nb x m block, its 128-value pieces of 200 columns far
+ * apart cost as much as a third of the update at m = 200. With run (not
+ * NULL), add each column's values to run[j], in the order of the rows. */
+static void syrk_pack_slice(const double *Bt, int m, const double *c, int w, int npanels,
+                            int k0, int kc, double *P, size_t panel_len, double *run)
 {
-    for (int j = 0; j < npanels * w; j++) {
-        double *dst = P + (size_t) (j / w) * panel_len + j % w;
-        if (j >= m) {
-            for (int k = 0; k < kc; k++) dst[(size_t) k * w] = 0.0;
-            continue;
+    int full = m / w; /* panels wholly inside the m columns */
+    for (int k = 0; k < kc; k++) {
+        const double *row = Bt + (size_t) (k0 + k) * m;
+        double *dst = P + (size_t) k * w;
+        int j = 0;
+#ifdef SYRK_VECTOR
+        /* two doubles at a time: R's -O2 leaves these loops scalar */
+        for (int p = 0; p < full; p++) {
+            double *d = dst + (size_t) p * panel_len;
+            for (int jj = 0; jj < w; jj += 2, j += 2)
+                *(v2du *) (d + jj) = *(const v2du *) (row + j) - *(const v2du *) (c + j);
         }
-        const double *col = B + (size_t) j * nb + k0;
-        double cj = c[j];
-        if (run) {
-            double s = run[j];
-            for (int k = 0; k < kc; k++) {
-                double v = col[k] - cj;
-                dst[(size_t) k * w] = v;
-                s += v;
+        if (run)
+            for (int i = 0; i + 2 <= m; i += 2)
+                *(v2du *) (run + i) += *(const v2du *) (row + i) - *(const v2du *) (c + i);
+#else
+        for (int p = 0; p < full; p++)
+            for (int jj = 0; jj < w; jj++, j++)
+                dst[(size_t) p * panel_len + jj] = row[j] - c[j];
+        if (run)
+            for (int i = 0; i + 2 <= m; i += 2) {
+                run[i] += row[i] - c[i];
+                run[i + 1] += row[i + 1] - c[i + 1];
             }
-            run[j] = s;
-        } else {
-            for (int k = 0; k < kc; k++) dst[(size_t) k * w] = col[k] - cj;
-        }
+#endif
+        for (int p = full; p < npanels; p++)
+            for (int jj = 0; jj < w; jj++) {
+                int jc = p * w + jj;
+                dst[(size_t) p * panel_len + jj] = jc < m ? row[jc] - c[jc] : 0.0;
+            }
+        if (run && m % 2) run[m - 1] += row[m - 1] - c[m - 1];
     }
 }
 
@@ -265,18 +280,18 @@ static int *syrk_owners(int ngroups, int nt)
 }
 
 /* G (m x m, lower triangle with the diagonal) += (B - 1 c')' (B - 1 c') and
- * colsum += (B - 1 c')' 1, for B nb x m (leading dimension nb). The block
- * is taken in slices of SYRK_KC rows. Each thread packs every slice itself,
- * the shift c subtracted on the way, into a buffer of its own that stays in
+ * colsum += (B - 1 c')' 1, for the nb x m block B given by its rows, Bt
+ * (m x nb, leading dimension m). The block is taken in slices of SYRK_KC
+ * rows. Each thread packs every slice itself, the shift c subtracted on the way, into a buffer of its own that stays in
  * its core's L2 cache (packing costs about 2 / m of the update, and there
  * is no barrier between slices), in panels of w columns zero-padded to a
  * whole number of three-panel row groups. Then it updates its own row
  * groups of G (syrk_owners()): the same thread owns the same groups in
  * every slice, and every entry is summed in the same order whatever the
- * number of threads. The first thread alone sums the columns, in the
- * order of the rows. One parallel region per block: on a machine shared
- * with other work, a barrier per slice costs more than the slice. */
-static void syrk_lower_add(const double *B, int nb, int m, const double *c, double *G,
+ * number of threads. The first thread alone adds the columns to colsum,
+ * in the order of the rows. One parallel region per call: on a machine
+ * shared with other work, a barrier per slice costs more than the slice. */
+static void syrk_lower_add(const double *Bt, int nb, int m, const double *c, double *G,
                            double *colsum, int threads)
 {
     syrk_kernel kern = syrk_kernel_choose();
@@ -285,9 +300,7 @@ static void syrk_lower_add(const double *B, int nb, int m, const double *c, doub
     int nslices = (nb + SYRK_KC - 1) / SYRK_KC, nt = threads > 1 ? threads : 1;
     size_t panel_len = (size_t) SYRK_KC * w, slice_len = panel_len * npanels;
     double *P = (double *) R_alloc((size_t) nt * slice_len, sizeof(double));
-    double *run = (double *) R_alloc((size_t) m, sizeof(double));
     int *owner = syrk_owners(ngroups, nt);
-    memset(run, 0, (size_t) m * sizeof(double));
 #ifdef _OPENMP
 #pragma omp parallel num_threads(nt) if (nt > 1)
 #endif
@@ -301,8 +314,8 @@ static void syrk_lower_add(const double *B, int nb, int m, const double *c, doub
         double acc[24 * 8]; /* the largest tile, 3w x w with w = 8 */
         for (int sl = 0; sl < nslices; sl++) {
             int k0 = sl * SYRK_KC, kc = nb - k0 < SYRK_KC ? nb - k0 : SYRK_KC;
-            syrk_pack_slice(B, nb, m, c, w, npanels, k0, kc, S, panel_len,
-                            t == 0 ? run : NULL);
+            syrk_pack_slice(Bt, m, c, w, npanels, k0, kc, S, panel_len,
+                            t == 0 ? colsum : NULL);
             for (int g = ngroups - 1; g >= 0; g--) {
                 if (owner[g] % team != t) continue;
                 int i0 = g * mr;
@@ -315,25 +328,54 @@ static void syrk_lower_add(const double *B, int nb, int m, const double *c, doub
             }
         }
     }
-    for (int j = 0; j < m; j++) colsum[j] += run[j];
     R_CheckUserInterrupt();
 }
 
-/* The statistics of one block (its kernel Kb, nb x m) added to the totals
- * S (m) and G (m x m, lower triangle): the block's own sums bs and bg start
- * from zero, so that the totals are sums of whole blocks. */
-static void add_block_statistics(const double *Kb, int nb, int m, const double *shift,
-                                 double *bs, double *bg, double *S, double *G, int threads)
+/* Rows per panel of a block: a block's kernel is computed and folded into
+ * the sums one panel of rows at a time, so that the rank-k update reads it
+ * from the cache; a whole block's kernel (2^22 doubles) went to memory and
+ * back. On one thread, 2^16 doubles (512 KB, the core's L2 cache); with
+ * more, 2^20 (8 MB, the last-level cache), as each panel costs two parallel
+ * regions, whose start and end cost more than the smaller panel saves (at
+ * n = 10^6, m = 200: 8% faster on one thread with the small panels, 4%
+ * slower on two). A multiple of SYRK_KC rows, so that the update's slices,
+ * and hence every sum, are those of the whole block, for any panel. */
+static int panel_rows(int m, int threads)
 {
+    int doubles = threads > 1 ? 1 << 20 : 1 << 16;
+    int rows = doubles / (m > 0 ? m : 1) / SYRK_KC * SYRK_KC;
+    return rows < SYRK_KC ? SYRK_KC : rows;
+}
+
+/* The statistics of one block of rows (bp, prepared) with the landmarks
+ * (lp) added to the totals S (m) and G (m x m, lower triangle): the block's
+ * own sums bs and bg start from zero, so that the totals are sums of whole
+ * blocks. The block's kernel goes through Kt panel by panel, each panel's
+ * as m x panel_rows(), the landmarks as its rows (syrk_pack_slice() reads
+ * it a row of the block at a time). */
+static void add_block_statistics(const kernel_eval *k, const kernel_points *bp,
+                                 const kernel_points *lp, int m, const double *shift,
+                                 double *Kt, double *bs, double *bg, double *S, double *G,
+                                 int threads)
+{
+    int nb = bp->n, pr = panel_rows(m, threads);
+    const double **wb = (const double **) R_alloc((size_t) k->nweights + 1,
+                                                  sizeof(double *));
     memset(bs, 0, (size_t) m * sizeof(double));
     memset(bg, 0, (size_t) m * m * sizeof(double));
-    syrk_lower_add(Kb, nb, m, shift, bg, bs, threads);
+    for (int p0 = 0; p0 < nb; p0 += pr) {
+        int np = nb - p0 < pr ? nb - p0 : pr;
+        kernel_points panel = kernel_points_view(k, bp, p0, np, wb);
+        const void *vmax = vmaxget();
+        kernel_block(k, lp, &panel, 0, Kt, threads, "");
+        vmaxset(vmax);
+        syrk_lower_add(Kt, np, m, shift, bg, bs, threads);
+    }
     for (int j = 0; j < m; j++) {
         S[j] += bs[j];
         for (int i = j; i < m; i++) G[i + (size_t) j * m] += bg[i + (size_t) j * m];
     }
 }
-
 
 /* .Call, pass 1: the sufficient statistics of the rows of x for the
  * landmarks, over blocks of rows, in one call: the kernel program is parsed
@@ -373,7 +415,8 @@ SEXP nystrom_statistics(SEXP x, SEXP landmarks, SEXP kernel, SEXP xweights,
     double *S = REAL(sums), *G = REAL(cross);
     memset(S, 0, (size_t) m * sizeof(double));
     memset(G, 0, (size_t) m * m * sizeof(double));
-    double *Kb = (double *) R_alloc((size_t) block * m, sizeof(double));
+    int pr = panel_rows(m, nthreads) < block ? panel_rows(m, nthreads) : block;
+    double *Kt = (double *) R_alloc((size_t) pr * m, sizeof(double));
     double *bs = (double *) R_alloc((size_t) m, sizeof(double));
     double *bg = (double *) R_alloc((size_t) m * m, sizeof(double));
     for (int row0 = 0; row0 < n; row0 += block) {
@@ -381,8 +424,7 @@ SEXP nystrom_statistics(SEXP x, SEXP landmarks, SEXP kernel, SEXP xweights,
         const void *vmax = vmaxget();
         kernel_points bp;
         kernel_points_rows(&k, x, row0, nb, lshift, xweights, &bp);
-        kernel_block(&k, &bp, &lp, 0, Kb, nthreads, "");
-        add_block_statistics(Kb, nb, m, REAL(shift), bs, bg, S, G, nthreads);
+        add_block_statistics(&k, &bp, &lp, m, REAL(shift), Kt, bs, bg, S, G, nthreads);
         vmaxset(vmax);
         call_step(step);
     }

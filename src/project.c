@@ -5,8 +5,9 @@
  * The fixed side is prepared once per call: the kernel program is parsed,
  * the fit's rows (training rows or landmarks) are shifted by their column
  * means and transposed, once; then, block by block of the new rows, the
- * kernel between the block and the fit's rows (block x m, never n x m) is
- * multiplied by alpha and centered. Block sizes come from R (block_size()
+ * kernel between the block and the fit's rows (panel by panel of the
+ * block's rows: panel x m, never n x m) is multiplied by alpha and
+ * centered. Block sizes come from R (block_size()
  * in R/predict.R), the one place they are chosen. */
 #include "fastkpca.h"
 #include <string.h>
@@ -42,6 +43,18 @@ static void center_block(const double *Kb, int nb, int m, const double *P, int k
             o[i] = v - offset[j];
         }
     }
+}
+
+/* Rows per panel of a block: the kernel of a block is computed and used
+ * one panel of rows at a time, about 2^20 doubles (8 MB, within the
+ * last-level cache), so that the product with alpha reads it from the
+ * cache rather than from memory. Each entry of the result is the same for
+ * any panel (matrix_product() sums each in order). */
+#define PROJECTION_PANEL_DOUBLES (1 << 20)
+static int projection_panel_rows(int m)
+{
+    int rows = PROJECTION_PANEL_DOUBLES / (m > 0 ? m : 1);
+    return rows < 8 ? 8 : rows;
 }
 
 /* .Call: the projections of the rows of z onto the components of a fit,
@@ -80,8 +93,11 @@ SEXP kernel_project_rows(SEXP z, SEXP x, SEXP kernel, SEXP zweights, SEXP xweigh
     const double *shift = kernel_points_fixed(&k, x, xweights, &xp);
     /* the blocks' weights are checked here once, for an early clear error */
     check_weights(&k, zweights, "zweights");
-    double *Kb = (double *) R_alloc((size_t) block * m, sizeof(double));
-    double *P = (double *) R_alloc((size_t) block * (f > 0 ? f : 1), sizeof(double));
+    int pr = projection_panel_rows(m) < block ? projection_panel_rows(m) : block;
+    double *Kp = (double *) R_alloc((size_t) pr * m, sizeof(double));
+    double *P = (double *) R_alloc((size_t) pr * (f > 0 ? f : 1), sizeof(double));
+    const double **wb = (const double **) R_alloc((size_t) k.nweights + 1,
+                                                  sizeof(double *));
 
     SEXP ans = PROTECT(allocMatrix(REALSXP, nz, f));
     const double *as = isNull(alpha_sums) ? NULL : REAL(alpha_sums);
@@ -93,14 +109,20 @@ SEXP kernel_project_rows(SEXP z, SEXP x, SEXP kernel, SEXP zweights, SEXP xweigh
         const void *vmax = vmaxget();
         kernel_points zp;
         kernel_points_rows(&k, z, row0, nb, shift, zweights, &zp);
-        kernel_block(&k, &zp, &xp, 0, Kb, nthreads,
-                     "between 'newdata' and the training data ");
-        if (f > 0) {
-            /* the register tiles (tiles.c): on the reference BLAS, this
-             * product was a quarter of a Nystrom fit */
-            matrix_product(nb, f, m, Kb, nb, 0, REAL(alpha), m, 0, 0.0, P, nb, nthreads);
-            center_block(Kb, nb, m, P, f, REAL(offset), as, REAL(ans), nz, row0,
-                         as ? REAL(row_means) : NULL);
+        for (int p0 = 0; p0 < nb; p0 += pr) {
+            int np = nb - p0 < pr ? nb - p0 : pr;
+            kernel_points panel = kernel_points_view(&k, &zp, p0, np, wb);
+            const void *vpanel = vmaxget();
+            kernel_block(&k, &panel, &xp, 0, Kp, nthreads,
+                         "between 'newdata' and the training data ");
+            if (f > 0) {
+                /* the register tiles (tiles.c): on the reference BLAS, this
+                 * product was a quarter of a Nystrom fit */
+                matrix_product(np, f, m, Kp, np, 0, REAL(alpha), m, 0, 0.0, P, np, nthreads);
+                center_block(Kp, np, m, P, f, REAL(offset), as, REAL(ans), nz, row0 + p0,
+                             as ? REAL(row_means) : NULL);
+            }
+            vmaxset(vpanel);
         }
         vmaxset(vmax);
         call_step(step);

@@ -230,3 +230,23 @@ test_that("Nystrom fits center and scale the data and pad na.exclude rows, as ex
                    center = TRUE, scale. = TRUE, landmarks = exact$xmatrix)
   expect_equal(unname(all_rows$eig), unname(exact$eig), tolerance = 1e-8)
 })
+
+test_that("blocks computed panel by panel give the oracle's statistics, for any thread count", {
+  # 3000 rows and 600 landmarks: one block, whose kernel is computed and
+  # summed in panels of 128 rows on one thread and 1664 rows on two
+  # (panel_rows() in src/nystrom.c); the sums must not depend on the panels
+  set.seed(8)
+  x <- matrix(rnorm(3000 * 3), 3000, 3)
+  L <- x[sample(3000, 600), ]
+  one <- kpca(x, kpar = list(sigma = 0.4), features = 3, landmarks = L, threads = 1)
+  two <- kpca(x, kpar = list(sigma = 0.4), features = 3, landmarks = L, threads = 2)
+  expect_identical(one$statistics, two$statistics)
+  expect_identical(one$rotated, two$rotated)
+  K <- plain_kernel(x, L, "rbfdot", list(sigma = 0.4))
+  Kc <- sweep(K, 2L, one$statistics$shift)
+  expect_equal(one$statistics$sums, colSums(Kc), tolerance = 1e-12)
+  expect_equal(one$statistics$cross, crossprod(Kc), tolerance = 1e-12)
+  ref <- plain_nystrom(x, L, "rbfdot", list(sigma = 0.4), 3)
+  expect_lt(rel_diff(unname(one$eig), ref$eig), 1e-8)
+  expect_cols_equal_up_to_sign(one$rotated, ref$rotated, 1e-7)
+})
