@@ -45,6 +45,28 @@ static KF_ATTR void KF(exp_array)(const double *x, double *y, int n, double scal
 {
     const VD lo = VSPLAT(KF_EXP_LO), hi = VSPLAT(KF_EXP_HI), s = VSPLAT(scale);
     int i = 0;
+    /* two vectors at a time: the polynomial is a chain of dependent
+     * multiply-adds, and two independent chains keep the units busy */
+    for (; i + 2 * W <= n; i += 2 * W) {
+        VD v0, v1;
+        memcpy(&v0, x + i, sizeof v0);
+        memcpy(&v1, x + i + W, sizeof v1);
+        if (root) { v0 = VSQRT(v0); v1 = VSQRT(v1); }
+        v0 = v0 * s;
+        v1 = v1 * s;
+        VI out0 = ~((v0 >= lo) & (v0 <= hi)), out1 = ~((v1 >= lo) & (v1 <= hi));
+        VD r0 = KF(vexp)(VMIN(VMAX(v0, lo), hi)), r1 = KF(vexp)(VMIN(VMAX(v1, lo), hi));
+        VI either = out0 | out1;
+        long long any = 0;
+        for (int l = 0; l < W; l++) any |= either[l];
+        if (any)
+            for (int l = 0; l < W; l++) {
+                if (out0[l]) r0[l] = exp(v0[l]);
+                if (out1[l]) r1[l] = exp(v1[l]);
+            }
+        memcpy(y + i, &r0, sizeof r0);
+        memcpy(y + i + W, &r1, sizeof r1);
+    }
     for (; i + W <= n; i += W) {
         VD v;
         memcpy(&v, x + i, sizeof v);
@@ -68,6 +90,28 @@ static KF_ATTR void KF(exp_array)(const double *x, double *y, int n, double scal
             y[i] = exp(v);
         }
     }
+}
+
+/* Whether v[0..n-1] holds an Inf or a NaN: a vector of lanes that stay all
+ * ones while |v| <= DBL_MAX (false for NaN), W values at a time (at -O2
+ * the scalar loop was a quarter of a block's time at d = 10). */
+static inline KF_ATTR int KF(any_nonfinite)(const double *v, int n)
+{
+    const VI zero = (VI) VSPLAT(0.0);
+    const VI absmask = zero + 0x7fffffffffffffffLL;
+    const VD big = VSPLAT(DBL_MAX);
+    VI ok = zero - 1;
+    int i = 0;
+    for (; i + W <= n; i += W) {
+        VI b;
+        memcpy(&b, v + i, sizeof b);
+        ok &= ((VD) (b & absmask) <= big);
+    }
+    long long all = -1;
+    for (int l = 0; l < W; l++) all &= ok[l];
+    int bad = all != -1;
+    for (; i < n; i++) bad |= !(fabs(v[i]) <= DBL_MAX);
+    return bad;
 }
 
 /* The kernel's function of the squared distances or inner products in
@@ -105,13 +149,16 @@ static KF_ATTR void KF(transform)(const fast_job *J, double *v, int n)
     }
 }
 
-/* The 8 x 4 tile: acc (8 rows by 4 columns, column-major) = the sum over
- * the d coordinates of a[k][r] * b_c[k] (diff = 0) or of (a[k][r] - b_c[k])^2
- * (diff = 1); a: 8 rows packed coordinate by coordinate (8 doubles per
- * coordinate), b0..b3: the 4 column points, each contiguous. Done in
- * halves of 2W rows so that the 8 accumulators stay in registers. */
+/* The 8 x 4 tile: acc (8 rows by 4 columns, column-major, columns ld
+ * doubles apart) = the sum over the d coordinates of a[k][r] * b_c[k]
+ * (diff = 0) or of (a[k][r] - b_c[k])^2 (diff = 1); a: 8 rows packed
+ * coordinate by coordinate (8 doubles per coordinate), b0..b3: the 4
+ * column points, each contiguous. Done in halves of 2W rows so that the 8
+ * accumulators stay in registers. acc is the block itself where the whole
+ * tile belongs to it (ld its rows), so that the values are not copied. */
 static KF_ATTR void KF(tile)(int d, const double *a, const double *b0, const double *b1,
-                             const double *b2, const double *b3, int diff, double *acc)
+                             const double *b2, const double *b3, int diff, double *acc,
+                             size_t ld)
 {
     for (int h = 0; h < 8; h += 2 * W) {
         VD c00 = VSPLAT(0.0), c10 = c00, c01 = c00, c11 = c00, c02 = c00, c12 = c00,
@@ -140,10 +187,10 @@ static KF_ATTR void KF(tile)(int d, const double *a, const double *b0, const dou
             }
         }
         double *o = acc + h;
-        memcpy(o, &c00, sizeof c00);      memcpy(o + W, &c10, sizeof c10);
-        memcpy(o + 8, &c01, sizeof c01);  memcpy(o + 8 + W, &c11, sizeof c11);
-        memcpy(o + 16, &c02, sizeof c02); memcpy(o + 16 + W, &c12, sizeof c12);
-        memcpy(o + 24, &c03, sizeof c03); memcpy(o + 24 + W, &c13, sizeof c13);
+        memcpy(o, &c00, sizeof c00);          memcpy(o + W, &c10, sizeof c10);
+        memcpy(o + ld, &c01, sizeof c01);     memcpy(o + ld + W, &c11, sizeof c11);
+        memcpy(o + 2 * ld, &c02, sizeof c02); memcpy(o + 2 * ld + W, &c12, sizeof c12);
+        memcpy(o + 3 * ld, &c03, sizeof c03); memcpy(o + 3 * ld + W, &c13, sizeof c13);
     }
 }
 
@@ -165,8 +212,16 @@ static KF_ATTR int KF(columns)(const fast_job *J, int c0, int c1)
             }
             int t0 = J->lower_only && j > r0 ? (j / 8) * 8 : r0;
             for (int t = t0; t < r1; t += 8) {
-                KF(tile)(d, J->apack + (size_t) (t / 8) * 8 * d, bp[0], bp[1], bp[2], bp[3],
-                         J->diff, acc);
+                const double *at = J->apack + (size_t) (t / 8) * 8 * d;
+                /* a whole tile of the block, below the diagonal if only the
+                 * lower triangle is asked for: straight into the block */
+                if (!J->expanded && t + 8 <= r1 && j + 4 <= c1 &&
+                    !(J->lower_only && j + 3 > t)) {
+                    KF(tile)(d, at, bp[0], bp[1], bp[2], bp[3], J->diff,
+                             J->out + (size_t) j * rows + t, (size_t) rows);
+                    continue;
+                }
+                KF(tile)(d, at, bp[0], bp[1], bp[2], bp[3], J->diff, acc, 8);
                 for (int c = 0; c < 4 && j + c < c1; c++) {
                     int jc = j + c;
                     int i0 = J->lower_only && jc > t ? jc : t;
@@ -179,8 +234,6 @@ static KF_ATTR int KF(columns)(const fast_job *J, int c0, int c1)
                             double v = J->anorms[i] + bn - 2.0 * av[i - t];
                             col[i] = v > 0.0 ? v : 0.0;
                         }
-                    } else if (i0 == t && i1 == t + 8) {
-                        memcpy(col + t, acc + 8 * c, 8 * sizeof(double)); /* inlined */
                     } else {
                         for (int i = i0; i < i1; i++) col[i] = av[i - t];
                     }
@@ -193,7 +246,7 @@ static KF_ATTR int KF(columns)(const fast_job *J, int c0, int c1)
             double *seg = J->out + (size_t) jc * rows + i0;
             int len = r1 - i0;
             KF(transform)(J, seg, len);
-            for (int i = 0; i < len; i++) bad |= !(fabs(seg[i]) <= DBL_MAX);
+            bad |= KF(any_nonfinite)(seg, len);
         }
     }
     return bad;

@@ -108,3 +108,24 @@ test_that("far-apart points give exact zeros, as exp() does", {
   expect_identical(unname(L) == 0, ref == 0)
   expect_equal(unname(L), ref, tolerance = 1e-12)
 })
+
+test_that("one value that overflows is found wherever it falls in the vectors", {
+  # row r of x overflows polydot(degree = 3) with every column and the other
+  # rows do not: each column's segment has one Inf, at every lane position
+  # and in the scalar tail (13 rows), on the AVX2 and the SSE2 copies
+  y <- matrix(seq(0.5, 1.5, length.out = 10), 5, 2)
+  for (simd in c("", "sse2")) {
+    old <- Sys.getenv("FASTKPCA_SIMD")
+    Sys.setenv(FASTKPCA_SIMD = simd)
+    for (r in c(1, 2, 3, 4, 5, 8, 9, 12, 13)) {
+      x <- matrix(0.3, 13, 2)
+      x[r, ] <- 1e110
+      expect_error(kernel_matrix(polydot(degree = 3), x, y), "not finite",
+                   label = sprintf("row %d, simd '%s'", r, simd))
+    }
+    x <- matrix(0.3, 13, 2)
+    expect_equal(kernel_matrix(polydot(degree = 3), x, y),
+                 (tcrossprod(x, y) + 1)^3, ignore_attr = TRUE)
+    Sys.setenv(FASTKPCA_SIMD = old)
+  }
+})
