@@ -10,6 +10,7 @@
  * centered. Block sizes come from R (block_size()
  * in R/predict.R), the one place they are chosen. */
 #include "fastkpca.h"
+#include <stdint.h>
 #include <string.h>
 
 /* The rows of a block of out (nz x k, leading dimension nz), from the
@@ -25,7 +26,9 @@ static void center_block(const double *Kb, int nb, int m, const double *P, int k
 {
     double *rm = NULL;
     if (alpha_sums) {
-        long double *acc = (long double *) R_alloc((size_t) nb, sizeof(long double));
+        /* R_alloc aligns for doubles (8 bytes); long double needs 16 */
+        char *raw = R_alloc((size_t) nb + 1, sizeof(long double));
+        long double *acc = (long double *) (((uintptr_t) raw + 15) & ~(uintptr_t) 15);
         for (int i = 0; i < nb; i++) acc[i] = 0.0L;
         for (int j = 0; j < m; j++) {
             const double *col = Kb + (size_t) j * nb;
