@@ -54,8 +54,10 @@
 #' rows, twice: a first pass sums \eqn{K_{mn} 1}{K_mn 1} and
 #' \eqn{K_{mn} K_{nm}}{K_mn K_nm} (a symmetric rank-k update, blocked and
 #' multithreaded in C), a second one computes the scores. Memory beyond the
-#' data is \eqn{O(m^2 + b\, m + n k)}{O(m^2 + b m + n k)} for blocks of
-#' \eqn{b \approx 2^{22} / m}{b = 2^22 / m} rows; time is
+#' data is \eqn{O(m^2 + b\, d + n k)}{O(m^2 + b d + n k)} for blocks of
+#' \eqn{b \approx 2^{22} / m}{b = 2^22 / m} rows, plus the kernel of one
+#' panel of a block's rows (at most \eqn{2^{20}}{2^20} doubles, 8 MB, so
+#' that it is used while still in the cache); time is
 #' \eqn{O(n m d + n m^2)}. A long fit shows a progress bar in interactive
 #' sessions and can be interrupted between blocks.
 #'
