@@ -175,6 +175,7 @@ void kernel_fill_lower(const kernel_eval *k, const double *x, int n, int d,
 kernel_points kernel_points_view(const kernel_eval *k, const kernel_points *p, int i0,
                                  int len, const double **wbuf);
 void kernel_diagonal(const kernel_eval *k, const kernel_points *p, double *out);
+void kernel_nonfinite_error(const kernel_eval *k, const char *what);
 
 /* kernel_fast.c: the kernels of an inner product or a squared distance */
 int kernel_fast_supported(const kernel_spec *spec);
@@ -183,6 +184,11 @@ int kernel_fast_block(const kernel_spec *spec, const kernel_points *a,
                       const kernel_points *b, int lower_only, double *out, int threads,
                       double block_work);
 void kernel_fast_transform(const kernel_spec *spec, double *v, int n);
+typedef struct kernel_fast_plan kernel_fast_plan;
+kernel_fast_plan *kernel_fast_prepare(const kernel_spec *spec, const kernel_points *a,
+                                      const kernel_points *b);
+int kernel_fast_tile(const kernel_fast_plan *P, int r0, int nr, int c0, int nc,
+                     double *out);
 
 /* string_kernel.c: the values of the string base kernels. The strings of a
  * call are indexed once (string_kernels_prepare(), by kernel_point_sets());
@@ -306,10 +312,13 @@ SEXP kica_sweeps(SEXP z, SEXP V, SEXP par, SEXP contrast, SEXP angles, SEXP half
  * thread, each entry summed over k in increasing order (so a row's result
  * depends on nothing but its own row of A and on B).
  * tile_gemm: C += sign op(A) op(B), op(X) = X' when trans is set, sign +1
- * or -1, with threads threads; the same sums in the same order. */
+ * or -1, with threads threads; the same sums in the same order.
+ * tile_kernels_ready: choose the tile for this CPU, on the main thread,
+ * before tile_gemm_add() runs inside a parallel region. */
 typedef enum { TILE_AUTO = 0, TILE_PLAIN, TILE_SSE2, TILE_AVX2, TILE_AVX512 } tile_path;
 void tile_gemm_add(int m, int n, int k, const double *A, int lda, const double *B,
                    int ldb, double *C, int ldc);
+void tile_kernels_ready(void);
 void tile_gemm(int m, int n, int k, const double *A, int lda, int transa,
                const double *B, int ldb, int transb, double sign, double *C, int ldc,
                int threads);

@@ -469,7 +469,7 @@ static double program_cost(const kernel_eval *k, int d)
 
 /* The error for kernel values that are Inf or NaN (what: "" for the fit,
  * or "between 'newdata' and the training data " for predict). */
-static void nonfinite_error(const kernel_eval *k, const char *what)
+void kernel_nonfinite_error(const kernel_eval *k, const char *what)
 {
     const char *hint = "the data give values too large (rescale the data)";
     if (k->any_string) {
@@ -598,7 +598,7 @@ static size_t work_length(const kernel_eval *k)
  * Columns are done in blocks of about KERNEL_BLOCK_WORK, in parallel within
  * a block, with an interrupt check between blocks. Errors if a value is not
  * finite: an overflowing kernel would reach LAPACK as Inf and come back as
- * NaN. what: see nonfinite_error(). */
+ * NaN. what: see kernel_nonfinite_error(). */
 void kernel_block(const kernel_eval *k, const kernel_points *a, const kernel_points *b,
                   int lower_only, double *out, int threads, const char *what)
 {
@@ -606,7 +606,7 @@ void kernel_block(const kernel_eval *k, const kernel_points *a, const kernel_poi
     if (a->d != b->d) error("kernel points of %d and %d coordinates", a->d, b->d);
     if (k->nops == 1 && kernel_fast_supported(k->bases)) {
         if (kernel_fast_block(k->bases, a, b, lower_only, out, threads, KERNEL_BLOCK_WORK))
-            nonfinite_error(k, what);
+            kernel_nonfinite_error(k, what);
         return;
     }
     /* bessel_j_ex may warn through R, so besseldot is computed on one thread */
@@ -644,7 +644,7 @@ void kernel_block(const kernel_eval *k, const kernel_points *a, const kernel_poi
             nonfinite |= bad;
         }
         /* outside the parallel region: R API calls are safe here */
-        if (nonfinite) nonfinite_error(k, what);
+        if (nonfinite) kernel_nonfinite_error(k, what);
         R_CheckUserInterrupt();
         progress_fill_columns(j1, cols, lower_only);
         j0 = j1;
@@ -682,7 +682,7 @@ void kernel_diagonal(const kernel_eval *k, const kernel_points *p, double *out)
     for (int i = 0; i < p->n; i++) {
         kernel_points v = kernel_points_view(k, p, i, 1, wbuf);
         program_segment(k, &v, &v, 0, 0, out + i, stack, work);
-        if (!(fabs(out[i]) <= DBL_MAX)) nonfinite_error(k, "");
+        if (!(fabs(out[i]) <= DBL_MAX)) kernel_nonfinite_error(k, "");
         if (i % 4096 == 4095) R_CheckUserInterrupt();
     }
 }

@@ -207,36 +207,33 @@ int kernel_expanded_form(const kernel_spec *spec, int d)
 /* Columns per task of the parallel loop: they share each packed row tile. */
 #define FAST_CHUNK 16
 
-/* The base kernel spec (kernel_fast_supported) between the points of a
- * (rows) and b (columns): out as kernel_block() describes it. Columns in
- * blocks of about block_work multiply-adds, threads sharing a block, with
- * an interrupt check between blocks. Returns 1 if a value is not finite
- * (the caller reports it). */
-int kernel_fast_block(const kernel_spec *spec, const kernel_points *a,
-                      const kernel_points *b, int lower_only, double *out, int threads,
-                      double block_work)
+/* The job of a block of the base kernel spec (kernel_fast_supported)
+ * between the points of a (rows) and b (columns), into out: a's points
+ * packed in tiles of 8 (R_alloc, so on the main thread). */
+static void fast_job_prepare(const kernel_spec *spec, const kernel_points *a,
+                             const kernel_points *b, int lower_only, double *out,
+                             fast_job *J)
 {
-    int rows = a->n, cols = b->n, d = a->d;
+    int rows = a->n, d = a->d;
     int dist = spec->code == KERNEL_RBF || spec->code == KERNEL_LAPLACE;
-    fast_job J;
-    J.code = spec->code;
-    J.sigma = spec->sigma;
-    J.scale = spec->scale;
-    J.offset = spec->offset;
-    J.degree = spec->code == KERNEL_POLY ? (int) spec->degree : 1;
-    J.rows = rows;
-    J.d = d;
-    J.lower_only = lower_only;
-    J.expanded = kernel_expanded_form(spec, d);
-    J.diff = dist && !J.expanded;
+    J->code = spec->code;
+    J->sigma = spec->sigma;
+    J->scale = spec->scale;
+    J->offset = spec->offset;
+    J->degree = spec->code == KERNEL_POLY ? (int) spec->degree : 1;
+    J->rows = rows;
+    J->d = d;
+    J->lower_only = lower_only;
+    J->expanded = kernel_expanded_form(spec, d);
+    J->diff = dist && !J->expanded;
     /* rows per block: their packed tiles (8 d doubles each) in about 64 KB */
     int rb = (int) (8192 / (d > 0 ? d : 1));
-    J.row_block = rb < 8 ? 8 : rb > 512 ? 512 : (rb / 8) * 8;
+    J->row_block = rb < 8 ? 8 : rb > 512 ? 512 : (rb / 8) * 8;
     const double *ap = dist ? a->shifted : a->inner;
-    J.anorms = dist ? a->shifted_norms : a->inner_norms;
-    J.b = dist ? b->shifted : b->inner;
-    J.bnorms = dist ? b->shifted_norms : b->inner_norms;
-    J.out = out;
+    J->anorms = dist ? a->shifted_norms : a->inner_norms;
+    J->b = dist ? b->shifted : b->inner;
+    J->bnorms = dist ? b->shifted_norms : b->inner_norms;
+    J->out = out;
     int tiles = (rows + 7) / 8;
     double *pack = (double *) R_alloc((size_t) tiles * 8 * d + 1, sizeof(double));
     for (int t = 0; t < tiles; t++) {
@@ -247,8 +244,21 @@ int kernel_fast_block(const kernel_spec *spec, const kernel_points *a,
             for (int k = 0; k < d; k++) pt[(size_t) k * 8 + r] = i < rows ? src[k] : 0.0;
         }
     }
-    J.apack = pack;
+    J->apack = pack;
+}
 
+/* The base kernel spec (kernel_fast_supported) between the points of a
+ * (rows) and b (columns): out as kernel_block() describes it. Columns in
+ * blocks of about block_work multiply-adds, threads sharing a block, with
+ * an interrupt check between blocks. Returns 1 if a value is not finite
+ * (the caller reports it). */
+int kernel_fast_block(const kernel_spec *spec, const kernel_points *a,
+                      const kernel_points *b, int lower_only, double *out, int threads,
+                      double block_work)
+{
+    int rows = a->n, cols = b->n, d = a->d;
+    fast_job J;
+    fast_job_prepare(spec, a, b, lower_only, out, &J);
     double per_column = (double) rows * (d + 16.0);
     int j0 = 0, bad = 0;
     while (j0 < cols && !bad) {
@@ -270,6 +280,41 @@ int kernel_fast_block(const kernel_spec *spec, const kernel_points *a,
         j0 = j1;
     }
     return bad;
+}
+
+/* A block of the base kernel spec between the points of a and b whose
+ * tiles kernel_fast_tile() computes on any thread: prepared here, on the
+ * main thread (its scratch is R_alloc'ed). */
+struct kernel_fast_plan {
+    fast_job J;
+};
+
+kernel_fast_plan *kernel_fast_prepare(const kernel_spec *spec, const kernel_points *a,
+                                      const kernel_points *b)
+{
+    kernel_fast_plan *P = (kernel_fast_plan *) R_alloc(1, sizeof(kernel_fast_plan));
+    fast_job_prepare(spec, a, b, 0, NULL, &P->J);
+#ifdef KERNEL_FAST_X86
+    use_avx2(); /* its CPU check, once, here rather than on the threads */
+#endif
+    return P;
+}
+
+/* out (nr x nc, leading dimension nr) = the kernel between a's points
+ * r0 .. r0 + nr - 1 (r0 a multiple of 8) and b's points c0 .. c0 + nc - 1,
+ * each value computed as in kernel_fast_block(). No R API: callable inside
+ * a parallel region. Returns 1 if a value is not finite. */
+int kernel_fast_tile(const kernel_fast_plan *P, int r0, int nr, int c0, int nc,
+                     double *out)
+{
+    fast_job J = P->J;
+    J.rows = nr;
+    J.apack = P->J.apack + (size_t) (r0 / 8) * 8 * J.d;
+    J.anorms = P->J.anorms ? P->J.anorms + r0 : NULL;
+    J.b = P->J.b + (size_t) c0 * J.d;
+    J.bnorms = P->J.bnorms ? P->J.bnorms + c0 : NULL;
+    J.out = out;
+    return fast_columns(&J, 0, nc);
 }
 
 /* The kernel's function (kernel_fast_supported) of the squared distances

@@ -142,6 +142,23 @@ test_that("the passes give the same numbers for any rows, threads and plan", {
                  fastkpca:::kernel_block_product(x, 13L, 500L, program, list(), V, 3L),
                  fastkpca:::kernel_block_product(x, 513L, 187L, program, list(), V, 1L))
   expect_identical(parts, all_rows)
+  # kernel_fast.c's kernels give each thread whole blocks of rows; other
+  # kernels share each tile's columns among the threads: the same bits
+  for (kk in list(kern("laplacedot", sigma = 0.3), kern("polydot", degree = 2),
+                  kern("rbfdot", sigma = 0.2) + kern("vanilladot"))) {
+    p <- fastkpca:::kernel_program(kk)
+    one <- fastkpca:::kernel_block_product(x, 0L, 700L, p, list(), V, 1L)
+    expect_equal(one, kernel_matrix(kk, x) %*% V, tolerance = 1e-12)
+    expect_identical(fastkpca:::kernel_block_product(x, 5L, 695L, p, list(), V, 2L),
+                     one[6:700, , drop = FALSE])
+  }
+  # a value that overflows, in one thread's rows, is the error of one thread
+  big <- x
+  big[650, ] <- 1e120
+  p3 <- fastkpca:::kernel_program(kern("polydot", degree = 3))
+  for (threads in 1:2)
+    expect_error(fastkpca:::kernel_block_product(big, 0L, 700L, p3, list(), V, threads),
+                 "kernel values are not finite")
   skip_if_not_installed("future")
   fit_of <- function() with_seed(6, kpca(x, kpar = list(sigma = 0.2), features = 3,
                                          solver = "matrix_free", threads = 1))
