@@ -12,23 +12,24 @@
 #include "fastkpca.h"
 #include <stdint.h>
 #include <string.h>
+#ifdef _OPENMP
+# include <omp.h>
+#endif
 
 /* The rows of a block of out (nz x k, leading dimension nz), from the
  * block's products P = K_b alpha (nb x k): P - r s' - 1 offset', with r the
  * block's kernel row means and s = alpha_sums (the exact fit's centering),
  * or P - 1 offset' when s is NULL (Nystrom: centering is all in offset).
  * The row means go to row_means[row0 + i] (length nz) when s is given.
- * The row means are summed in long double, column by column, as R's
- * rowMeans() does, so that the result is R's to the last bit. */
+ * The row means are summed in long double (acc: nb of them, scratch),
+ * column by column, as R's rowMeans() does, so that the result is R's to
+ * the last bit. No R API: callable inside a parallel region. */
 static void center_block(const double *Kb, int nb, int m, const double *P, int k,
                          const double *offset, const double *alpha_sums, double *out,
-                         int nz, int row0, double *row_means)
+                         int nz, int row0, double *row_means, long double *acc)
 {
     double *rm = NULL;
     if (alpha_sums) {
-        /* R_alloc aligns for doubles (8 bytes); long double needs 16 */
-        char *raw = R_alloc((size_t) nb + 1, sizeof(long double));
-        long double *acc = (long double *) (((uintptr_t) raw + 15) & ~(uintptr_t) 15);
         for (int i = 0; i < nb; i++) acc[i] = 0.0L;
         for (int j = 0; j < m; j++) {
             const double *col = Kb + (size_t) j * nb;
@@ -48,6 +49,14 @@ static void center_block(const double *Kb, int nb, int m, const double *P, int k
     }
 }
 
+/* n long doubles of scratch from R_alloc, which aligns for doubles (8
+ * bytes): long double needs 16. */
+static long double *long_doubles(size_t n)
+{
+    char *raw = R_alloc(n + 1, sizeof(long double));
+    return (long double *) (((uintptr_t) raw + 15) & ~(uintptr_t) 15);
+}
+
 /* Rows per panel of a block: the kernel of a block is computed and used
  * one panel of rows at a time, about 2^20 doubles (8 MB, within the
  * last-level cache), so that the product with alpha reads it from the
@@ -58,6 +67,57 @@ static int projection_panel_rows(int m)
 {
     int rows = PROJECTION_PANEL_DOUBLES / (m > 0 ? m : 1);
     return rows < 8 ? 8 : rows;
+}
+
+/* Rows per panel of one thread (project_block_by_threads()): its kernel,
+ * about 2^17 doubles (1 MB), stays in its core's L2 cache for the product;
+ * a multiple of 8 (the fast kernels' row tiles). */
+static int thread_panel_rows(int m)
+{
+    int rows = (1 << 17) / (m > 0 ? m : 1) / 8 * 8;
+    return rows < 8 ? 8 : rows;
+}
+
+/* The rows of one block (zp, prepared) projected as kernel_project_rows()
+ * does, for a kernel of kernel_fast.c, with the block's panels spread over
+ * the threads: each thread computes a panel's kernel (kernel_fast_tile()),
+ * its product with alpha (tile_gemm_add(), one thread) and its centering,
+ * with scratch of its own. With kernel_block() and matrix_product() sharing
+ * each panel, the product and the centering of a Nystrom fit's second pass
+ * ran on one thread while the others waited. The same values, summed in the
+ * same order. Returns 1 if a kernel value is not finite. */
+static int project_block_by_threads(const kernel_eval *k, const kernel_points *zp,
+                                    const kernel_points *xp, int m, const double *alpha,
+                                    int f, const double *offset, const double *alpha_sums,
+                                    double *out, int nz, int row0, double *row_means,
+                                    int threads)
+{
+    int nb = zp->n, pr = thread_panel_rows(m);
+    kernel_fast_plan *plan = kernel_fast_prepare(k->bases, zp, xp);
+    size_t k_len = (size_t) pr * m, p_len = (size_t) pr * f;
+    double *K = (double *) R_alloc((size_t) threads * k_len, sizeof(double));
+    double *P = (double *) R_alloc((size_t) threads * p_len, sizeof(double));
+    long double *acc = alpha_sums ? long_doubles((size_t) threads * pr) : NULL;
+    tile_kernels_ready();
+    int npanels = (nb + pr - 1) / pr, bad = 0;
+#ifdef _OPENMP
+#pragma omp parallel for num_threads(threads) schedule(dynamic, 1) reduction(|:bad)
+#endif
+    for (int p = 0; p < npanels; p++) {
+#ifdef _OPENMP
+        int t = omp_get_thread_num();
+#else
+        int t = 0;
+#endif
+        int i0 = p * pr, np = nb - i0 < pr ? nb - i0 : pr;
+        double *Kt = K + (size_t) t * k_len, *Pt = P + (size_t) t * p_len;
+        bad |= kernel_fast_tile(plan, i0, np, 0, m, Kt);
+        memset(Pt, 0, (size_t) np * f * sizeof(double));
+        tile_gemm_add(np, f, m, Kt, np, alpha, m, Pt, np);
+        center_block(Kt, np, m, Pt, f, offset, alpha_sums, out, nz, row0 + i0, row_means,
+                     acc ? acc + (size_t) t * pr : NULL);
+    }
+    return bad;
 }
 
 /* .Call: the projections of the rows of z onto the components of a fit,
@@ -101,17 +161,30 @@ SEXP kernel_project_rows(SEXP z, SEXP x, SEXP kernel, SEXP zweights, SEXP xweigh
     double *P = (double *) R_alloc((size_t) pr * (f > 0 ? f : 1), sizeof(double));
     const double **wb = (const double **) R_alloc((size_t) k.nweights + 1,
                                                   sizeof(double *));
+    long double *acc = isNull(alpha_sums) ? NULL : long_doubles((size_t) pr);
 
     SEXP ans = PROTECT(allocMatrix(REALSXP, nz, f));
     const double *as = isNull(alpha_sums) ? NULL : REAL(alpha_sums);
     /* the row means of K_z, which kpca_cv()'s residual criterion reuses */
     SEXP row_means = PROTECT(as ? allocVector(REALSXP, nz) : R_NilValue);
     setAttrib(ans, install("row_means"), row_means);
+    /* a kernel of kernel_fast.c on threads: panels per thread */
+    int by_threads = nthreads > 1 && f > 0 && k.nops == 1 && kernel_fast_supported(k.bases);
     for (int row0 = 0; row0 < nz; row0 += block) {
         int nb = nz - row0 < block ? nz - row0 : block;
         const void *vmax = vmaxget();
         kernel_points zp;
         kernel_points_rows(&k, z, row0, nb, shift, zweights, &zp);
+        if (by_threads) {
+            if (project_block_by_threads(&k, &zp, &xp, m, REAL(alpha), f, REAL(offset), as,
+                                         REAL(ans), nz, row0,
+                                         as ? REAL(row_means) : NULL, nthreads))
+                kernel_nonfinite_error(&k, "between 'newdata' and the training data ");
+            vmaxset(vmax);
+            R_CheckUserInterrupt();
+            call_step(step);
+            continue;
+        }
         for (int p0 = 0; p0 < nb; p0 += pr) {
             int np = nb - p0 < pr ? nb - p0 : pr;
             kernel_points panel = kernel_points_view(&k, &zp, p0, np, wb);
@@ -123,7 +196,7 @@ SEXP kernel_project_rows(SEXP z, SEXP x, SEXP kernel, SEXP zweights, SEXP xweigh
                  * product was a quarter of a Nystrom fit */
                 matrix_product(np, f, m, Kp, np, 0, REAL(alpha), m, 0, 0.0, P, np, nthreads);
                 center_block(Kp, np, m, P, f, REAL(offset), as, REAL(ans), nz, row0 + p0,
-                             as ? REAL(row_means) : NULL);
+                             as ? REAL(row_means) : NULL, acc);
             }
             vmaxset(vpanel);
         }

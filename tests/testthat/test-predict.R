@@ -204,3 +204,29 @@ test_that("predict() over panels of a block (src/project.c) matches the plain-R 
   expect_equal(predict(fit, new), unname(want), tolerance = 1e-8, ignore_attr = TRUE)
   expect_identical(predict(fit, new)[701:1000, ], predict(fit, new[701:1000, ]))
 })
+
+test_that("predict() gives the same bits on 1 and 2 threads, and its overflow error on both", {
+  # with threads, a kernel of an inner product or a distance gives each
+  # thread whole panels of rows (project_block_by_threads() in
+  # src/project.c); other kernels share each panel's columns
+  set.seed(10)
+  x <- matrix(rnorm(900 * 3), 900, 3)
+  new <- matrix(rnorm(2500 * 3), 2500, 3)
+  for (kk in list(kern("rbfdot", sigma = 0.3), kern("polydot", degree = 2),
+                  kern("rbfdot", sigma = 0.3) + kern("vanilladot"))) {
+    ex <- kpca(x, kernel = kk, features = 3)
+    ny <- with_seed(1, kpca(x, kernel = kk, features = 3, landmarks = 60))
+    for (fit in list(ex, ny)) {
+      one <- fit
+      one$threads <- 1L
+      two <- fit
+      two$threads <- 2L
+      expect_identical(predict(one, new), predict(two, new))
+    }
+  }
+  fit <- kpca(x, kernel = "polydot", kpar = list(degree = 3), features = 2, threads = 2)
+  big <- new
+  big[2000, ] <- 1e120
+  expect_error(predict(fit, big),
+               "kernel values between 'newdata' and the training data are not finite")
+})
