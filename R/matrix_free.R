@@ -18,8 +18,12 @@
 #' n = 10^5). `solver = "matrix_free"` computes the same leading eigenpairs
 #' of the centered kernel matrix without ever storing it. Each *pass*
 #' computes the kernel matrix tile by tile and multiplies each tile by a
-#' block of vectors at once, so a pass costs one kernel evaluation per
-#' entry (\eqn{n^2}) plus a small product; memory is \eqn{O(n b)} for a
+#' block of vectors at once. In one R process, each tile of the lower
+#' triangle is computed once and used for both of its blocks of rows (the
+#' kernel matrix is symmetric), so a pass costs \eqn{n^2 / 2} kernel
+#' evaluations plus a small product; on future's workers, each computes the
+#' whole rows of its batch (\eqn{n^2} values over all workers, shared
+#' among them). The results are the same to the last bit either way. Memory is \eqn{O(n b)} for a
 #' basis of b vectors (`control$ncv`) plus the tiles. Centering is
 #' implicit: \eqn{K_c V = H K H V} with \eqn{H = I - 11'/n}.
 #'

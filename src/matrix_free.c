@@ -33,6 +33,7 @@
 #define MF_ROW_BLOCK 256
 #define MF_COL_BLOCK 2048
 #define MF_CHECK_VALUES 33554432.0   /* 2^25 kernel values between checks */
+#define MF_SYM_BLOCK 256             /* rows and columns of a tile of the symmetric product */
 
 /* Y (rows x b) += K[first + 0 .. rows - 1, ] V for a kernel of
  * kernel_fast.c, the blocks of rb rows spread over the threads: each thread
@@ -77,6 +78,53 @@ static void block_product_by_rows(const kernel_eval *k, const kernel_points *xp,
     }
 }
 
+/* Y (n x b) += K V for all n rows, for a kernel of kernel_fast.c, with
+ * each tile of K's lower triangle computed once and used twice: tile
+ * (I, J), J < I, of MF_SYM_BLOCK rows and columns adds K[I, J] V[J] to
+ * Y[I] and K[I, J]' V[I] to Y[J]. A kernel value is the same either way
+ * round (kernel_simd.h: the squares of a - b and b - a, the terms of an
+ * inner product, are equal), and the tiles add their terms to Y one by
+ * one (tiles.c), so Y[i] gets the terms of the columns j in increasing
+ * order, as block_product_by_rows() and the plain loop give them, if
+ * row block R gets tiles (R, 0), ..., (R, R), then (R + 1, R), (R + 2, R),
+ * ...: tile (I, J) after (I, J - 1) and after (I - 1, J). The tiles of one
+ * anti-diagonal I + J = c write disjoint rows, and run on the threads
+ * together; one parallel region per anti-diagonal, with the interrupt
+ * check and the error for values that are not finite between them. Half
+ * the kernel values of the other ways, the same sums to the last bit. */
+static void symmetric_block_product(const kernel_eval *k, const kernel_points *xp, int n,
+                                    const double *V, int b, double *Y, int threads)
+{
+    kernel_fast_plan *plan = kernel_fast_prepare(k->bases, xp, xp);
+    const int S = MF_SYM_BLOCK;
+    int N = (n + S - 1) / S;
+    double *T = (double *) R_alloc((size_t) threads * S * S, sizeof(double));
+    tile_kernels_ready();
+    for (int c = 0; c <= 2 * (N - 1); c++) {
+        int jlo = c - (N - 1) > 0 ? c - (N - 1) : 0, jhi = c / 2, bad = 0;
+#ifdef _OPENMP
+#pragma omp parallel for num_threads(threads) schedule(dynamic, 1) reduction(|:bad) \
+    if (threads > 1 && jhi > jlo)
+#endif
+        for (int J = jlo; J <= jhi; J++) {
+#ifdef _OPENMP
+            double *Tt = T + (size_t) omp_get_thread_num() * S * S;
+#else
+            double *Tt = T;
+#endif
+            int I = c - J;
+            int i0 = I * S, ni = n - i0 < S ? n - i0 : S;
+            int j0 = J * S, nj = n - j0 < S ? n - j0 : S;
+            bad |= kernel_fast_tile(plan, i0, ni, j0, nj, Tt);
+            tile_gemm_add(ni, b, nj, Tt, ni, V + j0, n, Y + i0, n);
+            if (J < I)
+                tile_gemm(nj, b, ni, Tt, ni, 1, V + i0, n, 0, 1.0, Y + j0, n, 1);
+        }
+        if (bad) kernel_nonfinite_error(k, "");
+        R_CheckUserInterrupt();
+    }
+}
+
 /* .Call (kernel_block_product() in R/matrix_free.R): K[rows, ] V, a
  * length(rows) x ncol(V) double matrix, K the kernel matrix of the rows of
  * x. x: n x d double matrix (all training rows; their column means shift
@@ -112,7 +160,13 @@ SEXP kernel_block_product(SEXP x, SEXP row0, SEXP nrow, SEXP kernel, SEXP weight
     SEXP ans = PROTECT(allocMatrix(REALSXP, rows, b));
     double *Y = REAL(ans);
     for (R_xlen_t i = 0; i < XLENGTH(ans); i++) Y[i] = 0.0;
-    if (nthreads > 1 && k.nops == 1 && kernel_fast_supported(k.bases)) {
+    int fast = k.nops == 1 && kernel_fast_supported(k.bases);
+    if (fast && first == 0 && rows == n) {
+        symmetric_block_product(&k, &xp, n, REAL(V), b, Y, nthreads);
+        UNPROTECT(1);
+        return ans;
+    }
+    if (fast && nthreads > 1) {
         block_product_by_rows(&k, &xp, first, rows, rb, REAL(V), n, b, Y, nthreads);
         UNPROTECT(1);
         return ans;

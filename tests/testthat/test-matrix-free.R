@@ -142,6 +142,13 @@ test_that("the passes give the same numbers for any rows, threads and plan", {
                  fastkpca:::kernel_block_product(x, 13L, 500L, program, list(), V, 3L),
                  fastkpca:::kernel_block_product(x, 513L, 187L, program, list(), V, 1L))
   expect_identical(parts, all_rows)
+  # all rows at once: each tile of the lower triangle once, used twice
+  # (symmetric_block_product() in src/matrix_free.c), on any thread count
+  for (threads in 2:3)
+    expect_identical(fastkpca:::kernel_block_product(x, 0L, 700L, program, list(), V,
+                                                     threads), all_rows)
+  expect_identical(parts[1:13, , drop = FALSE],
+                   fastkpca:::kernel_block_product(x, 0L, 13L, program, list(), V, 1L))
   # kernel_fast.c's kernels give each thread whole blocks of rows; other
   # kernels share each tile's columns among the threads: the same bits
   for (kk in list(kern("laplacedot", sigma = 0.3), kern("polydot", degree = 2),
