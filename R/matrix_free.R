@@ -22,8 +22,8 @@
 #' triangle is computed once and used for both of its blocks of rows (the
 #' kernel matrix is symmetric), so a pass costs \eqn{n^2 / 2} kernel
 #' evaluations plus a small product; on future's workers, each computes the
-#' whole rows of its batch (\eqn{n^2} values over all workers, shared
-#' among them). The results are the same to the last bit either way. Memory is \eqn{O(n b)} for a
+#' rows of its batch, its own square by the same tiles. The results are
+#' the same to the last bit either way. Memory is \eqn{O(n b)} for a
 #' basis of b vectors (`control$ncv`) plus the tiles. Centering is
 #' implicit: \eqn{K_c V = H K H V} with \eqn{H = I - 11'/n}.
 #'
@@ -53,10 +53,11 @@
 #' result is summed in the same order whatever the batches, so the fit is
 #' the same under every plan and number of workers. `threads` is the
 #' number of threads per worker (by default `kpca_threads()` divided by the
-#' number of workers). Workers compute whole rows, twice the kernel values
-#' of one process, so on one machine the threads of one process are the
-#' faster way (n = 10^5 with 2 threads: 40 s; 2 workers of 1 thread each:
-#' about 70 s); workers pay off across machines. Progress (passes and the
+#' number of workers). One process with all the rows computes half the
+#' kernel matrix; workers compute their rows less half of their own square
+#' (three quarters of the matrix for 2 workers), so on one machine the
+#' threads of one process are the faster way (n = 10^5: 40 s on 2 threads,
+#' 49 s on 2 workers of 1 thread each); workers pay off across machines. Progress (passes and the
 #' largest residual) goes through progressr.
 #'
 #' `solver = "auto"` chooses `"matrix_free"` when `features > 0` and the

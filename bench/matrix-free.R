@@ -13,7 +13,13 @@
 #            m = 1000 on the same data, its eigenvalue error against this
 #            exact answer;
 #   workers: the same fit with 1 thread in one process, and under
-#            plan(multisession, workers = 2) with 1 thread each: speed-up;
+#            plan(multisession, workers = 2) with 1 thread each: speed-up.
+#            One process computes half the kernel matrix (each tile of the
+#            lower triangle once), each of 2 workers its rows less half
+#            its square (3/4 of the values between them), so the workers'
+#            speed-up is at most about 1.33x in kernel values (issue 25's
+#            goal of 1.7x dates from when one process computed whole rows
+#            too); on one machine the threads of one process are faster;
 #   compare: n = 20000, the matrix-free solver (tol 1e-8 and 1e-10) and
 #            "randomized" against "iterative" on the stored matrix (tol
 #            1e-10; with the part "exact" too, against the exact solver,
@@ -139,7 +145,8 @@ if ("large" %in% parts || "workers" %in% parts) {
     one <- run_child("mf1", n)
     two <- run_child("multi", n)
     cat(sprintf(paste0("1 process x 1 thread: %.1f s; multisession 2 workers x 1 thread: ",
-                       "%.1f s; speed-up %.2fx (goal >= 1.7); eig identical: %s, largest ",
+                       "%.1f s; speed-up %.2fx (issue 25's 1.7x was set with whole rows in ",
+                       "one process too: see the header); eig identical: %s, largest ",
                        "difference %.1e\n"),
                 one$seconds, two$seconds, one$seconds / two$seconds,
                 identical(one$eig, two$eig), max(abs(one$eig - two$eig) / one$eig)))

@@ -18,13 +18,18 @@
  * passes give the same numbers for any split of the rows among the
  * workers of future::plan() (R/matrix_free.R).
  *
- * With threads, the kernels of kernel_fast.c (one base kernel of an inner
- * product or a distance) take whole blocks of rows per thread, each with
- * its own tile: kernel_fast_tile() and the one-thread tile product need no
- * R API, so both halves of the work run on every thread (with kernel_block()
+ * The kernels of kernel_fast.c (one base kernel of an inner product or a
+ * distance) go another way (fast_block_product()): the square of the
+ * call's rows against themselves is computed by the tiles of its lower
+ * triangle, each used for both of its blocks of rows (half the kernel
+ * values: all of them when one process has all the rows), the columns
+ * outside it by whole blocks of rows per thread, each thread with its own
+ * tile. kernel_fast_tile() and the one-thread tile product need no R API,
+ * so both halves of the work run on every thread (with kernel_block()
  * sharing each tile's columns among the threads, the product of a tile,
- * below tiles.c's threshold for threads, ran on one thread while the others
- * waited: 1.33x on 2 threads). The sums are the same, in the same order. */
+ * below tiles.c's threshold for threads, ran on one thread while the
+ * others waited: 1.33x on 2 threads). Each row still gets its terms in
+ * increasing column order: the same numbers, to the last bit. */
 #include "fastkpca.h"
 #ifdef _OPENMP
 # include <omp.h>
@@ -35,30 +40,27 @@
 #define MF_CHECK_VALUES 33554432.0   /* 2^25 kernel values between checks */
 #define MF_SYM_BLOCK 256             /* rows and columns of a tile of the symmetric product */
 
-/* Y (rows x b) += K[first + 0 .. rows - 1, ] V for a kernel of
- * kernel_fast.c, the blocks of rb rows spread over the threads: each thread
- * computes a block's kernel tile by tile into its own tile and adds each
- * tile times the matching rows of V (n x b) to the block's rows of Y, on
- * its own. One parallel region per group of blocks of about threads x
- * MF_CHECK_VALUES kernel values, with the interrupt check and the error
- * for values that are not finite between groups, on the main thread. */
-static void block_product_by_rows(const kernel_eval *k, const kernel_points *xp, int first,
-                            int rows, int rb, const double *V, int n, int b, double *Y,
-                            int threads)
+/* Y (rows x b) += K[first + 0 .. rows - 1, c_lo .. c_hi - 1] V[c_lo ..
+ * c_hi - 1, ] for a kernel of kernel_fast.c (plan: the call's rows against
+ * all n points), the blocks of rb rows spread over the threads: each
+ * thread computes a block's kernel tile by tile into its own tile and
+ * adds each tile times the matching rows of V (n x b) to the block's rows
+ * of Y, on its own. One parallel region per group of blocks of about
+ * threads x MF_CHECK_VALUES kernel values, with the interrupt check and
+ * the error for values that are not finite between groups, on the main
+ * thread. */
+static void block_product_by_rows(const kernel_eval *k, const kernel_fast_plan *plan,
+                                  int rows, int rb, int c_lo, int c_hi, const double *V,
+                                  int n, int b, double *Y, double *T, int threads)
 {
-    const double **wbuf = (const double **) R_alloc((size_t) k->nweights + 1,
-                                                    sizeof(double *));
-    kernel_points a = kernel_points_view(k, xp, first, rows, wbuf);
-    kernel_fast_plan *plan = kernel_fast_prepare(k->bases, &a, xp);
-    double *T = (double *) R_alloc((size_t) threads * rb * MF_COL_BLOCK, sizeof(double));
-    tile_kernels_ready();
     int nblocks = (rows + rb - 1) / rb;
-    int group = (int) (threads * MF_CHECK_VALUES / ((double) rb * n));
+    int group = (int) (threads * MF_CHECK_VALUES / ((double) rb * (c_hi - c_lo)));
     if (group < threads) group = threads;
     for (int g0 = 0; g0 < nblocks; g0 += group) {
         int g1 = nblocks - g0 < group ? nblocks : g0 + group, bad = 0;
 #ifdef _OPENMP
-#pragma omp parallel for num_threads(threads) schedule(dynamic, 1) reduction(|:bad)
+#pragma omp parallel for num_threads(threads) schedule(dynamic, 1) reduction(|:bad) \
+    if (threads > 1)
 #endif
         for (int blk = g0; blk < g1; blk++) {
 #ifdef _OPENMP
@@ -67,8 +69,8 @@ static void block_product_by_rows(const kernel_eval *k, const kernel_points *xp,
             double *Tt = T;
 #endif
             int i0 = blk * rb, nr = rows - i0 < rb ? rows - i0 : rb;
-            for (int j0 = 0; j0 < n; j0 += MF_COL_BLOCK) {
-                int nc = n - j0 < MF_COL_BLOCK ? n - j0 : MF_COL_BLOCK;
+            for (int j0 = c_lo; j0 < c_hi; j0 += MF_COL_BLOCK) {
+                int nc = c_hi - j0 < MF_COL_BLOCK ? c_hi - j0 : MF_COL_BLOCK;
                 bad |= kernel_fast_tile(plan, i0, nr, j0, nc, Tt);
                 tile_gemm_add(nr, b, nc, Tt, nr, V + j0, n, Y + i0, rows);
             }
@@ -78,28 +80,26 @@ static void block_product_by_rows(const kernel_eval *k, const kernel_points *xp,
     }
 }
 
-/* Y (n x b) += K V for all n rows, for a kernel of kernel_fast.c, with
- * each tile of K's lower triangle computed once and used twice: tile
- * (I, J), J < I, of MF_SYM_BLOCK rows and columns adds K[I, J] V[J] to
- * Y[I] and K[I, J]' V[I] to Y[J]. A kernel value is the same either way
- * round (kernel_simd.h: the squares of a - b and b - a, the terms of an
- * inner product, are equal), and the tiles add their terms to Y one by
- * one (tiles.c), so Y[i] gets the terms of the columns j in increasing
- * order, as block_product_by_rows() and the plain loop give them, if
- * row block R gets tiles (R, 0), ..., (R, R), then (R + 1, R), (R + 2, R),
- * ...: tile (I, J) after (I, J - 1) and after (I - 1, J). The tiles of one
- * anti-diagonal I + J = c write disjoint rows, and run on the threads
- * together; one parallel region per anti-diagonal, with the interrupt
- * check and the error for values that are not finite between them. Half
- * the kernel values of the other ways, the same sums to the last bit. */
-static void symmetric_block_product(const kernel_eval *k, const kernel_points *xp, int n,
-                                    const double *V, int b, double *Y, int threads)
+/* Y (rows x b) += K[R, R] V[R, ] for the call's rows R = first + 0 ..
+ * rows - 1, for a kernel of kernel_fast.c, with each tile of the square's
+ * lower triangle computed once and used twice: tile (I, J), J < I, of
+ * MF_SYM_BLOCK rows and columns adds K[I, J] V[J] to Y[I] and
+ * K[I, J]' V[I] to Y[J]. A kernel value is the same either way round
+ * (kernel_simd.h: the squares of a - b and b - a, the terms of an inner
+ * product, are equal), and the tiles add their terms to Y one by one
+ * (tiles.c), so Y[i] gets the terms of the columns j in increasing order,
+ * as a whole row gives them, if row block R gets tiles (R, 0), ...,
+ * (R, R), then (R + 1, R), (R + 2, R), ...: tile (I, J) after (I, J - 1)
+ * and after (I - 1, J). The tiles of one anti-diagonal I + J = c write
+ * disjoint rows, and run on the threads together; one parallel region per
+ * anti-diagonal, with the interrupt check and the error for values that
+ * are not finite between them. */
+static void symmetric_block_product(const kernel_eval *k, const kernel_fast_plan *plan,
+                                    int first, int rows, const double *V, int n, int b,
+                                    double *Y, double *T, int threads)
 {
-    kernel_fast_plan *plan = kernel_fast_prepare(k->bases, xp, xp);
     const int S = MF_SYM_BLOCK;
-    int N = (n + S - 1) / S;
-    double *T = (double *) R_alloc((size_t) threads * S * S, sizeof(double));
-    tile_kernels_ready();
+    int N = (rows + S - 1) / S;
     for (int c = 0; c <= 2 * (N - 1); c++) {
         int jlo = c - (N - 1) > 0 ? c - (N - 1) : 0, jhi = c / 2, bad = 0;
 #ifdef _OPENMP
@@ -113,16 +113,42 @@ static void symmetric_block_product(const kernel_eval *k, const kernel_points *x
             double *Tt = T;
 #endif
             int I = c - J;
-            int i0 = I * S, ni = n - i0 < S ? n - i0 : S;
-            int j0 = J * S, nj = n - j0 < S ? n - j0 : S;
-            bad |= kernel_fast_tile(plan, i0, ni, j0, nj, Tt);
-            tile_gemm_add(ni, b, nj, Tt, ni, V + j0, n, Y + i0, n);
+            int i0 = I * S, ni = rows - i0 < S ? rows - i0 : S;
+            int j0 = J * S, nj = rows - j0 < S ? rows - j0 : S;
+            bad |= kernel_fast_tile(plan, i0, ni, first + j0, nj, Tt);
+            tile_gemm_add(ni, b, nj, Tt, ni, V + first + j0, n, Y + i0, rows);
             if (J < I)
-                tile_gemm(nj, b, ni, Tt, ni, 1, V + i0, n, 0, 1.0, Y + j0, n, 1);
+                tile_gemm(nj, b, ni, Tt, ni, 1, V + first + i0, n, 0, 1.0, Y + j0, rows, 1);
         }
         if (bad) kernel_nonfinite_error(k, "");
         R_CheckUserInterrupt();
     }
+}
+
+/* Y (rows x b) = K[R, ] V for the call's rows R = first + 0 .. rows - 1
+ * and a kernel of kernel_fast.c: the columns before R, the square K[R, R]
+ * by its lower triangle's tiles (half its kernel values), then the columns
+ * after R, so that every row gets its terms in increasing column order.
+ * One process with all the rows computes half the kernel matrix; each of
+ * W workers computes its rows' whole width less half its square. */
+static void fast_block_product(const kernel_eval *k, const kernel_points *xp, int first,
+                               int rows, int rb, const double *V, int n, int b, double *Y,
+                               int threads)
+{
+    const double **wbuf = (const double **) R_alloc((size_t) k->nweights + 1,
+                                                    sizeof(double *));
+    kernel_points a = kernel_points_view(k, xp, first, rows, wbuf);
+    kernel_fast_plan *plan = kernel_fast_prepare(k->bases, &a, xp);
+    size_t per_thread = (size_t) rb * MF_COL_BLOCK;
+    if (per_thread < (size_t) MF_SYM_BLOCK * MF_SYM_BLOCK)
+        per_thread = (size_t) MF_SYM_BLOCK * MF_SYM_BLOCK;
+    double *T = (double *) R_alloc((size_t) threads * per_thread, sizeof(double));
+    tile_kernels_ready();
+    if (first > 0)
+        block_product_by_rows(k, plan, rows, rb, 0, first, V, n, b, Y, T, threads);
+    symmetric_block_product(k, plan, first, rows, V, n, b, Y, T, threads);
+    if (first + rows < n)
+        block_product_by_rows(k, plan, rows, rb, first + rows, n, V, n, b, Y, T, threads);
 }
 
 /* .Call (kernel_block_product() in R/matrix_free.R): K[rows, ] V, a
@@ -160,14 +186,8 @@ SEXP kernel_block_product(SEXP x, SEXP row0, SEXP nrow, SEXP kernel, SEXP weight
     SEXP ans = PROTECT(allocMatrix(REALSXP, rows, b));
     double *Y = REAL(ans);
     for (R_xlen_t i = 0; i < XLENGTH(ans); i++) Y[i] = 0.0;
-    int fast = k.nops == 1 && kernel_fast_supported(k.bases);
-    if (fast && first == 0 && rows == n) {
-        symmetric_block_product(&k, &xp, n, REAL(V), b, Y, nthreads);
-        UNPROTECT(1);
-        return ans;
-    }
-    if (fast && nthreads > 1) {
-        block_product_by_rows(&k, &xp, first, rows, rb, REAL(V), n, b, Y, nthreads);
+    if (k.nops == 1 && kernel_fast_supported(k.bases)) {
+        fast_block_product(&k, &xp, first, rows, rb, REAL(V), n, b, Y, nthreads);
         UNPROTECT(1);
         return ans;
     }
