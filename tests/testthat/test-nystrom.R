@@ -250,3 +250,15 @@ test_that("blocks computed panel by panel give the oracle's statistics, for any 
   expect_lt(rel_diff(unname(one$eig), ref$eig), 1e-8)
   expect_cols_equal_up_to_sign(one$rotated, ref$rotated, 1e-7)
 })
+
+test_that("a data row whose kernel overflows is an error in pass 1, on any thread count", {
+  # the landmarks' own kernel is finite: the error is pass 1's
+  set.seed(11)
+  x <- matrix(rnorm(1000 * 2), 1000, 2)
+  L <- x[1:30, ]
+  x[700, ] <- 1e120
+  for (threads in 1:2)
+    expect_error(kpca(x, kernel = "polydot", kpar = list(degree = 3), features = 2,
+                      landmarks = L, threads = threads),
+                 "kernel values are not finite", class = "fastkpca_error")
+})
