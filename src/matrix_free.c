@@ -92,36 +92,44 @@ static void block_product_by_rows(const kernel_eval *k, const kernel_fast_plan *
  * (R, R), then (R + 1, R), (R + 2, R), ...: tile (I, J) after (I, J - 1)
  * and after (I - 1, J). The tiles of one anti-diagonal I + J = c write
  * disjoint rows, and run on the threads together; one parallel region per
- * anti-diagonal, with the interrupt check and the error for values that
- * are not finite between them. */
+ * anti-diagonal (or per group of its tiles, for a long one), with the
+ * interrupt check and the error for values that are not finite between
+ * them. */
 static void symmetric_block_product(const kernel_eval *k, const kernel_fast_plan *plan,
                                     int first, int rows, const double *V, int n, int b,
                                     double *Y, double *T, int threads)
 {
     const int S = MF_SYM_BLOCK;
     int N = (rows + S - 1) / S;
+    /* tiles per parallel region: about threads x MF_CHECK_VALUES values
+     * (a long anti-diagonal is split: its tiles write disjoint rows) */
+    int group = (int) (threads * MF_CHECK_VALUES / ((double) S * S));
     for (int c = 0; c <= 2 * (N - 1); c++) {
-        int jlo = c - (N - 1) > 0 ? c - (N - 1) : 0, jhi = c / 2, bad = 0;
+        int jlo = c - (N - 1) > 0 ? c - (N - 1) : 0, jhi = c / 2;
+        for (int g0 = jlo; g0 <= jhi; g0 += group) {
+            int g1 = jhi - g0 < group ? jhi : g0 + group - 1, bad = 0;
 #ifdef _OPENMP
 #pragma omp parallel for num_threads(threads) schedule(dynamic, 1) reduction(|:bad) \
-    if (threads > 1 && jhi > jlo)
+    if (threads > 1 && g1 > g0)
 #endif
-        for (int J = jlo; J <= jhi; J++) {
+            for (int J = g0; J <= g1; J++) {
 #ifdef _OPENMP
-            double *Tt = T + (size_t) omp_get_thread_num() * S * S;
+                double *Tt = T + (size_t) omp_get_thread_num() * S * S;
 #else
-            double *Tt = T;
+                double *Tt = T;
 #endif
-            int I = c - J;
-            int i0 = I * S, ni = rows - i0 < S ? rows - i0 : S;
-            int j0 = J * S, nj = rows - j0 < S ? rows - j0 : S;
-            bad |= kernel_fast_tile(plan, i0, ni, first + j0, nj, Tt);
-            tile_gemm_add(ni, b, nj, Tt, ni, V + first + j0, n, Y + i0, rows);
-            if (J < I)
-                tile_gemm(nj, b, ni, Tt, ni, 1, V + first + i0, n, 0, 1.0, Y + j0, rows, 1);
+                int I = c - J;
+                int i0 = I * S, ni = rows - i0 < S ? rows - i0 : S;
+                int j0 = J * S, nj = rows - j0 < S ? rows - j0 : S;
+                bad |= kernel_fast_tile(plan, i0, ni, first + j0, nj, Tt);
+                tile_gemm_add(ni, b, nj, Tt, ni, V + first + j0, n, Y + i0, rows);
+                if (J < I)
+                    tile_gemm(nj, b, ni, Tt, ni, 1, V + first + i0, n, 0, 1.0, Y + j0, rows,
+                              1);
+            }
+            if (bad) kernel_nonfinite_error(k, "");
+            R_CheckUserInterrupt();
         }
-        if (bad) kernel_nonfinite_error(k, "");
-        R_CheckUserInterrupt();
     }
 }
 

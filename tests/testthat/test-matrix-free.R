@@ -149,6 +149,17 @@ test_that("the passes give the same numbers for any rows, threads and plan", {
                                                      threads), all_rows)
   expect_identical(parts[1:13, , drop = FALSE],
                    fastkpca:::kernel_block_product(x, 0L, 13L, program, list(), V, 1L))
+  # the expanded form of rbfdot (70 coordinates): k(a, b) and k(b, a) agree
+  # to the last bit there too
+  x70 <- mf_rows(600, d = 70)
+  V70 <- with_seed(7, matrix(rnorm(600 * 2), 600, 2))
+  p70 <- fastkpca:::kernel_program(kern("rbfdot", sigma = 0.01))
+  whole <- fastkpca:::kernel_block_product(x70, 0L, 600L, p70, list(), V70, 2L)
+  expect_identical(rbind(fastkpca:::kernel_block_product(x70, 0L, 300L, p70, list(), V70, 1L),
+                         fastkpca:::kernel_block_product(x70, 300L, 300L, p70, list(), V70, 2L)),
+                   whole)
+  expect_equal(whole, kernel_matrix(kern("rbfdot", sigma = 0.01), x70) %*% V70,
+               tolerance = 1e-12)
   # kernel_fast.c's kernels give each thread whole blocks of rows; other
   # kernels share each tile's columns among the threads: the same bits
   for (kk in list(kern("laplacedot", sigma = 0.3), kern("polydot", degree = 2),
