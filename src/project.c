@@ -71,11 +71,13 @@ static int projection_panel_rows(int m)
 
 /* Rows per panel of one thread (project_block_by_threads()): its kernel,
  * about 2^17 doubles (1 MB), stays in its core's L2 cache for the product;
- * a multiple of 8 (the fast kernels' row tiles). */
+ * at least 64 rows, as each panel's product reads all of alpha (m x k: for
+ * an exact fit's many components, more than the panel's kernel); a
+ * multiple of 8 (the fast kernels' row tiles). */
 static int thread_panel_rows(int m)
 {
     int rows = (1 << 17) / (m > 0 ? m : 1) / 8 * 8;
-    return rows < 8 ? 8 : rows;
+    return rows < 64 ? 64 : rows;
 }
 
 /* The rows of one block (zp, prepared) projected as kernel_project_rows()
