@@ -37,33 +37,36 @@ static inline KF_ATTR VD KF(vexp)(VD x)
     return p * (VD) bits;
 }
 
+/* exp(v) lane by lane: the polynomial where v is in its range, exp()
+ * for the lanes outside it (and NaN). */
+static inline KF_ATTR VD KF(vexp_lanes)(VD v)
+{
+    const VD lo = VSPLAT(KF_EXP_LO), hi = VSPLAT(KF_EXP_HI);
+    VI outside = ~((v >= lo) & (v <= hi));
+    VD r = KF(vexp)(VMIN(VMAX(v, lo), hi));
+    long long any = 0;
+    for (int l = 0; l < W; l++) any |= outside[l];
+    if (any)
+        for (int l = 0; l < W; l++)
+            if (outside[l]) r[l] = exp(v[l]);
+    return r;
+}
+
 /* y[i] = exp(scale * f(x[i])) for i < n, f the identity or sqrt (root);
- * x and y may be the same. Inputs outside the polynomial's range (and NaN)
- * go to exp(), lane by lane. */
+ * x and y may be the same. Two vectors at a time: the polynomial is a
+ * chain of dependent multiply-adds, and two independent chains keep the
+ * units busy. */
 static KF_ATTR void KF(exp_array)(const double *x, double *y, int n, double scale,
                                   int root)
 {
-    const VD lo = VSPLAT(KF_EXP_LO), hi = VSPLAT(KF_EXP_HI), s = VSPLAT(scale);
+    const VD s = VSPLAT(scale);
     int i = 0;
-    /* two vectors at a time: the polynomial is a chain of dependent
-     * multiply-adds, and two independent chains keep the units busy */
     for (; i + 2 * W <= n; i += 2 * W) {
         VD v0, v1;
         memcpy(&v0, x + i, sizeof v0);
         memcpy(&v1, x + i + W, sizeof v1);
         if (root) { v0 = VSQRT(v0); v1 = VSQRT(v1); }
-        v0 = v0 * s;
-        v1 = v1 * s;
-        VI out0 = ~((v0 >= lo) & (v0 <= hi)), out1 = ~((v1 >= lo) & (v1 <= hi));
-        VD r0 = KF(vexp)(VMIN(VMAX(v0, lo), hi)), r1 = KF(vexp)(VMIN(VMAX(v1, lo), hi));
-        VI either = out0 | out1;
-        long long any = 0;
-        for (int l = 0; l < W; l++) any |= either[l];
-        if (any)
-            for (int l = 0; l < W; l++) {
-                if (out0[l]) r0[l] = exp(v0[l]);
-                if (out1[l]) r1[l] = exp(v1[l]);
-            }
+        VD r0 = KF(vexp_lanes)(v0 * s), r1 = KF(vexp_lanes)(v1 * s);
         memcpy(y + i, &r0, sizeof r0);
         memcpy(y + i + W, &r1, sizeof r1);
     }
@@ -71,14 +74,7 @@ static KF_ATTR void KF(exp_array)(const double *x, double *y, int n, double scal
         VD v;
         memcpy(&v, x + i, sizeof v);
         if (root) v = VSQRT(v);
-        v = v * s;
-        VI outside = ~((v >= lo) & (v <= hi));
-        VD r = KF(vexp)(VMIN(VMAX(v, lo), hi));
-        long long any = 0;
-        for (int l = 0; l < W; l++) any |= outside[l];
-        if (any)
-            for (int l = 0; l < W; l++)
-                if (outside[l]) r[l] = exp(v[l]);
+        VD r = KF(vexp_lanes)(v * s);
         memcpy(y + i, &r, sizeof r);
     }
     for (; i < n; i++) {
