@@ -158,20 +158,26 @@ SEXP kernel_project_rows(SEXP z, SEXP x, SEXP kernel, SEXP zweights, SEXP xweigh
     const double *shift = kernel_points_fixed(&k, x, xweights, &xp);
     /* the blocks' weights are checked here once, for an early clear error */
     check_weights(&k, zweights, "zweights");
+    /* a kernel of kernel_fast.c on threads: panels per thread, each with
+     * scratch of its own (project_block_by_threads()); otherwise one
+     * shared panel, whose scratch is made here once */
+    int by_threads = nthreads > 1 && f > 0 && k.nops == 1 && kernel_fast_supported(k.bases);
     int pr = projection_panel_rows(m) < block ? projection_panel_rows(m) : block;
-    double *Kp = (double *) R_alloc((size_t) pr * m, sizeof(double));
-    double *P = (double *) R_alloc((size_t) pr * (f > 0 ? f : 1), sizeof(double));
+    double *Kp = NULL, *P = NULL;
+    long double *acc = NULL;
+    if (!by_threads) {
+        Kp = (double *) R_alloc((size_t) pr * m, sizeof(double));
+        P = (double *) R_alloc((size_t) pr * (f > 0 ? f : 1), sizeof(double));
+        if (!isNull(alpha_sums)) acc = long_doubles((size_t) pr);
+    }
     const double **wb = (const double **) R_alloc((size_t) k.nweights + 1,
                                                   sizeof(double *));
-    long double *acc = isNull(alpha_sums) ? NULL : long_doubles((size_t) pr);
 
     SEXP ans = PROTECT(allocMatrix(REALSXP, nz, f));
     const double *as = isNull(alpha_sums) ? NULL : REAL(alpha_sums);
     /* the row means of K_z, which kpca_cv()'s residual criterion reuses */
     SEXP row_means = PROTECT(as ? allocVector(REALSXP, nz) : R_NilValue);
     setAttrib(ans, install("row_means"), row_means);
-    /* a kernel of kernel_fast.c on threads: panels per thread */
-    int by_threads = nthreads > 1 && f > 0 && k.nops == 1 && kernel_fast_supported(k.bases);
     for (int row0 = 0; row0 < nz; row0 += block) {
         int nb = nz - row0 < block ? nz - row0 : block;
         const void *vmax = vmaxget();
@@ -182,25 +188,24 @@ SEXP kernel_project_rows(SEXP z, SEXP x, SEXP kernel, SEXP zweights, SEXP xweigh
                                          REAL(ans), nz, row0,
                                          as ? REAL(row_means) : NULL, nthreads))
                 kernel_nonfinite_error(&k, "between 'newdata' and the training data ");
-            vmaxset(vmax);
             R_CheckUserInterrupt();
-            call_step(step);
-            continue;
-        }
-        for (int p0 = 0; p0 < nb; p0 += pr) {
-            int np = nb - p0 < pr ? nb - p0 : pr;
-            kernel_points panel = kernel_points_view(&k, &zp, p0, np, wb);
-            const void *vpanel = vmaxget();
-            kernel_block(&k, &panel, &xp, 0, Kp, nthreads,
-                         "between 'newdata' and the training data ");
-            if (f > 0) {
-                /* the register tiles (tiles.c): on the reference BLAS, this
-                 * product was a quarter of a Nystrom fit */
-                matrix_product(np, f, m, Kp, np, 0, REAL(alpha), m, 0, 0.0, P, np, nthreads);
-                center_block(Kp, np, m, P, f, REAL(offset), as, REAL(ans), nz, row0 + p0,
-                             as ? REAL(row_means) : NULL, acc);
+        } else {
+            for (int p0 = 0; p0 < nb; p0 += pr) {
+                int np = nb - p0 < pr ? nb - p0 : pr;
+                kernel_points panel = kernel_points_view(&k, &zp, p0, np, wb);
+                const void *vpanel = vmaxget();
+                kernel_block(&k, &panel, &xp, 0, Kp, nthreads,
+                             "between 'newdata' and the training data ");
+                if (f > 0) {
+                    /* the register tiles (tiles.c): on the reference BLAS,
+                     * this product was a quarter of a Nystrom fit */
+                    matrix_product(np, f, m, Kp, np, 0, REAL(alpha), m, 0, 0.0, P, np,
+                                   nthreads);
+                    center_block(Kp, np, m, P, f, REAL(offset), as, REAL(ans), nz,
+                                 row0 + p0, as ? REAL(row_means) : NULL, acc);
+                }
+                vmaxset(vpanel);
             }
-            vmaxset(vpanel);
         }
         vmaxset(vmax);
         call_step(step);
