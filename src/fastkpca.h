@@ -38,6 +38,11 @@
 #ifndef FASTKPCA_H
 #define FASTKPCA_H
 
+/* omp.h before R's headers: Rinternals.h defines match as Rf_match, which
+ * breaks the "omp declare variant ... match(...)" lines of clang's omp.h */
+#ifdef _OPENMP
+# include <omp.h>
+#endif
 #define USE_FC_LEN_T
 #include <R.h>
 #include <Rinternals.h>

@@ -24,9 +24,6 @@
 #include <float.h>
 #include <math.h>
 #include <string.h>
-#ifdef _OPENMP
-# include <omp.h>
-#endif
 
 /* Work (in rough units of one multiply-add) done between two interrupt
  * checks: a few tens of milliseconds on one core, whatever the kernel and d. */

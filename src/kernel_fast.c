@@ -40,9 +40,6 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
-#ifdef _OPENMP
-# include <omp.h>
-#endif
 
 /* Distance kernels sum differences below this many coordinates and use the
  * norms and the inner product from it on (see above). */

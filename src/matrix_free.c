@@ -31,9 +31,6 @@
  * others waited: 1.33x on 2 threads). Each row still gets its terms in
  * increasing column order: the same numbers, to the last bit. */
 #include "fastkpca.h"
-#ifdef _OPENMP
-# include <omp.h>
-#endif
 
 #define MF_ROW_BLOCK 256
 #define MF_COL_BLOCK 2048

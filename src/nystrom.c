@@ -23,9 +23,6 @@
 #include <float.h>
 #include <math.h>
 #include <string.h>
-#ifdef _OPENMP
-# include <omp.h>
-#endif
 
 /* Rows of a block per slice of the rank-k update: a packed slice of the
  * block (KC x m doubles, 512 KB for m = 500) stays in the L2 cache while a

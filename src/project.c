@@ -12,9 +12,6 @@
 #include "fastkpca.h"
 #include <stdint.h>
 #include <string.h>
-#ifdef _OPENMP
-# include <omp.h>
-#endif
 
 /* The rows of a block of out (nz x k, leading dimension nz), from the
  * block's products P = K_b alpha (nb x k): P - r s' - 1 offset', with r the

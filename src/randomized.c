@@ -19,9 +19,6 @@
 #include "fastkpca.h"
 #include <Rmath.h>
 #include <string.h>
-#ifdef _OPENMP
-# include <omp.h>
-#endif
 
 /* Columns per panel and rows per chunk of the symmetric product: a chunk
  * of a panel of A (512 x 32 doubles, 128 KB) stays in the L2 cache while

@@ -54,9 +54,6 @@
 #include <math.h>
 #include <string.h>
 #include <stdlib.h>
-#ifdef _OPENMP
-# include <omp.h>
-#endif
 
 /* One base string kernel on the strings of a call: the profiles, or the
  * nodes of the suffix tree. */

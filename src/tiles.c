@@ -30,9 +30,6 @@
 # include <dlfcn.h>
 # include <time.h>
 #endif
-#ifdef _OPENMP
-# include <omp.h>
-#endif
 
 /* Rows of A (columns of op(A)) per slice: a packed slice of B
  * (TILE_KC x TILE_NC) stays in the L1 cache. */
