@@ -25,6 +25,7 @@ static int next_block_end(int j0, int n, size_t per_column)
 static void symmetric_row_sums(const double *K, int n, double *sums, double *kmax,
                                int threads)
 {
+    (void) threads; /* the OpenMP clause's only use */
     double largest = 0.0;
     /* the part on and below the diagonal: column i, rows i..n-1 (contiguous) */
     for (int c0 = 0, c1; c0 < n; c0 = c1) {

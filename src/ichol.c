@@ -48,7 +48,7 @@ static void residual_column(const double *y, int n, int p, double inv2s2,
     const double yp = y[p];
     /* the Gaussian kernel's exp by the fast kernels' vector exp (within
      * 1 ulp of exp(), kernel_fast.c): exp() was a tenth of kica's time */
-    kernel_spec rbf = {KERNEL_RBF, inv2s2, 0, 0, 0, 0, 0};
+    kernel_spec rbf = {.code = KERNEL_RBF, .sigma = inv2s2};
     for (int a = 0; a < n; a++) {
         double t = y[a] - yp;
         col[a] = t * t;
