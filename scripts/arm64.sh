@@ -1,0 +1,108 @@
+#!/usr/bin/env bash
+# Runs fastkpca's tests on arm64 (aarch64, the NEON path) under emulation:
+# an arm64 Debian root (bookworm, with Debian's R, testthat and kernlab, and
+# gcc to build the package natively there), entered with chroot through
+# qemu-user-static and binfmt_misc. The package is installed in the root from
+# a copy of the sources and the tests run there with scripts/run-tests.R.
+#
+# The root is built once (mmdebstrap; about 5 to 25 minutes, mostly package
+# configuration under qemu) and kept for later runs in
+# FASTKPCA_ARM64_ROOT, by default a folder of its own under ~/.cache; it is
+# rebuilt when its package list changes. /proc is mounted in the root while
+# the tests run (qemu reads /proc/self/maps).
+#
+# By default the core subset runs (kpca against the oracles, kernels and the
+# algebra, strings, Nystrom, matrix-free, tiles, kica, bad input);
+# FASTKPCA_ARM64_TESTS=all runs every file, or give a regular expression on
+# file names. Needs root and apt-get (installs qemu-user-static,
+# binfmt-support and mmdebstrap where missing).
+# Prints one verdict line; exits 0 (passed), 1 (a failure, or R crashed) or 2
+# (could not run).
+set -euo pipefail
+
+here="$(cd "$(dirname "$0")/.." && pwd)"
+core='kpca|kernels|kern|string-kernels|nystrom|matrix-free|tiles|kica|bad-input'
+tests="${FASTKPCA_ARM64_TESTS:-$core}"
+[ "$tests" = core ] && tests="$core"
+root="${FASTKPCA_ARM64_ROOT:-$HOME/.cache/fastkpca/arm64-root-bookworm}"
+debs="r-base-core,r-cran-generics,r-cran-testthat,r-cran-kernlab,r-cran-matrix,r-cran-future,r-cran-progressr,gcc,make,libc6-dev,libblas-dev,liblapack-dev,gfortran"
+mirror="${FASTKPCA_ARM64_MIRROR:-$(sed -n 's/^URIs: *//p' /etc/apt/sources.list.d/debian.sources 2>/dev/null | head -n 1)}"
+[ -n "$mirror" ] || mirror="$(awk '$1 == "deb" { print $2; exit }' /etc/apt/sources.list 2>/dev/null || true)"
+
+[ "$(id -u)" -eq 0 ] || { echo "arm64: needs root (chroot, binfmt_misc)"; exit 2; }
+
+# the host's part: qemu-user-static registered with binfmt_misc
+need=()
+command -v qemu-aarch64-static >/dev/null 2>&1 || need+=(qemu-user-static)
+command -v update-binfmts >/dev/null 2>&1 || need+=(binfmt-support)
+command -v mmdebstrap >/dev/null 2>&1 || need+=(mmdebstrap)
+if [ ${#need[@]} -gt 0 ]; then
+  echo "arm64: installing ${need[*]}"
+  export DEBIAN_FRONTEND=noninteractive
+  { apt-get install -y -q "${need[@]}" || { apt-get update -q && apt-get install -y -q "${need[@]}"; }; } \
+    >/dev/null 2>&1 || { echo "arm64: could not install ${need[*]}"; exit 2; }
+fi
+if [ ! -e /proc/sys/fs/binfmt_misc/register ]; then
+  mount -t binfmt_misc binfmt_misc /proc/sys/fs/binfmt_misc ||
+    { echo "arm64: cannot mount binfmt_misc"; exit 2; }
+fi
+[ -e /proc/sys/fs/binfmt_misc/qemu-aarch64 ] || update-binfmts --enable qemu-aarch64 >/dev/null 2>&1 || true
+[ -e /proc/sys/fs/binfmt_misc/qemu-aarch64 ] ||
+  { echo "arm64: qemu-aarch64 is not registered with binfmt_misc"; exit 2; }
+
+# the root, built once per package list
+stamp="$root/.fastkpca-root"
+if [ ! -e "$stamp" ] || [ "$(cat "$stamp")" != "$debs" ]; then
+  echo "arm64: building the arm64 Debian root in $root (once)"
+  start=$(date +%s)
+  rm -rf "$root"
+  mkdir -p "$(dirname "$root")"
+  if ! mmdebstrap --arch=arm64 --variant=minbase --include="$debs" bookworm "$root" \
+       ${mirror:+"$mirror"} >"$root.log" 2>&1; then
+    tail -n 30 "$root.log"; echo "arm64: could not build the root"; rm -rf "$root"; exit 2
+  fi
+  echo "$debs" >"$stamp"
+  echo "arm64: root built in $(( $(date +%s) - start )) s"
+fi
+
+# the package, from a copy of the sources, into a library of the root's
+work="$root/tmp/fastkpca-arm64"
+rm -rf "$work"
+mkdir -p "$work/src" "$work/lib"
+cleanup() {
+  mountpoint -q "$root/proc" && umount "$root/proc"
+  rm -rf "$work"
+}
+trap cleanup EXIT
+mountpoint -q "$root/proc" || mount -t proc proc "$root/proc"
+tar -C "$here" --exclude=.git --exclude='*.o' --exclude='*.so' --exclude='*.Rcheck' \
+  -cf - . | tar -C "$work/src" -xf -
+in_root() { chroot "$root" /usr/bin/env -i HOME=/root PATH=/usr/bin:/bin LANG=C.UTF-8 TZ=UTC \
+  NOT_CRAN=true OMP_THREAD_LIMIT=2 "$@"; }
+arch="$(in_root uname -m)"
+[ "$arch" = aarch64 ] || { echo "arm64: the root runs as $arch, not aarch64"; exit 2; }
+start=$(date +%s)
+if ! in_root R CMD INSTALL --no-test-load --library=/tmp/fastkpca-arm64/lib \
+     /tmp/fastkpca-arm64/src >"$work/install.log" 2>&1; then
+  tail -n 30 "$work/install.log"; echo "arm64: FAIL - the package did not install"; exit 1
+fi
+echo "arm64: installed in $(( $(date +%s) - start )) s under qemu"
+in_root env R_LIBS=/tmp/fastkpca-arm64/lib Rscript -e \
+  'library(fastkpca); cat("arm64:", R.version$platform, "| vector path:", tryCatch(format(fastkpca::simd_path()), error = function(e) "unknown"), "\n")' || true
+
+start=$(date +%s)
+set +e
+in_root env R_LIBS=/tmp/fastkpca-arm64/lib sh -c \
+  "cd /tmp/fastkpca-arm64/src && Rscript scripts/run-tests.R tests/testthat '$tests'" \
+  >"$work/tests.log" 2>&1
+rc=$?
+set -e
+summary="$(grep -E '^testthat: [0-9]+ files' "$work/tests.log" | tail -n 1)"
+took=$(( $(date +%s) - start ))
+if [ $rc -ne 0 ] || [ -z "$summary" ] || ! echo "$summary" | grep -qE ' 0 failed, 0 errors'; then
+  tail -n 80 "$work/tests.log"
+  echo "arm64: FAIL - tests '$tests' on aarch64 (${took} s): ${summary:-R did not finish (exit $rc)}"
+  exit 1
+fi
+grep -E "^(══ Skipped|Reason|• )" "$work/tests.log" | head -n 40 || true
+echo "arm64: passed - tests '$tests' on aarch64 in ${took} s: ${summary#testthat: }"

@@ -1,0 +1,43 @@
+#!/usr/bin/env bash
+# Runs the whole test suite with the vector layer switched off: every product
+# and kernel block on the plain C path, as on a CPU with no vector path
+# (FASTKPCA_SIMD=plain, which the package reads into
+# options(fastkpca.simd) when it loads). The package is built from a copy of
+# the sources into a temporary library; the tune and dials tests' packages
+# come from their own library (scripts/tidymodels-lib.sh), as in
+# scripts/test.sh. FASTKPCA_PLAIN_TESTS picks files by a regular expression.
+# Prints one verdict line; exits 0 (passed), 1 (a failure, or not on the
+# plain path) or 2 (could not run).
+set -euo pipefail
+
+here="$(cd "$(dirname "$0")/.." && pwd)"
+tests="${FASTKPCA_PLAIN_TESTS:-all}"
+work="$(mktemp -d)"
+trap 'rm -rf "$work"' EXIT
+mkdir -p "$work/src" "$work/lib"
+tar -C "$here" --exclude=.git --exclude='*.o' --exclude='*.so' --exclude='*.Rcheck' \
+  -cf - . | tar -C "$work/src" -xf -
+if ! R CMD INSTALL --no-test-load --library="$work/lib" "$work/src" >"$work/install.log" 2>&1; then
+  tail -n 30 "$work/install.log"; echo "plain-path: FAIL - the package did not install"; exit 2
+fi
+tidymodels_lib="$(bash "$here/scripts/tidymodels-lib.sh")"
+export R_LIBS="$work/lib:$tidymodels_lib${R_LIBS:+:$R_LIBS}"
+export FASTKPCA_SIMD=plain NOT_CRAN=true TZ="${TZ:-UTC}"
+path="$(Rscript -e 'cat(format(fastkpca::simd_path()))')"
+case "$path" in
+  plain*) ;;
+  *) echo "plain-path: FAIL - FASTKPCA_SIMD=plain gave the vector path '$path'"; exit 1 ;;
+esac
+start=$(date +%s)
+set +e
+(cd "$work/src" && Rscript scripts/run-tests.R tests/testthat "$tests") >"$work/tests.log" 2>&1
+rc=$?
+set -e
+summary="$(grep -E '^testthat: [0-9]+ files' "$work/tests.log" | tail -n 1)"
+took=$(( $(date +%s) - start ))
+if [ $rc -ne 0 ] || [ -z "$summary" ] || ! echo "$summary" | grep -qE ' 0 failed, 0 errors'; then
+  tail -n 80 "$work/tests.log"
+  echo "plain-path: FAIL - tests '$tests' on the plain path (${took} s): ${summary:-R did not finish (exit $rc)}"
+  exit 1
+fi
+echo "plain-path: passed - tests '$tests' on the plain path ($path) in ${took} s: ${summary#testthat: }"
