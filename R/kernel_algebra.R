@@ -102,17 +102,25 @@ is_kernel <- function(x) inherits(x, "fastkpca_kernel")
 #'   power (for `^`).
 #' @export
 Ops.fastkpca_kernel <- function(e1, e2) {
+  if (missing(e2)) kernel_arith(.Generic, e1) else kernel_arith(.Generic, e1, e2)
+}
+
+# The algebra of kernels: operator `op` on e1 and e2 (e2 missing for a
+# unary operator), each a kernel object, a kernlab kernel or a number. The
+# S3 method above and the S4 methods on kernlab's "kernel" class
+# (R/kernlab_kernels.R) both come here. The result is a kernel function
+# (R/kernel_function.R), which kernlab takes too.
+kernel_arith <- function(op, e1, e2) {
   not_psd <- function(what)
     stop_argument(what, ": the result would not be a positive semidefinite kernel")
   if (missing(e2)) {
-    if (.Generic == "+") return(kernel_function(e1))
-    not_psd(sprintf("unary '%s' is not defined for kernels", .Generic))
+    if (op == "+") return(kernel_function(e1))
+    not_psd(sprintf("unary '%s' is not defined for kernels", op))
   }
   # the operands' trees (a kernlab kernel, which has no arithmetic of its
-  # own, becomes one); the result is a kernel function (R/kernel_function.R),
-  # which kernlab takes too
+  # own, becomes one)
   tree <- function(e) if (is_kernel_spec_object(e)) as_kernel(e) else e
-  node <- switch(.Generic,
+  node <- switch(op,
     "+" = {
       if (!is_kernel_spec_object(e1) || !is_kernel_spec_object(e2))
         stop_argument("'+' adds two kernel objects; a kernel plus a number is not supported")
@@ -135,7 +143,7 @@ Ops.fastkpca_kernel <- function(e1, e2) {
     "-" = not_psd("kernels cannot be subtracted"),
     "/" = not_psd("kernels cannot be divided"),
     stop_argument(sprintf("'%s' is not defined for kernel objects; use +, *, ^, exp() or kern_conformal()",
-                          .Generic)))
+                          op)))
   kernel_function(node)
 }
 
@@ -158,11 +166,16 @@ check_kernel_power <- function(p) {
 #' @rdname kern
 #' @param x A kernel object.
 #' @export
-Math.fastkpca_kernel <- function(x, ...) {
-  if (.Generic != "exp")
+Math.fastkpca_kernel <- function(x, ...) kernel_math(.Generic, x)
+
+# A math function of a kernel (a kernel object or a kernlab kernel): exp()
+# only. The S3 method above and the S4 method on kernlab's "kernel" class
+# come here.
+kernel_math <- function(fun, x) {
+  if (fun != "exp")
     stop_argument(sprintf("'%s' is not defined for kernel objects; of the math functions only exp() keeps a kernel positive semidefinite",
-                          .Generic))
-  kernel_function(kernel_node("exp", list(kernel_tree(x))))
+                          fun))
+  kernel_function(kernel_node("exp", list(as_kernel(x))))
 }
 
 #' @rdname kern

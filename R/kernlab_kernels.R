@@ -153,16 +153,55 @@ put_kernlab_kernel_methods <- function(where) {
     methods::setMethod(generic("kernelPol"), cls, kernlab_kernel_pol, where = where)
     methods::setMethod("show", cls, function(object) print(object), where = where)
   }
+  # the algebra on kernlab's own kernels, in either order and mixed with
+  # fastkpca's: S4 dispatch of the arithmetic operators and exp() on
+  # kernlab's "kernel" class, which has no arithmetic of its own (kernlab's
+  # objects are S4, so S4 methods are what R finds for them)
+  arith <- function(e1, e2) kernel_arith(.Generic, e1, e2)
+  for (signature in list(c("kernel", "kernel"), c("kernel", "ANY"), c("ANY", "kernel")))
+    methods::setMethod("Arith", signature, arith, where = where)
+  methods::setMethod("Arith", c("kernel", "missing"), function(e1, e2) kernel_arith(.Generic, e1),
+                     where = where)
+  methods::setMethod("Math", "kernel", function(x) kernel_math(.Generic, x), where = where)
   invisible(TRUE)
 }
 
 # kernelMatrix(kernel, x, y): K(x) or K(x, y) from the C fill, as kernlab's
 # "kernelMatrix" class.
 kernlab_kernel_matrix <- function(kernel, x, y = NULL) {
+  check_kernlab_solver(kernel)
   # nested calls, no binding in between: the matrix is never shared, so
   # neither the class nor asS4() copies it (kernlab's as.kernelMatrix()
   # copies it three times)
   asS4(with_kernel_matrix_class(kernel_matrix_na_rows(kernel_tree(kernel), x, y)))
+}
+
+# kernlab's ksvm() types whose solvers crash R on a kernel that is not one
+# of kernlab's own classes (a kernel written as an R function, in kernlab
+# alone, too): kernlab asks such a kernel for its kernel matrix before it
+# calls the solver, so that is where a fastkpca kernel stops it.
+kernlab_native_only_types <- c("C-bsvc", "kbb-svc", "spoc-svc", "eps-bsvr")
+
+# Stop a kernelMatrix() asked for by one of those ksvm() fits: the nearest
+# frame of the call stack that holds ksvm()'s fit under way (`ret`, of
+# kernlab's class "ksvm") and its kernel type (`ktype`) is ksvm()'s own.
+check_kernlab_solver <- function(kernel) {
+  for (env in rev(sys.frames())) {
+    fit <- get0("ret", envir = env, inherits = FALSE)
+    if (!isS4(fit) || !methods::is(fit, "ksvm") ||
+        !exists("ktype", envir = env, inherits = FALSE)) next
+    type <- methods::slot(fit, "type")
+    if (type %in% kernlab_native_only_types)
+      stop_argument(sprintf(paste0(
+        "kernlab's ksvm() of type \"%s\" cannot take the kernel %s: its solver for ",
+        "this type handles only kernlab's own kernel classes, and crashes R on any other ",
+        "kernel (a kernel function written in R too). Use a single kernel made while ",
+        "kernlab is loaded (such as rbfdot(0.1), which is then kernlab's own), or ",
+        "another type (\"C-svc\", \"nu-svc\"; \"eps-svr\" for regression)"),
+        type, format(kernel_tree(kernel))))
+    return(invisible())
+  }
+  invisible()
 }
 
 with_kernel_matrix_class <- function(m) {

@@ -188,7 +188,7 @@ resolve_string_kernel <- function(kernel, kpar, kpar_missing) {
     if (!kpar_missing)
       stop_argument("'kpar' must not be given with a kernel object: its parameters are ",
                     "part of the object")
-    k <- kern(kernel)
+    k <- as_kernel(kernel)
     if (uses_strings(k)) return(k)
   }
   stop_argument("'x' holds strings: 'kernel' must be \"stringdot\" or a string kernel such as ",
