@@ -3,7 +3,7 @@
 # kernlab attached before fastkpca (fastkpca's generators, kpca(), kcca()
 # and accessors mask kernlab's) and after it (kernlab's mask fastkpca's).
 # What the examples print and the values they assign must be kernlab's, to
-# 1e-6, and no child may crash (helper-kernlab-examples.R).
+# 1e-6, and no child may crash (helper-kernlab.R).
 #
 # What is compared, and why:
 # - every top-level expression is run with the same seed in every child

@@ -218,3 +218,20 @@ kernlab_example_differences <- function(res, ref, tol, sign_free_topics) {
   }
   out
 }
+
+# A kernel as fastkpca's generators, kern() and kernelf() return it: for a
+# single named kernel, kernlab's own object while kernlab is loaded;
+# otherwise (an expression, or kernlab not loaded) fastkpca's kernel
+# function (R/kernel_function.R).
+expect_kernel_object <- function(k, label = "kernel") {
+  kernlab_object <- isS4(k) && methods::is(k, "kernel") && !inherits(k, "fastkpca_kernel")
+  expected_kernlab <- isNamespaceLoaded("kernlab") && identical(k$op, "base")
+  expect_true(if (expected_kernlab) kernlab_object else inherits(k, "fastkpca_kernel"),
+              label = label)
+}
+
+# Whether two kernels are the same kernel: the same tree (kernlab's objects
+# made by two calls hold different closures, so identical() cannot say).
+expect_same_kernel <- function(a, b) {
+  expect_identical(fastkpca:::kernel_tree(a), fastkpca:::kernel_tree(b))
+}
