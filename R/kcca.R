@@ -29,8 +29,8 @@
 #' @section kernlab's formulation:
 #' With \eqn{K_x}, \eqn{K_y} the plain kernel matrices of the n rows and
 #' \eqn{B_x = (K_x + \gamma I) K_x + 10^{-6} I}{Bx = (Kx + gamma I) Kx + 1e-6 I}
-#' (the same for \eqn{y}), kernlab solves the generalized eigenproblem
-#' \deqn{\left(\begin{array}{cc} 0 & K_x K_y \\ K_y K_x & 0 \end{array}\right) v = \lambda \left(\begin{array}{cc} B_x & 0 \\ 0 & B_y \end{array}\right) v}{[0, Kx Ky; Ky Kx, 0] v = lambda [Bx, 0; 0, By] v}
+#' (the same for \eqn{y}), kernlab solves the generalized eigenproblem, for \eqn{v = (a, b)},
+#' \deqn{K_x K_y b = \lambda B_x a, \qquad K_y K_x a = \lambda B_y b}{Kx Ky b = lambda Bx a,   Ky Kx a = lambda By b}
 #' with `gamma = 0.1` by default. Its eigenvalues come in pairs
 #' \eqn{+\rho}, \eqn{-\rho}, and `kcor` holds the first `ncomps` of them by
 #' decreasing modulus: each correlation twice, with the coefficients
@@ -78,8 +78,10 @@
 #' @param gamma The regularization, a positive number: kernlab's `gamma`
 #'   (default `0.1`) for `formulation = "kernlab"`, Bach and Jordan's
 #'   \eqn{\kappa} (default `0.02`) for the centered problem.
-#' @param ncomps The number of canonical pairs, at most `nrow(x)`; fewer are
-#'   returned, with a warning, if the factors have lower rank.
+#' @param ncomps The number of canonical pairs (for kernlab's formulation, of
+#'   eigenvalues, each correlation counting twice, as in kernlab), at most
+#'   `nrow(x)`; fewer are returned, with a warning, if the factors have lower
+#'   rank.
 #' @param ykernel,ykpar The kernel of `y` and its parameters; by default
 #'   those of `x`.
 #' @param formulation `"kernlab"` (the default) for kernlab's problem and
