@@ -299,7 +299,9 @@ kcca_solve <- function(fx, fy, n, gamma, ncomps) {
 # (Sx u, -Sy v) / sqrt(2), reported in that order, with kernlab's scale
 # (unit eigenvectors: a'Bx a = 1/2).
 kcca_kernlab <- function(x, y, xk, yk, gamma, ncomps) {
-  if (isNamespaceLoaded("kernlab") && identical(xk, yk)) {
+  by_kernlab <- isNamespaceLoaded("kernlab") && identical(xk, yk)
+  check_kcca_kernlab_memory(nrow(x), by_kernlab)
+  if (by_kernlab) {
     fit <- kernlab::kcca(x, y, kernel = kernel_function(xk), gamma = gamma, ncomps = ncomps)
     xcoef <- methods::slot(fit, "xcoef")
     ycoef <- methods::slot(fit, "ycoef")
@@ -320,6 +322,21 @@ kcca_kernlab <- function(x, y, xk, yk, gamma, ncomps) {
   ky <- kernel_matrix(yk, y)
   list(kcor = as.double(kcor), xcoef = unname(xcoef), ycoef = unname(ycoef),
        xvariates = kx %*% xcoef, yvariates = ky %*% ycoef)
+}
+
+# kernlab's formulation holds dense matrices: about 8 n x n ones here, and
+# in kernlab's computation about 40 (its 2n x 2n matrices, and eigen() of a
+# non-symmetric one). Refused before any is made when they cannot fit in the
+# memory budget (R/memory.R), with the way on.
+check_kcca_kernlab_memory <- function(n, by_kernlab, available = memory_budget()) {
+  need <- 8 * as.double(n)^2 * if (by_kernlab) 40 else 8
+  if (!is.na(available) && need > available)
+    stop_memory(sprintf(paste0(
+      "kcca() with formulation = \"kernlab\" on %.0f rows needs about %s (dense %.0f x %.0f ",
+      "matrices, as kernlab's computation), but only %s of memory is available; ",
+      "formulation = \"centered\" works on a low-rank factor of each kernel matrix instead"),
+      n, format_bytes(need), n, n, format_bytes(available)))
+  invisible(need)
 }
 
 # B^-1/2 for B = (K + gamma I) K + 1e-6 I (symmetrized; positive definite).
