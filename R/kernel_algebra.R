@@ -209,6 +209,15 @@ print.fastkpca_kernel <- function(x, ...) {
 #' @export
 format.fastkpca_kernel <- function(x, ...) format_kernel(x, 0L)
 
+# kernlab's kernel objects (the generators' while kernlab is loaded) format
+# as fastkpca's kernels do, "rbfdot(sigma = 0.1)"; a kernel that fastkpca
+# cannot read (one written by hand) as R formats it.
+#' @export
+format.kernel <- function(x, ...) {
+  tree <- tryCatch(as_kernel(x), error = function(e) NULL)
+  if (is.null(tree)) NextMethod() else format_kernel(tree, 0L)
+}
+
 # Readable infix form: sums bind loosest, then products and scales, then
 # powers; parentheses only where precedence needs them.
 format_kernel <- function(k, parent) {
