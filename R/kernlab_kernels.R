@@ -176,6 +176,17 @@ put_kernlab_kernel_methods <- function(where) {
     methods::setMethod(generic("kernelPol"), cls, kernlab_kernel_pol, where = where)
     methods::setMethod("show", cls, function(object) print(object), where = where)
   }
+  # kernlab's ksvm() on strings (its list method) takes its user-kernel path
+  # for every string kernel, kernlab's own stringdot() too, and so crashes R
+  # with the types of kernlab_native_only_types: a method for kernlab's
+  # string kernels on lists stops those fits first and otherwise hands the
+  # call on to kernlab's own method (fastkpca's string kernels keep theirs)
+  methods::setMethod(generic("kernelMatrix"), c("stringkernel", "list"), function(kernel, x, y = NULL) {
+    check_kernlab_solver(kernel)
+    methods::callNextMethod()
+  }, where = where)
+  methods::setMethod(generic("kernelMatrix"), c("fastkpca_string_kernel_function", "list"),
+                     kernlab_kernel_matrix, where = where)
   # the algebra on kernlab's own kernels, in either order and mixed with
   # fastkpca's: S4 dispatch of the arithmetic operators and exp() on
   # kernlab's "kernel" class, which has no arithmetic of its own (kernlab's
@@ -205,8 +216,9 @@ kernlab_kernel_matrix <- function(kernel, x, y = NULL) {
 
 # kernlab's ksvm() types whose solvers crash R on a kernel that is not one
 # of kernlab's own classes (a kernel written as an R function, in kernlab
-# alone, too): kernlab asks such a kernel for its kernel matrix before it
-# calls the solver, so that is where a fastkpca kernel stops it.
+# alone, too), and on strings with any kernel (its list method treats every
+# string kernel as a user kernel): kernlab asks such a kernel for its kernel
+# matrix before it calls the solver, so that is where the fit stops.
 kernlab_native_only_types <- c("C-bsvc", "kbb-svc", "spoc-svc", "eps-bsvr")
 
 # Stop a kernelMatrix() asked for by one of those ksvm() fits: the nearest
@@ -218,15 +230,20 @@ check_kernlab_solver <- function(kernel) {
     if (!isS4(fit) || !methods::is(fit, "ksvm") ||
         !exists("ktype", envir = env, inherits = FALSE)) next
     type <- methods::slot(fit, "type")
-    if (type %in% kernlab_native_only_types)
+    if (!type %in% kernlab_native_only_types) return(invisible())
+    if (uses_strings(kernel_tree(kernel)))
       stop_argument(sprintf(paste0(
+        "kernlab's ksvm() of type \"%s\" cannot take the string kernel %s: on strings ",
+        "kernlab computes every kernel, its own stringdot() too, as a user kernel, on which ",
+        "the solver of this type crashes R. Use type = \"C-svc\" or \"nu-svc\" ",
+        "(\"eps-svr\" for regression)"), type, format(kernel_tree(kernel))))
+    stop_argument(sprintf(paste0(
         "kernlab's ksvm() of type \"%s\" cannot take the kernel %s: its solver for ",
         "this type handles only kernlab's own kernel classes, and crashes R on any other ",
         "kernel (a kernel function written in R too). Use a single kernel made while ",
         "kernlab is loaded (such as rbfdot(0.1), which is then kernlab's own), or ",
         "another type (\"C-svc\", \"nu-svc\"; \"eps-svr\" for regression)"),
         type, format(kernel_tree(kernel))))
-    return(invisible())
   }
   invisible()
 }

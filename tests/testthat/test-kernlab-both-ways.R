@@ -158,6 +158,18 @@ both_ways_session <- function(steps) {
       "no error"
     }, error = function(e) c(class(e)[1], conditionMessage(e)))
   })
+  # on strings kernlab's list method takes its user-kernel path for every
+  # string kernel (kernlab's own stringdot() too), and those types crash
+  # there: an error for kernlab's object and for an expression
+  refused_strings <- lapply(list(fk$stringdot(length = 2), 1 * fk$stringdot(length = 2)),
+    function(k) tryCatch({
+      kl$ksvm(as.list(words), classes, kernel = k, type = "C-bsvc", C = 1)
+      "no error"
+    }, error = function(e) c(class(e)[1], conditionMessage(e))))
+  # (C-svc on strings runs, as in kernlab)
+  string_svc <- lapply(list(fk$stringdot(length = 2), kl$stringdot(length = 2)), function(k)
+    unclass(predict(kl$ksvm(as.list(words), classes, kernel = k, C = 1), as.list(words[1:4]),
+                    type = "decision")))
   # the algebra on kernlab's own objects, in both orders, against kernlab's
   # own kernel matrices combined in R
   Kr <- unclass(kl$kernelMatrix(kl$rbfdot(0.2), x))
@@ -191,6 +203,8 @@ both_ways_session <- function(steps) {
   list(generics = generics, fits = fits, svm_pca = svm_pca, sums = sums, early = early_fits, svm_models = svm_models, csi = csi,
        strings = string_cases, own = own, base_objects = base_objects,
        strings_native = strings_native, bsvc = bsvc, refused = refused,
+       refused_strings = refused_strings, string_svc = string_svc,
+       formatted = format(fk$rbfdot(0.2)),
        algebra = algebra_values, algebra_errors = algebra_errors, kl_sum_svm = kl_sum_svm,
        early_object = if (exists("early", inherits = FALSE))
          list(class = class(get("early")), pair = get("early")(a, b), fresh = class(fk$rbfdot(0.2))),
@@ -255,6 +269,12 @@ test_that("kernlab's functions take fastkpca's kernels in both load orders", {
       expect_identical(r[[1]], "fastkpca_error_argument", label = paste(order, r[[2]]))
       expect_match(r[[2]], "ksvm\\(\\) of type \"(C-bsvc|kbb-svc|spoc-svc|eps-bsvr)\" cannot take the kernel rbfdot")
     }
+    for (r in res$refused_strings) {
+      expect_identical(r[[1]], "fastkpca_error_argument", label = paste(order, r[[2]]))
+      expect_match(r[[2]], "ksvm\\(\\) of type \"C-bsvc\" cannot take the string kernel")
+    }
+    expect_pairs_equal(res$string_svc, 0, paste(order, "ksvm on strings"))
+    expect_identical(res$formatted, "rbfdot(sigma = 0.2)")
     # the algebra on kernlab's own kernels
     for (nm in names(res$algebra)) {
       case <- res$algebra[[nm]]
