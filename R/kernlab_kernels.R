@@ -180,10 +180,13 @@ put_kernlab_kernel_methods <- function(where) {
   # for every string kernel, kernlab's own stringdot() too, and so crashes R
   # with the types of kernlab_native_only_types: a method for kernlab's
   # string kernels on lists stops those fits first and otherwise hands the
-  # call on to kernlab's own method (fastkpca's string kernels keep theirs)
+  # call on to kernlab's own method (fastkpca's string kernels keep theirs;
+  # kernlab's method is called as found here: callNextMethod() cannot find
+  # its way from a method recorded outside a package's namespace)
+  kernlab_strings <- methods::getMethod(generic("kernelMatrix"), "stringkernel")
   methods::setMethod(generic("kernelMatrix"), c("stringkernel", "list"), function(kernel, x, y = NULL) {
     check_kernlab_solver(kernel)
-    methods::callNextMethod()
+    kernlab_strings(kernel, x, y)
   }, where = where)
   methods::setMethod(generic("kernelMatrix"), c("fastkpca_string_kernel_function", "list"),
                      kernlab_kernel_matrix, where = where)
