@@ -10,9 +10,44 @@
 #' regularization allows: the kernel form of canonical correlation
 #' ([stats::cancor()]), which finds nonlinear relations between two sets of
 #' variables measured on the same rows. The call is that of
-#' `kernlab::kcca()`.
+#' `kernlab::kcca()`, and by default so are the results.
 #'
-#' @section The problem solved:
+#' @section Two formulations:
+#' `formulation = "kernlab"`, the default, solves kernlab's problem and
+#' returns kernlab's numbers, so that kernlab code gives what it gave with
+#' kernlab (`kcor()`, `xcoef()` and `ycoef()` equal kernlab's). Its kernel
+#' matrices are not centered, which makes the leading pairs follow the means
+#' of the kernel functions more than a relation between `x` and `y`; and it
+#' works on dense n x n matrices. `formulation = "centered"` is the problem
+#' of Bach and Jordan (2002): kernels centered in feature space, as in
+#' [kpca()], regularized as they propose, each correlation once, on a
+#' low-rank factor of each kernel matrix, so that it scales to large `n`.
+#' It is the one for new analyses; it is not the default only because
+#' kernlab code must keep kernlab's results. `print()` says which
+#' formulation a fit used.
+#'
+#' @section kernlab's formulation:
+#' With \eqn{K_x}, \eqn{K_y} the plain kernel matrices of the n rows and
+#' \eqn{B_x = (K_x + \gamma I) K_x + 10^{-6} I}{Bx = (Kx + gamma I) Kx + 1e-6 I}
+#' (the same for \eqn{y}), kernlab solves the generalized eigenproblem, for \eqn{v = (a, b)},
+#' \deqn{K_x K_y b = \lambda B_x a, \qquad K_y K_x a = \lambda B_y b}{Kx Ky b = lambda Bx a,   Ky Kx a = lambda By b}
+#' with `gamma = 0.1` by default. Its eigenvalues come in pairs
+#' \eqn{+\rho}, \eqn{-\rho}, and `kcor` holds the first `ncomps` of them by
+#' decreasing modulus: each correlation twice, with the coefficients
+#' \eqn{(a, b)} and \eqn{(a, -b)}, scaled so that
+#' \eqn{a' B_x a = 1/2}{a' Bx a = 1/2}. kernlab's eigensolver puts the two
+#' of a pair in an order that rounding decides, which only kernlab's own
+#' computation reproduces; so when kernlab is loaded and one kernel serves
+#' both views (kernlab has no `ykernel`), the eigenproblem is solved by
+#' `kernlab::kcca()` itself (on kernlab's own kernel object for a single
+#' kernel, so on kernlab's kernel matrices), and `kcor`, `xcoef` and
+#' `ycoef` are kernlab's. Otherwise fastkpca solves it, from the SVD of
+#' \eqn{B_x^{-1/2} K_x K_y B_y^{-1/2}}{Bx^-1/2 Kx Ky By^-1/2}, and reports
+#' each pair as \eqn{+\rho} then \eqn{-\rho}: the same numbers up to that
+#' order. `tol` and `max_rank` do not apply; the fit keeps the training rows
+#' for `predict()`, whose variates are \eqn{K(z, x) a}.
+#'
+#' @section The centered formulation:
 #' With \eqn{K_x}, \eqn{K_y} the kernel matrices of the n rows, centered in
 #' feature space (\eqn{HKH}, as in [kpca()]), and \eqn{c = n\,gamma/2}, the
 #' first pair of canonical functions \eqn{f = K_x a}, \eqn{g = K_y b}
@@ -34,48 +69,39 @@
 #' memory \eqn{O(n M)}: no n x n matrix (and no 2n x 2n one) is formed, so
 #' 10^5 rows are within reach when M stays in the hundreds.
 #'
-#' @section kernlab's formulation:
-#' `formulation = "kernlab"` solves kernlab's problem instead: the kernel
-#' matrices are not centered, and the denominator is
-#' \eqn{a' ((K_x + gamma I) K_x + 10^{-6} I) a}{a' ((Kx + gamma I) Kx + 1e-6 I) a}
-#' (the same for \eqn{b}), with `gamma = 0.1` by default as in kernlab. Its
-#' correlations are those of `kernlab::kcor(kernlab::kcca(...))`, which
-#' kernlab computes from a dense 2n x 2n generalized eigenproblem and, from
-#' its non-symmetric eigensolver, reports each twice, as \eqn{\rho} and
-#' \eqn{-\rho} in some order: its first `ncomps` values are the first
-#' `ncomps / 2` correlations here. `xcoef`, `ycoef` equal kernlab's up to
-#' the sign of each column: they are scaled so that
-#' \eqn{a' ((K_x + gamma I) K_x + 10^{-6} I) a = 1/2}{a' ((Kx + gamma I) Kx + 1e-6 I) a = 1/2}.
-#' Without centering, the leading pair mostly follows the means of the
-#' kernel functions rather than a relation between `x` and `y`.
-#'
 #' @param x,y The two views: numeric matrices or data frames with the same
 #'   number of rows (a numeric vector is one column). No missing values.
 #' @param kernel,kpar The kernel of `x` and its parameters, as in [kpca()]:
 #'   a kernel name with `kpar`, a kernel object ([kern()], [rbfdot()], ...)
 #'   or a kernlab kernel; `kpar = "automatic"` chooses `sigma` by the median
 #'   heuristic ([median_sigma()]).
-#' @param gamma The regularization, a positive number: Bach and Jordan's
-#'   \eqn{\kappa} (default `0.02`) for the centered problem, kernlab's
-#'   `gamma` (default `0.1`) for `formulation = "kernlab"`.
-#' @param ncomps The number of canonical pairs, at most `nrow(x)`; fewer are
-#'   returned, with a warning, if the factors have lower rank.
+#' @param gamma The regularization, a positive number: kernlab's `gamma`
+#'   (default `0.1`) for `formulation = "kernlab"`, Bach and Jordan's
+#'   \eqn{\kappa} (default `0.02`) for the centered problem.
+#' @param ncomps The number of canonical pairs (for kernlab's formulation, of
+#'   eigenvalues, each correlation counting twice, as in kernlab), at most
+#'   `nrow(x)`; fewer are returned, with a warning, if the factors have lower
+#'   rank.
 #' @param ykernel,ykpar The kernel of `y` and its parameters; by default
 #'   those of `x`.
-#' @param formulation `"centered"` (the default) for the centered,
-#'   regularized problem above; `"kernlab"` for kernlab's.
-#' @param tol The incomplete Cholesky factor of each kernel matrix stops when
+#' @param formulation `"kernlab"` (the default) for kernlab's problem and
+#'   results; `"centered"` for the centered, regularized problem, which
+#'   scales to large `n` (see the section on the two formulations).
+#' @param tol For the centered formulation: the incomplete Cholesky factor
+#'   of each kernel matrix stops when
 #'   the trace of the remainder is at most `tol` times the trace of the
 #'   kernel matrix (default `1e-6`).
-#' @param max_rank The most columns of each factor (default 500, at most
+#' @param max_rank For the centered formulation: the most columns of each
+#'   factor (default 500, at most
 #'   `nrow(x)`): memory is `8 * nrow(x) * max_rank` bytes per view at most.
 #' @param threads Threads for the kernel between new rows and the pivot rows
 #'   in `predict()` (see [kpca_threads()]); the factor itself is computed on
 #'   one thread, one kernel column at a time.
 #' @param ... Unused; an error if given.
 #' @return An object of class `"fastkpca_kcca"`, a list with
-#'   \item{kcor}{the canonical correlations, largest first (kernlab's
-#'     `kcor()`).}
+#'   \item{kcor}{the canonical correlations (kernlab's `kcor()`): for
+#'     kernlab's formulation each twice, as \eqn{+\rho} and \eqn{-\rho}, by
+#'     decreasing modulus; for the centered one, largest first.}
 #'   \item{xcoef, ycoef}{n x k matrices of dual coefficients \eqn{a}, \eqn{b}
 #'     (kernlab's `xcoef()`, `ycoef()`): the canonical function of `x` is
 #'     \eqn{f(z) = \sum_i a_i k_c(z, x_i)}{f(z) = sum_i a_i kc(z, x_i)}, with
@@ -89,10 +115,12 @@
 #'     used, resolved.}
 #'   \item{xfactor, yfactor}{what `predict()` needs of each factor: the
 #'     pivot rows (`rows`, with their row numbers `pivots`), the lower
-#'     triangular `L = G[pivots, ]`, the factor's column means `mean` (0 for
-#'     kernlab's formulation), the `projection` from factor rows to variates,
-#'     the conformal `weights` of the pivot rows, its `rank` and its relative
-#'     `residual`, \eqn{trace(K - GG') / trace(K)}.}
+#'     triangular `L = G[pivots, ]`, the factor's column means `mean`, the
+#'     `projection` from factor rows to variates, the conformal `weights` of
+#'     the pivot rows, its `rank` and its relative `residual`,
+#'     \eqn{trace(K - GG') / trace(K)}. For kernlab's formulation, which has
+#'     no factor: all training rows, `L = NULL`, `mean` 0 and `projection`
+#'     the coefficients.}
 #'   \item{n, call}{the number of rows and the call.}
 #' @references
 #' Bach F R, Jordan M I (2002). Kernel independent component analysis.
@@ -106,16 +134,20 @@
 #' x <- runif(200, -1, 1)
 #' y <- x^2 + rnorm(200, sd = 0.05)
 #' cancor(x, y)$cor
-#' fit <- kcca(x, y, kernel = "rbfdot", kpar = list(sigma = 1), ncomps = 2)
+#' # the centered formulation, each correlation once
+#' fit <- kcca(x, y, kernel = "rbfdot", kpar = list(sigma = 1), ncomps = 2,
+#'             formulation = "centered")
 #' fit
 #' kcor(fit)
+#' # kernlab's formulation, the default: kernlab's numbers
+#' kcor(kcca(x, y, kernel = "rbfdot", kpar = list(sigma = 1), ncomps = 2))
 #' # the first canonical variates are nearly a linear function of each other
 #' v <- predict(fit)
 #' cor(v$x[, 1], v$y[, 1])
 #' @export
 kcca <- function(x, y, kernel = "rbfdot", kpar = list(sigma = 0.1), gamma = NULL,
                  ncomps = 10, ykernel = kernel, ykpar = list(sigma = 0.1),
-                 formulation = c("centered", "kernlab"), tol = 1e-6, max_rank = 500,
+                 formulation = c("kernlab", "centered"), tol = 1e-6, max_rank = 500,
                  threads = kpca_threads(), ...) {
   check_no_dots(...)
   call <- match.call()
@@ -139,25 +171,31 @@ kcca <- function(x, y, kernel = "rbfdot", kpar = list(sigma = 0.1), gamma = NULL
   max_rank <- min(max_rank, n)
   threads <- check_threads(threads)
 
-  fx <- kcca_ichol(x, xk, tol, max_rank)
-  fy <- kcca_ichol(y, yk, tol, max_rank)
-  sol <- kcca_solve(fx, fy, n, gamma, ncomps, formulation)
+  if (formulation == "kernlab") {
+    sol <- kcca_kernlab(x, y, xk, yk, gamma, ncomps)
+    xfactor <- kcca_dense_summary(x, xk, sol$xcoef)
+    yfactor <- kcca_dense_summary(y, yk, sol$ycoef)
+  } else {
+    fx <- kcca_ichol(x, xk, tol, max_rank)
+    fy <- kcca_ichol(y, yk, tol, max_rank)
+    sol <- kcca_solve(fx, fy, n, gamma, ncomps)
+    xfactor <- kcca_factor_summary(fx, x, xk, sol$xprojection, sol$xmean)
+    yfactor <- kcca_factor_summary(fy, y, yk, sol$yprojection, sol$ymean)
+  }
   new_fastkpca_kcca(
     kcor = sol$kcor, xcoef = sol$xcoef, ycoef = sol$ycoef,
     xvariates = sol$xvariates, yvariates = sol$yvariates,
     kernel = xk, kpar = kernel_kpar(xk), ykernel = yk, ykpar = kernel_kpar(yk),
     gamma = gamma, ncomps = ncomps, formulation = formulation, tol = as.double(tol),
     max_rank = max_rank, threads = threads,
-    xfactor = kcca_factor_summary(fx, x, xk, sol$xprojection, sol$xmean),
-    yfactor = kcca_factor_summary(fy, y, yk, sol$yprojection, sol$ymean),
-    n = n, call = call)
+    xfactor = xfactor, yfactor = yfactor, n = n, call = call)
 }
 
 match_formulation <- function(formulation) {
-  choices <- c("centered", "kernlab")
-  if (identical(formulation, choices)) return("centered")
+  choices <- c("kernlab", "centered")
+  if (identical(formulation, choices)) return("kernlab")
   if (!is.character(formulation) || length(formulation) != 1L || !formulation %in% choices)
-    stop_argument("'formulation' must be \"centered\" or \"kernlab\"")
+    stop_argument("'formulation' must be \"kernlab\" or \"centered\"")
   formulation
 }
 
@@ -203,23 +241,19 @@ kcca_basis <- function(G, centered) {
        d = e$values[keep], mean = mu)
 }
 
-# The canonical pairs from the two factors. With U = G B (orthonormal
-# columns) and Lambda = D, the problem reduces to the SVD of
-# diag(r_x) U_x'U_y diag(r_y), r = D w, with w = 1 / (D + n gamma / 2)
-# (centered), or w = (D^2 + gamma D + 1e-6)^-1/2 / sqrt(2) (kernlab's
-# denominator, and kernlab's scale a'Ba = 1/2): the singular values are the
-# correlations; the dual coefficients are a = U diag(w) P, the variates
-# K a = U diag(D w) P. See ?kcca.
-kcca_solve <- function(fx, fy, n, gamma, ncomps, formulation) {
-  centered <- formulation == "centered"
-  bx <- kcca_basis(fx$G, centered)
-  by <- kcca_basis(fy$G, centered)
-  weight <- function(d) if (centered) 1 / (d + n * gamma / 2)
-                        else 1 / sqrt(2 * (d^2 + gamma * d + 1e-6))
+# The canonical pairs of the centered problem from the two factors. With
+# U = G B (orthonormal columns) and Lambda = D, the problem reduces to the
+# SVD of diag(r_x) U_x'U_y diag(r_y), r = D w, with w = 1 / (D + n gamma / 2):
+# the singular values are the correlations; the dual coefficients are
+# a = U diag(w) P, the variates K a = U diag(D w) P. See ?kcca.
+kcca_solve <- function(fx, fy, n, gamma, ncomps) {
+  bx <- kcca_basis(fx$G, TRUE)
+  by <- kcca_basis(fy$G, TRUE)
+  weight <- function(d) 1 / (d + n * gamma / 2)
   wx <- weight(bx$d)
   wy <- weight(by$d)
-  rx <- bx$d * wx * (if (centered) 1 else sqrt(2))
-  ry <- by$d * wy * (if (centered) 1 else sqrt(2))
+  rx <- bx$d * wx
+  ry <- by$d * wy
   cross <- crossprod(fx$G, fy$G) - n * tcrossprod(bx$mean, by$mean)
   M <- rx * crossprod(bx$B, cross %*% by$B) * rep(ry, each = length(rx))
   k <- min(ncomps, nrow(M), ncol(M))
@@ -248,6 +282,78 @@ kcca_solve <- function(fx, fy, n, gamma, ncomps, formulation) {
        yvariates = dual(fy$G, yprojection, by$mean),
        xprojection = xprojection, yprojection = yprojection,
        xmean = bx$mean, ymean = by$mean)
+}
+
+# kernlab's problem (see ?kcca): the generalized eigenproblem
+#   [0, Kx Ky; Ky Kx, 0] v = lambda [Bx, 0; 0, By] v,  B = (K + gamma I) K + 1e-6 I,
+# on the plain kernel matrices, with one kernel for both views in kernlab.
+# Its eigenvalues come in pairs +rho, -rho, and kernlab reports them in the
+# order of its non-symmetric eigensolver, which puts the two of a pair in an
+# order that rounding decides: only kernlab's own computation gives it back.
+# So while kernlab is loaded (a kernlab script) and the two views share one
+# kernel, kernlab::kcca() solves it, on kernlab's own object for a base
+# kernel (the same kernel matrices as kernlab's, bit for bit); otherwise
+# fastkpca solves it, from the SVD of Sx Kx Ky Sy (S = B^-1/2): the pair of
+# singular value rho with vectors (u, v) gives the eigenvalues +rho and
+# -rho with generalized eigenvectors (Sx u, Sy v) / sqrt(2) and
+# (Sx u, -Sy v) / sqrt(2), reported in that order, with kernlab's scale
+# (unit eigenvectors: a'Bx a = 1/2).
+kcca_kernlab <- function(x, y, xk, yk, gamma, ncomps) {
+  by_kernlab <- isNamespaceLoaded("kernlab") && identical(xk, yk)
+  check_kcca_kernlab_memory(nrow(x), by_kernlab)
+  if (by_kernlab) {
+    fit <- kernlab::kcca(x, y, kernel = kernel_function(xk), gamma = gamma, ncomps = ncomps)
+    xcoef <- methods::slot(fit, "xcoef")
+    ycoef <- methods::slot(fit, "ycoef")
+    kcor <- methods::slot(fit, "kcor")
+  } else {
+    Kx <- kernel_matrix(xk, x)
+    Ky <- kernel_matrix(yk, y)
+    Sx <- kcca_inverse_root(Kx, gamma)
+    Sy <- kcca_inverse_root(Ky, gamma)
+    s <- svd(Sx %*% Kx %*% Ky %*% Sy)
+    pairs <- rep(seq_len(ceiling(ncomps / 2)), each = 2L)[seq_len(ncomps)]
+    signs <- rep(c(1, -1), length.out = ncomps)
+    kcor <- s$d[pairs] * signs
+    xcoef <- Sx %*% s$u[, pairs, drop = FALSE] / sqrt(2)
+    ycoef <- sweep(Sy %*% s$v[, pairs, drop = FALSE], 2L, signs, "*") / sqrt(2)
+  }
+  kx <- kernel_matrix(xk, x)
+  ky <- kernel_matrix(yk, y)
+  list(kcor = as.double(kcor), xcoef = unname(xcoef), ycoef = unname(ycoef),
+       xvariates = kx %*% xcoef, yvariates = ky %*% ycoef)
+}
+
+# kernlab's formulation holds dense matrices: about 8 n x n ones here, and
+# in kernlab's computation about 40 (its 2n x 2n matrices, and eigen() of a
+# non-symmetric one). Refused before any is made when they cannot fit in the
+# memory budget (R/memory.R), with the way on.
+check_kcca_kernlab_memory <- function(n, by_kernlab, available = memory_budget()) {
+  need <- 8 * as.double(n)^2 * if (by_kernlab) 40 else 8
+  if (!is.na(available) && need > available)
+    stop_memory(sprintf(paste0(
+      "kcca() with formulation = \"kernlab\" on %.0f rows needs about %s (dense %.0f x %.0f ",
+      "matrices, as kernlab's computation), but only %s of memory is available; ",
+      "formulation = \"centered\" works on a low-rank factor of each kernel matrix instead"),
+      n, format_bytes(need), n, n, format_bytes(available)))
+  invisible(need)
+}
+
+# B^-1/2 for B = (K + gamma I) K + 1e-6 I (symmetrized; positive definite).
+kcca_inverse_root <- function(K, gamma) {
+  B <- (K + diag(gamma, nrow(K))) %*% K
+  diag(B) <- diag(B) + 1e-6
+  e <- eigen((B + t(B)) / 2, symmetric = TRUE)
+  tcrossprod(sweep(e$vectors, 2L, sqrt(sqrt(pmax(e$values, 0))), "/"))
+}
+
+# What predict() keeps of a view for kernlab's formulation: all training
+# rows, no factor (L = NULL: a new row's "factor row" is its kernel row),
+# and the coefficients: the variates of new rows z are K(z, x) a.
+kcca_dense_summary <- function(x, kernel, coef) {
+  n <- nrow(x)
+  list(rows = x, pivots = seq_len(n), L = NULL, mean = numeric(n), projection = coef,
+       weights = kernel_weights(kernel, x), rank = n, residual = 0)
 }
 
 # What predict() keeps of a view's factor: a new row z has the factor row
@@ -284,7 +390,8 @@ validate_fastkpca_kcca <- function(fit) {
   for (f in c("xfactor", "yfactor")) {
     fac <- fit[[f]]
     m <- fac$rank
-    if (!is.matrix(fac$L) || !identical(dim(fac$L), c(m, m)) || nrow(fac$rows) != m ||
+    if ((!is.null(fac$L) && (!is.matrix(fac$L) || !identical(dim(fac$L), c(m, m)))) ||
+        nrow(fac$rows) != m ||
         !identical(dim(fac$projection), c(m, k)) || length(fac$mean) != m)
       bad(sprintf("'%s' does not hold a factor of rank %d", f, m))
   }
@@ -295,13 +402,22 @@ validate_fastkpca_kcca <- function(fit) {
 #' @param digits Significant digits of the correlations.
 #' @export
 print.fastkpca_kcca <- function(x, digits = max(3L, getOption("digits") - 3L), ...) {
+  kernlab <- x$formulation == "kernlab"
   cat_line("", "Kernel canonical correlation (fastkpca) on ", x$n, " rows, ",
-           if (x$formulation == "centered") "centered" else "kernlab's uncentered formulation",
+           if (kernlab) "kernlab's formulation (uncentered kernels)"
+           else "centered formulation (Bach and Jordan)",
            ", gamma = ", format(x$gamma))
-  cat_line("Kernel of x: ", format(x$kernel), "  (factor rank ", x$xfactor$rank, ")")
-  cat_line("Kernel of y: ", format(x$ykernel), "  (factor rank ", x$yfactor$rank, ")")
+  rank <- function(f) if (is.null(f$L)) "dense" else paste("factor rank", f$rank)
+  cat_line("Kernel of x: ", format(x$kernel), "  (", rank(x$xfactor), ")")
+  cat_line("Kernel of y: ", format(x$ykernel), "  (", rank(x$yfactor), ")")
   cat("Canonical correlations:\n")
   print(x$kcor, digits = digits)
+  if (kernlab)
+    cat_line("", "(kernlab's formulation, the default so that kernlab code keeps kernlab's ",
+             "results: each correlation appears twice, as +rho and -rho. ",
+             "formulation = \"centered\" centers the kernels, without which the leading ",
+             "pairs follow the kernels' means more than a relation between x and y, and ",
+             "scales to large n.)")
   invisible(x)
 }
 
@@ -325,7 +441,8 @@ print.fastkpca_kcca <- function(x, digits = max(3L, getOption("digits") - 3L), .
 #' set.seed(1)
 #' x <- runif(150, -1, 1)
 #' y <- x^2 + rnorm(150, sd = 0.05)
-#' fit <- kcca(x[1:100], y[1:100], kpar = list(sigma = 1), ncomps = 1)
+#' fit <- kcca(x[1:100], y[1:100], kpar = list(sigma = 1), ncomps = 1,
+#'             formulation = "centered")
 #' v <- predict(fit, x = x[101:150], y = y[101:150])
 #' cor(v$x, v$y)   # the relation holds on new rows
 #' @export
@@ -350,7 +467,7 @@ kcca_variates <- function(factor, kernel, z, arg, threads) {
   ok <- rowSums(is.na(z)) == 0
   if (!any(ok)) return(out)
   kz <- kernel_cross(z[ok, , drop = FALSE], factor$rows, kernel, threads, factor$weights)
-  g <- forwardsolve(factor$L, t(kz))
+  g <- if (is.null(factor$L)) t(kz) else forwardsolve(factor$L, t(kz))
   out[ok, ] <- sweep(crossprod(g, factor$projection), 2L,
                      drop(crossprod(factor$mean, factor$projection)))
   out

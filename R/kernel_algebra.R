@@ -37,14 +37,18 @@
 #'
 #' A kernel object is a function of two points, `k(x, y)` (two numeric
 #' vectors of one length, or two strings for a string kernel), as
-#' kernlab's kernels are, and a kernlab kernel: kernlab's functions
-#' (`ksvm()`, `gausspr()`, `kernlab::kpca()`, `kernelMatrix()`, ...) take it,
-#' combinations included, with its kernel matrices computed by fastkpca's C
-#' code (see the section "With kernlab" of [rbfdot()]). Its parts read as
-#' `k$name`, `k$kpar` (or `kpar(k)`); a fit's `kernel` field holds the
-#' expression itself, and [kernelf()] gives the fit's kernel object. One
-#' operand of the algebra may be a kernlab kernel, as in
-#' `kern("rbfdot") + kernlab::polydot(2)`.
+#' kernlab's kernels are, and a kernlab kernel. While kernlab is loaded, a
+#' single named kernel is kernlab's own object (kernlab's class and `kpar`,
+#' as kernlab's generator makes it), which kernlab's functions treat as
+#' their own; an expression is a fastkpca kernel function, which kernlab's
+#' functions (`ksvm()`, `gausspr()`, `kernlab::kpca()`, `kernelMatrix()`,
+#' ...) take as a kernel written by hand, with its kernel matrices computed
+#' by fastkpca's C code (see the section "With kernlab" of [rbfdot()]). Its
+#' parts read as `k$name`, `k$kpar` (or `kpar(k)`); a fit's `kernel` field
+#' holds the expression itself, and [kernelf()] gives the fit's kernel
+#' object. The algebra takes kernlab's own kernels as operands too, in
+#' either order, as in `kern("rbfdot") + kernlab::polydot(2)` or
+#' `kernlab::rbfdot(1) + kernlab::polydot(2)`.
 #'
 #' The whole expression is evaluated in C for each tile of the kernel
 #' matrix, so a combined kernel needs no n x n matrix per term and no matrix
@@ -61,7 +65,9 @@
 #' @param ... The kernel's parameters by name, such as `sigma = 0.5`.
 #'   Parameters left out take the kernel's own defaults (as kernlab's kernel
 #'   generators do: `kern("rbfdot")` has `sigma = 1`).
-#' @return A kernel object: a kernel function of class
+#' @return A kernel object: for a single named kernel while kernlab is
+#'   loaded, kernlab's object of that kernel's class; otherwise a kernel
+#'   function of class
 #'   `c("fastkpca_kernel_function", "fastkpca_kernel", "kernel")` (for
 #'   string kernels, `"fastkpca_string_kernel_function"` first and
 #'   `"stringkernel"` before `"kernel"`).
@@ -102,17 +108,25 @@ is_kernel <- function(x) inherits(x, "fastkpca_kernel")
 #'   power (for `^`).
 #' @export
 Ops.fastkpca_kernel <- function(e1, e2) {
+  if (missing(e2)) kernel_arith(.Generic, e1) else kernel_arith(.Generic, e1, e2)
+}
+
+# The algebra of kernels: operator `op` on e1 and e2 (e2 missing for a
+# unary operator), each a kernel object, a kernlab kernel or a number. The
+# S3 method above and the S4 methods on kernlab's "kernel" class
+# (R/kernlab_kernels.R) both come here. The result is a kernel function
+# (R/kernel_function.R), which kernlab takes too.
+kernel_arith <- function(op, e1, e2) {
   not_psd <- function(what)
     stop_argument(what, ": the result would not be a positive semidefinite kernel")
   if (missing(e2)) {
-    if (.Generic == "+") return(kernel_function(e1))
-    not_psd(sprintf("unary '%s' is not defined for kernels", .Generic))
+    if (op == "+") return(kernel_function(e1))
+    not_psd(sprintf("unary '%s' is not defined for kernels", op))
   }
   # the operands' trees (a kernlab kernel, which has no arithmetic of its
-  # own, becomes one); the result is a kernel function (R/kernel_function.R),
-  # which kernlab takes too
+  # own, becomes one)
   tree <- function(e) if (is_kernel_spec_object(e)) as_kernel(e) else e
-  node <- switch(.Generic,
+  node <- switch(op,
     "+" = {
       if (!is_kernel_spec_object(e1) || !is_kernel_spec_object(e2))
         stop_argument("'+' adds two kernel objects; a kernel plus a number is not supported")
@@ -135,7 +149,7 @@ Ops.fastkpca_kernel <- function(e1, e2) {
     "-" = not_psd("kernels cannot be subtracted"),
     "/" = not_psd("kernels cannot be divided"),
     stop_argument(sprintf("'%s' is not defined for kernel objects; use +, *, ^, exp() or kern_conformal()",
-                          .Generic)))
+                          op)))
   kernel_function(node)
 }
 
@@ -158,11 +172,16 @@ check_kernel_power <- function(p) {
 #' @rdname kern
 #' @param x A kernel object.
 #' @export
-Math.fastkpca_kernel <- function(x, ...) {
-  if (.Generic != "exp")
+Math.fastkpca_kernel <- function(x, ...) kernel_math(.Generic, x)
+
+# A math function of a kernel (a kernel object or a kernlab kernel): exp()
+# only. The S3 method above and the S4 method on kernlab's "kernel" class
+# come here.
+kernel_math <- function(fun, x) {
+  if (fun != "exp")
     stop_argument(sprintf("'%s' is not defined for kernel objects; of the math functions only exp() keeps a kernel positive semidefinite",
-                          .Generic))
-  kernel_function(kernel_node("exp", list(kernel_tree(x))))
+                          fun))
+  kernel_function(kernel_node("exp", list(as_kernel(x))))
 }
 
 #' @rdname kern
@@ -189,6 +208,15 @@ print.fastkpca_kernel <- function(x, ...) {
 #' @rdname kern
 #' @export
 format.fastkpca_kernel <- function(x, ...) format_kernel(x, 0L)
+
+# kernlab's kernel objects (the generators' while kernlab is loaded) format
+# as fastkpca's kernels do, "rbfdot(sigma = 0.1)"; a kernel that fastkpca
+# cannot read (one written by hand) as R formats it.
+#' @export
+format.kernel <- function(x, ...) {
+  tree <- tryCatch(as_kernel(x), error = function(e) NULL)
+  if (is.null(tree)) NextMethod() else format_kernel(tree, 0L)
+}
 
 # Readable infix form: sums bind loosest, then products and scales, then
 # powers; parentheses only where precedence needs them.

@@ -1,17 +1,24 @@
 # Kernel functions: what kern(), the kernel generators (rbfdot() ...
-# stringdot()) and the kernel algebra return. A kernel function is an R
-# function of two points, k(x, y), as kernlab's kernels are, that carries
-# its kernel object (the tree of R/kernel_algebra.R) in the attribute
-# "kernel". Its class makes it two things at once:
-#   - a fastkpca kernel ("fastkpca_kernel"): its fields read as the tree's
-#     (k$name, k$kpar), the algebra and printing apply, and every function
-#     of the package takes it (as_kernel() keeps the tree);
-#   - a kernlab kernel ("kernel", and "stringkernel" for string kernels):
-#     kernlab's functions test is(kernel, "kernel") and call kernel(x, y);
-#     the methods fastkpca puts on kernlab's generics when kernlab is loaded
+# stringdot()) and the kernel algebra return. Which object that is depends
+# on the kernel and on whether kernlab is loaded when it is made:
+#   - a base kernel (one named kernel) made while kernlab is loaded is
+#     kernlab's own object, of kernlab's class for that kernel ("rbfkernel",
+#     ...) with kernlab's kpar, made by kernlab's generator: kernlab's
+#     functions then take their native paths for it (ksvm()'s solvers of
+#     every type, its kernelMatrix() methods), exactly as in a kernlab
+#     script; fastkpca reads it back as a tree (kern_from_kernlab());
+#   - any other kernel (an expression of the algebra, or a base kernel made
+#     while kernlab is not loaded) is an R function of two points, k(x, y),
+#     as kernlab's kernels are, that carries its kernel object (the tree of
+#     R/kernel_algebra.R) in the attribute "kernel". Its class makes it a
+#     fastkpca kernel ("fastkpca_kernel": its fields read as the tree's,
+#     k$name, k$kpar; the algebra and printing apply) and a kernlab user
+#     kernel ("kernel", and "stringkernel" for string kernels): kernlab's
+#     functions test is(kernel, "kernel") and call kernel(x, y), and the
+#     methods fastkpca puts on kernlab's generics when kernlab is loaded
 #     (R/kernlab_kernels.R) give them whole kernel matrices from the C fill.
-# The object does not depend on whether kernlab is loaded, so a kernel made
-# before library(kernlab) works after it too.
+#     It does not depend on kernlab, so one made before library(kernlab)
+#     works after it too.
 
 kernel_function_classes <- c("fastkpca_kernel_function", "fastkpca_kernel", "kernel")
 string_kernel_function_classes <- c("fastkpca_string_kernel_function",
@@ -20,31 +27,52 @@ string_kernel_function_classes <- c("fastkpca_string_kernel_function",
 # The first of each, as S4 classes when kernlab is loaded (R/kernlab_kernels.R).
 kernel_function_s4_classes <- c("fastkpca_kernel_function", "fastkpca_string_kernel_function")
 
-# The kernel function of a kernel object (a tree, or a kernel function).
+# The kernel function of a kernel object (a tree, a kernel function or a
+# kernlab kernel): kernlab's own object for a base kernel while kernlab is
+# loaded, fastkpca's kernel function otherwise.
 kernel_function <- function(k) {
   k <- kernel_tree(k)
+  if (identical(k$op, "base") && isNamespaceLoaded("kernlab")) return(kernlab_base_kernel(k))
   classes <- if (uses_strings(k)) string_kernel_function_classes else kernel_function_classes
   structure(kernel_function_body, kernel = k, class = classes)
+}
+
+# kernlab's object for a base kernel, from kernlab's generator: kernlab's
+# class, kpar and kernel function (so k(x, y) gives what kernlab's gives).
+# The tree's kpar is complete and checked; kernlab's generators take the
+# same names.
+kernlab_base_kernel <- function(k) {
+  generator <- getExportedValue("kernlab", k$name)
+  do.call(generator, k$kpar)
 }
 
 # The body every kernel function shares; its kernel is its own attribute,
 # so that two kernel functions of the same kernel are identical().
 kernel_function_body <- function(x, y = NULL) kernel_pair_value(sys.function(), x, y)
 
-# The tree of a kernel function; a tree (or anything else) as it is.
-kernel_tree <- function(k) if (is.function(k)) attr(k, "kernel", exact = TRUE) else k
+# The tree of a kernel function or of a kernlab kernel; a tree (or anything
+# else) as it is.
+kernel_tree <- function(k) {
+  if (!is.function(k)) return(k)
+  tree <- attr(k, "kernel", exact = TRUE)
+  if (is.null(tree) && inherits(k, "kernel")) kern_from_kernlab(k) else tree
+}
 
 #' @export
 `$.fastkpca_kernel_function` <- function(x, name) kernel_tree(x)[[name]]
 
 # k(x, y) of one pair of points, x and y numeric vectors of one length (or
 # two strings, for a string kernel; a character vector is pasted into one
-# string, as kpca() does with a list of tokens); y = NULL is k(x, x), as in
-# kernlab. kernlab calls it point by point (the diagonal in kkmeans() and
-# the incomplete Cholesky of lssvm(), for example).
+# string, as kpca() does with a list of tokens); y = NULL is k(x, x). kernlab
+# calls it point by point (the diagonal in kkmeans() and the incomplete
+# Cholesky of lssvm(), for example). A base kernel's value of two vectors
+# has the shape kernlab's kernel of that name gives: a 1 x 1 matrix for the
+# kernels kernlab computes through crossprod(), a number for anovadot,
+# splinedot and the string kernels; an expression's value is a number.
 kernel_pair_value <- function(f, x, y = NULL) {
   k <- kernel_tree(f)
-  if (is.null(y)) y <- x
+  pair <- !is.null(y)
+  if (!pair) y <- x
   value <- if (uses_strings(k)) {
     kernel_matrix(k, list(x), list(y), threads = 1L)
   } else {
@@ -52,5 +80,10 @@ kernel_pair_value <- function(f, x, y = NULL) {
       stop_argument("'x' and 'y' must be numeric vectors of the same length")
     kernel_matrix(k, matrix(x, 1L), matrix(y, 1L), threads = 1L)
   }
-  value[[1L]]
+  if (pair && identical(k$op, "base") && k$name %in% kernlab_matrix_valued) matrix(value[[1L]], 1L, 1L)
+  else value[[1L]]
 }
+
+# The kernels whose kernlab function returns a 1 x 1 matrix for two vectors.
+kernlab_matrix_valued <- c("rbfdot", "polydot", "vanilladot", "tanhdot", "laplacedot",
+                           "besseldot")

@@ -1,57 +1,76 @@
-# kernlab's kernel generators, returning fastkpca kernel functions
-# (R/kernel_function.R) that kernlab's own functions take as well, and the
-# methods that kernlab's kernel generics get for them. Defaults are kernlab's.
+# kernlab's kernel generators, returning kernlab's own objects while kernlab
+# is loaded and fastkpca kernel functions otherwise (R/kernel_function.R);
+# the methods that kernlab's kernel generics get for fastkpca's kernel
+# functions, and the algebra's methods on kernlab's kernel class. Defaults
+# are kernlab's.
 
 #' kernlab's kernel generators
 #'
 #' The kernel generators of kernlab, with kernlab's arguments and defaults.
-#' Each returns a kernel function: a function of two points, `k(x, y)`, as
-#' kernlab's kernels are, that is at once a fastkpca kernel object (see
-#' [kern()]; `rbfdot(0.5)` is `kern("rbfdot", sigma = 0.5)`) and a kernlab
-#' kernel. [kpca()], [predict.fastkpca()], [kernel_matrix()], [kcca()] and
-#' the kernel algebra take them, so kernlab code such as
+#' Each returns a kernel: a function of two points, `k(x, y)`, as kernlab's
+#' kernels are, that every fastkpca function takes ([kpca()],
+#' [predict.fastkpca()], [kernel_matrix()], [kcca()] and the kernel algebra;
+#' `rbfdot(0.5)` is `kern("rbfdot", sigma = 0.5)`), so kernlab code such as
 #' `kpca(x, kernel = vanilladot())` runs with fastkpca alone. The formulas
 #' are in the Kernels section of [kpca()]; [stringdot()] makes string
 #' kernels the same way.
 #'
 #' @section With kernlab:
-#' kernlab's own functions take these kernels too, and so do they take any
-#' expression of the kernel algebra, such as
-#' `rbfdot(0.1) + 0.5 * polydot(degree = 2)`: `ksvm()`, `gausspr()`,
-#' `rvm()`, `lssvm()`, `kkmeans()`, `specc()`, `kqr()`, `kha()`, `kfa()`,
-#' `kcca()`, `kpca()`, and `kernelMatrix()`, `kernelMult()`, `kernelPol()`,
-#' `kernelFast()`, with the results they give with kernlab's own generators
+#' While kernlab is loaded (attached before or after fastkpca, or loaded
+#' later: what counts is when the generator is called), each generator
+#' returns kernlab's own object for its kernel: of kernlab's class
+#' (`rbfkernel`, `polykernel`, `vanillakernel`, `tanhkernel`,
+#' `laplacekernel`, `besselkernel`, `anovakernel`, `splinekernel`,
+#' `stringkernel`), with kernlab's `kpar` and kernlab's kernel function, so
+#' that `k(x, y)` returns what kernlab's returns (a 1 x 1 matrix for
+#' `rbfdot`) and kernlab's functions take their native paths for it, as in
+#' a kernlab script: `ksvm()`'s solvers of every type (`"C-bsvc"` included,
+#' which crashes R on a kernel it does not know), kernlab's `kernelMatrix()`
+#' methods, and the rest. kernlab's help-page examples give kernlab's
+#' numbers with fastkpca attached in either order. fastkpca's functions
+#' read such an object back as its kernel and parameters. Without kernlab,
+#' the generators return fastkpca's kernel functions, with the same
+#' `k(x, y)`.
+#'
+#' The kernel algebra works in both orders: on these kernels and on
+#' kernlab's own objects (`kernlab::rbfdot(0.1) + kernlab::polydot(degree =
+#' 2)`, `2 * kernlab::rbfdot(1)`, `exp(kernlab::rbfdot(1))`, through S4
+#' methods that fastkpca puts on kernlab's `kernel` class when kernlab is
+#' loaded), mixed with fastkpca's kernel objects too. An expression, such as
+#' `rbfdot(0.1) + 0.5 * polydot(degree = 2)`, is a fastkpca kernel function,
+#' which fastkpca's functions take and kernlab's take as a kernel written by
+#' hand: `ksvm()`, `gausspr()`, `rvm()`, `lssvm()`, `kkmeans()`, `specc()`,
+#' `kqr()`, `kha()`, `kfa()`, `kcca()`, `kpca()`, and `kernelMatrix()`,
+#' `kernelMult()`, `kernelPol()`, `kernelFast()` give the results they give
+#' with the same kernel written as an R function
 #' (`ksvm(x, y, kernel = rbfdot(0.1) + polydot(degree = 2))` fits the sum
-#' kernel, the same model as with the sum written as an R function). kernlab
-#' treats them as it treats a kernel written by hand: it asks for kernel
-#' matrices, and when kernlab is loaded fastkpca gives `kernelMatrix()`,
-#' `kernelFast()`, `kernelMult()` (by blocks of rows) and `kernelPol()` (as a
-#' conformal kernel) for its kernels from its C code, where kernlab would
-#' loop over the pairs of points in R. On `n = 2000` points, `kernelMatrix()`
-#' of `rbfdot(0.1) + 0.5 * polydot(degree = 2)` is about 70 times faster
-#' than the same kernel written as an R function (`bench/kernlab-both-ways.R`).
-#' Two consequences: `ksvm()` then works from the whole kernel matrix of
-#' each pair of classes (n x n memory), where with `kernlab::rbfdot()` it
-#' evaluates the kernel inside its solver; and `ksvm()` with
-#' `kernlab::anovadot()` evaluates a kernel of its own C code that differs
-#' from kernlab's definition of `anovadot`, which fastkpca's follows (so do
-#' `kernlab::kernelMatrix()` and every other kernlab function).
+#' kernel). kernlab asks such a kernel for kernel matrices, and fastkpca
+#' gives `kernelMatrix()`, `kernelFast()`, `kernelMult()` (by blocks of
+#' rows) and `kernelPol()` (as a conformal kernel) for it from its C code,
+#' where kernlab would loop over the pairs of points in R: on `n = 2000`
+#' points, `kernelMatrix()` of `rbfdot(0.1) + 0.5 * polydot(degree = 2)` is
+#' about 70 times faster than the same kernel written as an R function
+#' (`bench/kernlab-both-ways.R`). `ksvm()` then works from the whole kernel
+#' matrix of each pair of classes (n x n memory). Its types `"C-bsvc"`,
+#' `"kbb-svc"`, `"spoc-svc"` and `"eps-bsvr"` have solvers that crash R on
+#' any kernel not of kernlab's own classes (kernlab alone too, with a
+#' kernel written by hand): there an expression, or a kernel made before
+#' kernlab was loaded, stops with an error that names the type and the
+#' kernel, before kernlab's C code runs.
 #'
 #' What a user sees in each load order:
 #' \describe{
-#'   \item{fastkpca alone}{these generators; no kernlab.}
+#'   \item{fastkpca alone}{these generators, returning fastkpca's kernel
+#'     functions; no kernlab.}
 #'   \item{`library(kernlab)`, then `library(fastkpca)`}{fastkpca's
-#'     generators mask kernlab's: `rbfdot(0.1)` is fastkpca's kernel
-#'     function, which fastkpca's and kernlab's functions both take.
-#'     `kernlab::rbfdot()` still gives kernlab's object.}
+#'     generators mask kernlab's and return kernlab's objects, as kernlab's
+#'     do; the algebra on them gives fastkpca kernel functions.}
 #'   \item{`library(fastkpca)`, then `library(kernlab)`}{kernlab's generators
-#'     mask these: `rbfdot(0.1)` is kernlab's kernel, which fastkpca's
-#'     functions take too (as its kernel algebra does when one operand is a
-#'     fastkpca kernel, as in `fastkpca::rbfdot(1) + rbfdot(2)`);
-#'     `fastkpca::rbfdot()` gives fastkpca's kernel function.}
+#'     mask these; `fastkpca::rbfdot()` gives the same objects as
+#'     `kernlab::rbfdot()`, and the algebra works on both.}
 #' }
-#' A kernel made before kernlab was loaded works in kernlab's functions
-#' after it as well: the object does not depend on kernlab.
+#' A kernel made before kernlab was loaded stays fastkpca's kernel function,
+#' which kernlab's functions take as a kernel written by hand.
 #'
 #' @param sigma The inverse width of `rbfdot`, `laplacedot`, `besseldot` and
 #'   `anovadot`, a positive number.
@@ -59,10 +78,12 @@
 #' @param scale,offset The scale and offset of the inner product in
 #'   `polydot` and `tanhdot`.
 #' @param order The order of the Bessel function, between 0 and 50.
-#' @return A kernel function, of class
-#'   `c("fastkpca_kernel_function", "fastkpca_kernel", "kernel")`: called on
-#'   two numeric vectors it gives their kernel value; `k$name` and
-#'   `kpar(k)` read its kernel and parameters.
+#' @return While kernlab is loaded, kernlab's object for the kernel (see the
+#'   section "With kernlab"). Otherwise a kernel function, of class
+#'   `c("fastkpca_kernel_function", "fastkpca_kernel", "kernel")`. Either
+#'   way, called on two numeric vectors it gives their kernel value, as
+#'   kernlab's kernel does (a 1 x 1 matrix, or a number for `anovadot` and
+#'   `splinedot`), and `kpar(k)` reads its parameters.
 #' @seealso [kern()], [kernel_matrix()], [kpca()], [stringdot()].
 #' @examples
 #' k <- rbfdot(sigma = 0.5)
@@ -78,6 +99,8 @@
 #' 2 * vanilladot() + rbfdot(0.1)
 #' # kernlab's functions take them, and their algebra
 #' if (requireNamespace("kernlab", quietly = TRUE)) {
+#'   # kernlab loaded: the generators give kernlab's own objects
+#'   print(is(rbfdot(0.1), "rbfkernel"))
 #'   k2 <- rbfdot(0.1) + 0.5 * polydot(degree = 2)
 #'   K <- kernlab::kernelMatrix(k2, x)
 #'   print(all.equal(K@.Data, kernel_matrix(k2, x), check.attributes = FALSE))
@@ -153,16 +176,79 @@ put_kernlab_kernel_methods <- function(where) {
     methods::setMethod(generic("kernelPol"), cls, kernlab_kernel_pol, where = where)
     methods::setMethod("show", cls, function(object) print(object), where = where)
   }
+  # kernlab's ksvm() on strings (its list method) takes its user-kernel path
+  # for every string kernel, kernlab's own stringdot() too, and so crashes R
+  # with the types of kernlab_native_only_types: a method for kernlab's
+  # string kernels on lists stops those fits first and otherwise hands the
+  # call on to kernlab's own method (fastkpca's string kernels keep theirs;
+  # kernlab's method is called as found here: callNextMethod() cannot find
+  # its way from a method recorded outside a package's namespace)
+  kernlab_strings <- methods::getMethod(generic("kernelMatrix"), "stringkernel")
+  methods::setMethod(generic("kernelMatrix"), c("stringkernel", "list"), function(kernel, x, y = NULL) {
+    check_kernlab_solver(kernel)
+    kernlab_strings(kernel, x, y)
+  }, where = where)
+  methods::setMethod(generic("kernelMatrix"), c("fastkpca_string_kernel_function", "list"),
+                     kernlab_kernel_matrix, where = where)
+  # the algebra on kernlab's own kernels, in either order and mixed with
+  # fastkpca's: S4 dispatch of the arithmetic operators and exp() on
+  # kernlab's "kernel" class, which has no arithmetic of its own (kernlab's
+  # objects are S4, so S4 methods are what R finds for them)
+  arith <- function(e1, e2) kernel_arith(.Generic, e1, e2)
+  for (signature in list(c("kernel", "kernel"), c("kernel", "ANY"), c("ANY", "kernel")))
+    methods::setMethod("Arith", signature, arith, where = where)
+  methods::setMethod("Arith", c("kernel", "missing"), function(e1, e2) kernel_arith(.Generic, e1),
+                     where = where)
+  methods::setMethod("Math", "kernel", function(x) kernel_math(.Generic, x), where = where)
+  # k$name, k$kpar (and an expression's k$op, k$args) on kernlab's objects,
+  # which the generators return while kernlab is loaded, as on fastkpca's
+  # kernel functions
+  methods::setMethod("$", "kernel", function(x, name) kernel_tree(x)[[name]], where = where)
   invisible(TRUE)
 }
 
 # kernelMatrix(kernel, x, y): K(x) or K(x, y) from the C fill, as kernlab's
 # "kernelMatrix" class.
 kernlab_kernel_matrix <- function(kernel, x, y = NULL) {
+  check_kernlab_solver(kernel)
   # nested calls, no binding in between: the matrix is never shared, so
   # neither the class nor asS4() copies it (kernlab's as.kernelMatrix()
   # copies it three times)
   asS4(with_kernel_matrix_class(kernel_matrix_na_rows(kernel_tree(kernel), x, y)))
+}
+
+# kernlab's ksvm() types whose solvers crash R on a kernel that is not one
+# of kernlab's own classes (a kernel written as an R function, in kernlab
+# alone, too), and on strings with any kernel (its list method treats every
+# string kernel as a user kernel): kernlab asks such a kernel for its kernel
+# matrix before it calls the solver, so that is where the fit stops.
+kernlab_native_only_types <- c("C-bsvc", "kbb-svc", "spoc-svc", "eps-bsvr")
+
+# Stop a kernelMatrix() asked for by one of those ksvm() fits: the nearest
+# frame of the call stack that holds ksvm()'s fit under way (`ret`, of
+# kernlab's class "ksvm") and its kernel type (`ktype`) is ksvm()'s own.
+check_kernlab_solver <- function(kernel) {
+  for (env in rev(sys.frames())) {
+    fit <- get0("ret", envir = env, inherits = FALSE)
+    if (!isS4(fit) || !methods::is(fit, "ksvm") ||
+        !exists("ktype", envir = env, inherits = FALSE)) next
+    type <- methods::slot(fit, "type")
+    if (!type %in% kernlab_native_only_types) return(invisible())
+    if (uses_strings(kernel_tree(kernel)))
+      stop_argument(sprintf(paste0(
+        "kernlab's ksvm() of type \"%s\" cannot take the string kernel %s: on strings ",
+        "kernlab computes every kernel, its own stringdot() too, as a user kernel, on which ",
+        "the solver of this type crashes R. Use type = \"C-svc\" or \"nu-svc\" ",
+        "(\"eps-svr\" for regression)"), type, format(kernel_tree(kernel))))
+    stop_argument(sprintf(paste0(
+        "kernlab's ksvm() of type \"%s\" cannot take the kernel %s: its solver for ",
+        "this type handles only kernlab's own kernel classes, and crashes R on any other ",
+        "kernel (a kernel function written in R too). Use a single kernel made while ",
+        "kernlab is loaded (such as rbfdot(0.1), which is then kernlab's own), or ",
+        "another type (\"C-svc\", \"nu-svc\"; \"eps-svr\" for regression)"),
+        type, format(kernel_tree(kernel))))
+  }
+  invisible()
 }
 
 with_kernel_matrix_class <- function(m) {

@@ -85,7 +85,9 @@ string_kernel_defaults <- list(length = 4, lambda = 1.1, type = "spectrum", norm
 #' @param type One of `"spectrum"`, `"boundrange"`, `"constant"`,
 #'   `"exponential"`, `"string"`, `"fullstring"`, `"sequence"`.
 #' @param normalized Whether to normalize the kernel (`TRUE` or `FALSE`).
-#' @return `stringdot()`: a kernel object (class `"fastkpca_kernel"`);
+#' @return `stringdot()`: a kernel object (kernlab's `"stringkernel"`
+#'   object while kernlab is loaded, see [rbfdot()]; otherwise of class
+#'   `"fastkpca_kernel"`);
 #'   `kpca()`: a fit as described in [kpca()], with class
 #'   `"fastkpca_string"` first; `predict()`: the scores of the new strings
 #'   (`NA` rows for `NA` strings).
@@ -188,7 +190,7 @@ resolve_string_kernel <- function(kernel, kpar, kpar_missing) {
     if (!kpar_missing)
       stop_argument("'kpar' must not be given with a kernel object: its parameters are ",
                     "part of the object")
-    k <- kern(kernel)
+    k <- as_kernel(kernel)
     if (uses_strings(k)) return(k)
   }
   stop_argument("'x' holds strings: 'kernel' must be \"stringdot\" or a string kernel such as ",

@@ -30,7 +30,8 @@ test_that("kcca() solves the centered regularized problem (plain-R oracle)", {
   v <- kcca_views(50)
   kx <- rbfdot(0.5)
   ky <- polydot(degree = 2, scale = 0.5)
-  fit <- kcca(v$x, v$y, kernel = kx, ykernel = ky, gamma = 0.05, ncomps = 4, tol = 0)
+  fit <- kcca(v$x, v$y, kernel = kx, ykernel = ky, gamma = 0.05, ncomps = 4, tol = 0,
+              formulation = "centered")
   expect_s3_class(fit, "fastkpca_kcca")
   or <- kcca_oracle(v$x, v$y, kx, ky, 0.05, 4)
   expect_equal(kcor(fit), or$kcor, tolerance = 1e-8)
@@ -59,37 +60,65 @@ test_that("kcca() solves the centered regularized problem (plain-R oracle)", {
   expect_null(predict(fit, x = w$x)$y)
 })
 
-test_that("formulation = \"kernlab\" gives kernlab's kcor(), xcoef() and ycoef() at its own settings", {
+test_that("kcca() by default gives kernlab's kcor(), xcoef() and ycoef()", {
   skip_if_not_installed("kernlab")
+  loadNamespace("kernlab")
   v <- kcca_views(60)
-  # kernlab's defaults: rbfdot, sigma = 0.1, gamma = 0.1
-  k <- kernlab::kcca(v$x, v$y, ncomps = 4)
-  for (tol in c(1e-6, 0)) {
-    f <- kcca(v$x, v$y, ncomps = 4, formulation = "kernlab", tol = tol)
-    expect_equal(f$gamma, 0.1)
-    expect_equal(kpar(f), list(sigma = 0.1))
-    # kernlab's non-symmetric eigensolver reports each correlation twice, as
-    # +rho and -rho: every value it reports is one of ours
-    theirs <- abs(kernlab::kcor(k))
-    gap <- vapply(theirs, function(r) min(abs(r - kcor(f))), numeric(1))
-    expect_lt(max(gap), 1e-6, label = paste("kcor, tol =", tol))
-    expect_lt(abs(max(theirs) - kcor(f)[1]), 1e-6)
-    if (tol > 0) next
-    # the first pair's coefficients, each up to sign (kernlab's first pair
-    # may be the -rho one, (a, -b)), from the full factor: the coefficients
-    # depend on the smallest eigenvalues, which a looser factor leaves out
-    xa <- kernlab::xcoef(k)[, 1]
-    ya <- kernlab::ycoef(k)[, 1]
-    expect_lt(max(abs(align_signs(xcoef(f)[, 1, drop = FALSE], xa) - xa)) / max(abs(xa)), 1e-5)
-    expect_lt(max(abs(align_signs(ycoef(f)[, 1, drop = FALSE], ya) - ya)) / max(abs(ya)), 1e-5)
+  # kernlab's defaults (rbfdot, sigma = 0.1, gamma = 0.1) and other settings
+  cases <- list(list(), list(kernel = "polydot", kpar = list(degree = 2), gamma = 0.5),
+                list(kernel = laplacedot(0.3)), list(kernel = rbfdot(0.2) + polydot(degree = 2)))
+  for (case in cases) {
+    label <- deparse(case)
+    set.seed(1)
+    k <- do.call(kernlab::kcca, c(list(v$x, v$y, ncomps = 4), case))
+    f <- do.call(kcca, c(list(v$x, v$y, ncomps = 4), case))
+    expect_identical(f$formulation, "kernlab")
+    expect_equal(kcor(f), kernlab::kcor(k), tolerance = 1e-6, label = label)
+    expect_equal(align_signs(xcoef(f), kernlab::xcoef(k)), kernlab::xcoef(k),
+                 tolerance = 1e-6, label = label)
+    expect_equal(align_signs(ycoef(f), kernlab::ycoef(k)), kernlab::ycoef(k),
+                 tolerance = 1e-6, label = label)
   }
-  # and at other settings
-  k2 <- kernlab::kcca(v$x, v$y, kernel = "polydot", kpar = list(degree = 2), gamma = 0.5,
-                      ncomps = 2)
-  f2 <- kcca(v$x, v$y, kernel = "polydot", kpar = list(degree = 2), gamma = 0.5,
-             ncomps = 2, formulation = "kernlab")
-  gap <- vapply(abs(kernlab::kcor(k2)), function(r) min(abs(r - kcor(f2))), numeric(1))
-  expect_lt(max(gap), 1e-6)
+  f <- kcca(v$x, v$y, ncomps = 4)
+  expect_equal(f$gamma, 0.1)
+  expect_equal(kpar(f), list(sigma = 0.1))
+})
+
+test_that("kernlab's formulation solved by fastkpca: kernlab's problem, each pair +rho then -rho", {
+  v <- kcca_views(40)
+  kx <- rbfdot(0.3)
+  ky <- polydot(degree = 2, scale = 0.5)
+  # two kernels: kernlab has no ykernel, so fastkpca solves it
+  f <- kcca(v$x, v$y, kernel = kx, ykernel = ky, gamma = 0.2, ncomps = 6)
+  n <- nrow(v$x)
+  Kx <- kernel_matrix(kx, v$x)
+  Ky <- kernel_matrix(ky, v$y)
+  Bx <- (Kx + 0.2 * diag(n)) %*% Kx + 1e-6 * diag(n)
+  By <- (Ky + 0.2 * diag(n)) %*% Ky + 1e-6 * diag(n)
+  Z <- matrix(0, n, n)
+  A <- rbind(cbind(Z, Kx %*% Ky), cbind(Ky %*% Kx, Z))
+  B <- rbind(cbind(Bx, Z), cbind(Z, By))
+  # the oracle: eigenvalues of B^-1 A by decreasing modulus, in +-pairs
+  values <- Re(eigen(solve(B, A), only.values = TRUE)$values)
+  rho <- sort(abs(values), decreasing = TRUE)[c(1, 3, 5)]
+  expect_equal(kcor(f), c(rho[1], -rho[1], rho[2], -rho[2], rho[3], -rho[3]), tolerance = 1e-6)
+  # each column (a, b) is a generalized eigenvector with kernlab's scale
+  for (j in 1:6) {
+    v2 <- c(xcoef(f)[, j], ycoef(f)[, j])
+    expect_equal(drop(A %*% v2), kcor(f)[j] * drop(B %*% v2), tolerance = 1e-6)
+    expect_equal(drop(crossprod(xcoef(f)[, j], Bx %*% xcoef(f)[, j])), 0.5, tolerance = 1e-6)
+  }
+  # the variates are K a, and predict() gives them on the training rows
+  expect_equal(f$xvariates, Kx %*% xcoef(f), tolerance = 1e-10, ignore_attr = TRUE)
+  p <- predict(f, x = v$x, y = v$y)
+  expect_equal(p$x, f$xvariates, tolerance = 1e-10, ignore_attr = TRUE)
+  expect_equal(p$y, f$yvariates, tolerance = 1e-10, ignore_attr = TRUE)
+  # a dense problem that cannot fit is refused, with the way on
+  withr_limit <- options(fastkpca.memory_limit = 1e5)
+  on.exit(options(withr_limit), add = TRUE)
+  expect_error(kcca(v$x, v$y, ncomps = 2), "formulation = \"centered\" works on a low-rank factor",
+               class = "fastkpca_error_memory")
+  expect_s3_class(kcca(v$x, v$y, ncomps = 2, formulation = "centered"), "fastkpca_kcca")
 })
 
 test_that("the first canonical correlation finds a nonlinear relation that cancor() misses", {
@@ -100,7 +129,7 @@ test_that("the first canonical correlation finds a nonlinear relation that canco
   y <- cbind(cos(pi * t) + rnorm(n, sd = 0.1), rnorm(n))
   lin <- stats::cancor(x, y)$cor
   expect_lt(lin[1], 0.3)
-  fit <- kcca(x, y, kpar = list(sigma = 1), ncomps = 3)
+  fit <- kcca(x, y, kpar = list(sigma = 1), ncomps = 3, formulation = "centered")
   # (the regularized correlation: smaller than that of the variates)
   expect_gt(kcor(fit)[1], 0.6)
   expect_gt(abs(cor(fit$xvariates[, 1], fit$yvariates[, 1])), 0.9)
@@ -113,7 +142,8 @@ test_that("the first canonical correlation finds a nonlinear relation that canco
   expect_gt(abs(cor(v$x[, 1], cos(pi * t2))), 0.9)
   # independent views: a much smaller first correlation
   set.seed(7)
-  ind <- kcca(x, matrix(rnorm(n * 2), n), kpar = list(sigma = 1), ncomps = 1)
+  ind <- kcca(x, matrix(rnorm(n * 2), n), kpar = list(sigma = 1), ncomps = 1,
+              formulation = "centered")
   expect_lt(kcor(ind)[1], kcor(fit)[1] - 0.3)
 })
 
@@ -142,27 +172,36 @@ test_that("the incomplete Cholesky factor reproduces the kernel matrix for any k
 
 test_that("a low-rank factor keeps the correlations and holds no n x n matrix", {
   v <- kcca_views(300)
-  exact <- kcca(v$x, v$y, kpar = list(sigma = 0.5), ncomps = 3, tol = 0)
-  low <- kcca(v$x, v$y, kpar = list(sigma = 0.5), ncomps = 3, tol = 1e-6)
+  exact <- kcca(v$x, v$y, kpar = list(sigma = 0.5), ncomps = 3, tol = 0,
+                formulation = "centered")
+  low <- kcca(v$x, v$y, kpar = list(sigma = 0.5), ncomps = 3, tol = 1e-6,
+              formulation = "centered")
   expect_lt(low$xfactor$rank, 150L)
   expect_lt(max(abs(kcor(low) - kcor(exact))), 1e-4)
   expect_lte(low$xfactor$residual, 1e-6)
   # rank capped by max_rank
-  capped <- kcca(v$x, v$y, kpar = list(sigma = 0.5), ncomps = 3, max_rank = 10)
+  capped <- kcca(v$x, v$y, kpar = list(sigma = 0.5), ncomps = 3, max_rank = 10,
+                 formulation = "centered")
   expect_equal(c(capped$xfactor$rank, capped$yfactor$rank), c(10L, 10L))
   # 20000 rows: the fit is O(n M), far below one n x n matrix
   big <- kcca_views(20000)
-  fit <- kcca(big$x, big$y, kpar = list(sigma = 0.5), ncomps = 2, max_rank = 100)
+  fit <- kcca(big$x, big$y, kpar = list(sigma = 0.5), ncomps = 2, max_rank = 100,
+              formulation = "centered")
   expect_lt(as.numeric(object.size(fit)), 0.01 * 8 * 20000^2)
   expect_gt(kcor(fit)[1], 0.5)
 })
 
 test_that("kcca fits print, and kernlab's generics reach kcor(), xcoef(), ycoef()", {
   v <- kcca_views(40)
-  fit <- kcca(v$x, v$y, kpar = list(sigma = 0.5), ncomps = 2)
-  expect_output(print(fit), "Kernel canonical correlation .* 40 rows, centered, gamma = 0.02")
+  fit <- kcca(v$x, v$y, kpar = list(sigma = 0.5), ncomps = 2, formulation = "centered")
+  expect_output(print(fit), "Kernel canonical correlation .* 40 rows, centered formulation")
+  expect_output(print(fit), "gamma = 0.02")
   expect_output(print(fit), "Kernel of y: rbfdot\\(sigma = 0.5\\)")
-  expect_identical(kernelf(fit), rbfdot(0.5))
+  expect_same_kernel(kernelf(fit), rbfdot(0.5))
+  # the default says it is kernlab's formulation, and why the centered one exists
+  fit_kl <- kcca(v$x, v$y, kpar = list(sigma = 0.5), ncomps = 2)
+  expect_output(print(fit_kl), "kernlab's formulation\\s+\\(uncentered kernels\\), gamma = 0.1")
+  expect_output(print(fit_kl), "formulation = \"centered\"\\s+centers the kernels")
   expect_identical(kpar(fit), list(sigma = 0.5))
   expect_identical(kcall(fit), fit$call)
   skip_if_not_installed("kernlab")
@@ -186,7 +225,7 @@ test_that("kcca: bad input gives errors naming the argument", {
   expect_error(kcca(v$x, v$y, ncomps = 0), "'ncomps' must be a whole number between 1 and 30")
   expect_error(kcca(v$x, v$y, ncomps = 31), "'ncomps' must be a whole number")
   expect_error(kcca(v$x, v$y, gamma = -1), "'gamma' must be a single positive number")
-  expect_error(kcca(v$x, v$y, formulation = "plain"), "'formulation' must be \"centered\" or \"kernlab\"")
+  expect_error(kcca(v$x, v$y, formulation = "plain"), "'formulation' must be \"kernlab\" or \"centered\"")
   expect_error(kcca(v$x, v$y, tol = 2), "'tol' must be a single number in \\[0, 1\\)")
   expect_error(kcca(v$x, v$y, max_rank = 0), "'max_rank' must be a whole number")
   expect_error(kcca(v$x, v$y, kernel = "precomputed"), "'kernel' cannot be \"precomputed\"")
@@ -197,11 +236,12 @@ test_that("kcca: bad input gives errors naming the argument", {
   expect_error(kcca(x, v$y), "'x' must not contain missing values")
   expect_error(kcca(v$x, letters[1:30]), "'y' must be numeric")
   expect_error(kcca(v$x, v$y, foo = 1), "unused argument: foo")
-  fit <- kcca(v$x, v$y, kpar = list(sigma = 0.5), ncomps = 2)
+  fit <- kcca(v$x, v$y, kpar = list(sigma = 0.5), ncomps = 2, formulation = "centered")
   expect_error(predict(fit, x = v$x[, 1]), "'x' must have 2 columns, as the training data, not 1")
   expect_error(predict(fit, y = v$y, z = 1), "unused argument: z")
   expect_error(xcoef(fit, which = 1), "xcoef\\(\\) takes only 'object'; unknown argument 'which'")
-  expect_warning(kcca(v$x, v$y, kpar = list(sigma = 0.5), ncomps = 5, max_rank = 3),
+  expect_warning(kcca(v$x, v$y, kpar = list(sigma = 0.5), ncomps = 5, max_rank = 3,
+                      formulation = "centered"),
                  "only 3 canonical pairs exist at this rank \\(asked for 'ncomps' = 5\\)")
   # NA rows of new data get NA variates
   z <- v$x[1:3, ]

@@ -3,8 +3,13 @@
 # attached in either order, each kernlab function that takes a kernel gives
 # with a fastkpca kernel what it gives with kernlab's own generator, and
 # with a sum of kernels what it gives with the same kernel written by hand
-# as an R function. Each load order runs in a child R process, which does
-# every check and returns the pairs to compare.
+# as an R function. While kernlab is loaded, fastkpca's generators return
+# kernlab's own objects (its class, kpar and kernel function); the fastkpca
+# kernel functions that kernlab treats as user kernels are the expressions
+# of the algebra (here 1 * k for each base kernel k, whose kernel matrices
+# come from fastkpca's methods on kernlab's generics) and the kernels made
+# before kernlab was loaded. Each load order runs in a child R process,
+# which does every check and returns the pairs to compare.
 
 both_ways_child <- function(fun, steps) {
   callr::r(fun, args = list(steps), libpath = .libPaths(),
@@ -18,11 +23,13 @@ both_ways_session <- function(steps) {
   eval(parse(text = steps))
   fk <- asNamespace("fastkpca")
   kl <- asNamespace("kernlab")
-  ours <- list(
+  native <- list(
     rbfdot = fk$rbfdot(0.2), polydot = fk$polydot(degree = 2, scale = 0.5),
     vanilladot = fk$vanilladot(), tanhdot = fk$tanhdot(scale = 0.01),
     laplacedot = fk$laplacedot(0.3), besseldot = fk$besseldot(0.4, order = 1),
     anovadot = fk$anovadot(0.5, degree = 2), splinedot = fk$splinedot())
+  # fastkpca kernel expressions of the same kernels: kernlab's user kernels
+  ours <- lapply(native, function(k) 1 * k)
   theirs <- list(
     rbfdot = kl$rbfdot(0.2), polydot = kl$polydot(degree = 2, scale = 0.5),
     vanilladot = kl$vanilladot(), tanhdot = kl$tanhdot(scale = 0.01),
@@ -115,16 +122,94 @@ both_ways_session <- function(steps) {
     ksvm = unclass(predict(kl$ksvm(as.list(words), classes, kernel = k, C = 1),
                               as.list(words[1:4]), type = "decision"))))
   # a kernel made before kernlab was loaded (the steps made `early` then)
-  early <- if (exists("early", inherits = FALSE)) list(
+  early_fits <- if (exists("early", inherits = FALSE)) list(
     dec(kl$ksvm(x, y, kernel = get("early"), C = 2)),
     dec(kl$ksvm(x, y, kernel = theirs$rbfdot, C = 2)))
   # fastkpca's kpca() still takes kernlab's kernels, and fastkpca's own
   own <- lapply(list(fk$kpca(x, kernel = kl$rbfdot(0.2), features = 2),
                      fk$kpca(x, kernel = fk$rbfdot(0.2), features = 2)), function(f) f$eig)
-  list(generics = generics, fits = fits, svm_pca = svm_pca, sums = sums, early = early, svm_models = svm_models, csi = csi,
-       strings = string_cases, own = own,
-       classes = list(class(fk$rbfdot(1)), class(fk$stringdot()),
-                      methods::is(fk$rbfdot(1), "kernel"),
+  # fastkpca's generators give kernlab's objects: kernlab's class, kpar and
+  # value of k(x, y)
+  a <- x[1, ]
+  b <- x[2, ]
+  base_objects <- lapply(names(native), function(nm) {
+    lapply(list(native[[nm]], theirs[[nm]]), function(k) list(
+      class = as.vector(class(k)), kpar = kl$kpar(k), pair = k(a, b)))
+  })
+  names(base_objects) <- names(native)
+  strings_native <- lapply(list(fk$stringdot(length = 3, type = "boundrange"),
+                                kl$stringdot(length = 3, type = "boundrange")), function(k)
+    list(class = as.vector(class(k)), kpar = kl$kpar(k), pair = k("the cat", "the mat")))
+  # kernlab takes its native paths for them: ksvm()'s C-bsvc (which crashes
+  # on user kernels) with the probability model, as in example(ksvm)
+  bsvc <- lapply(list(native$rbfdot, theirs$rbfdot), function(k) {
+    set.seed(33)
+    m <- kl$ksvm(Species ~ ., data = iris, type = "C-bsvc", kernel = k, C = 10,
+                 prob.model = TRUE)
+    list(probabilities = predict(m, iris[c(1, 51, 101, 120), -5], type = "probabilities"),
+         alpha = unlist(kl$alpha(m)))
+  })
+  # and an expression there is an error, not a crash, for every type whose
+  # solver crashes on a user kernel
+  refused <- lapply(c("C-bsvc", "kbb-svc", "spoc-svc", "eps-bsvr"), function(type) {
+    response <- if (type == "eps-bsvr") x[, 1] else y
+    tryCatch({
+      kl$ksvm(x[, -1], response, type = type, kernel = sum_kernel, prob.model = type == "C-bsvc")
+      "no error"
+    }, error = function(e) c(class(e)[1], conditionMessage(e)))
+  })
+  # on strings kernlab's list method takes its user-kernel path for every
+  # string kernel (kernlab's own stringdot() too), and those types crash
+  # there: an error for kernlab's object and for an expression
+  refused_strings <- lapply(list(fk$stringdot(length = 2), 1 * fk$stringdot(length = 2)),
+    function(k) tryCatch({
+      kl$ksvm(as.list(words), classes, kernel = k, type = "C-bsvc", C = 1)
+      "no error"
+    }, error = function(e) c(class(e)[1], conditionMessage(e))))
+  # (C-svc on strings runs, as in kernlab)
+  string_svc <- lapply(list(fk$stringdot(length = 2), kl$stringdot(length = 2)), function(k)
+    unclass(predict(kl$ksvm(as.list(words), classes, kernel = k, C = 1), as.list(words[1:4]),
+                    type = "decision")))
+  # the algebra on kernlab's own objects, in both orders, against kernlab's
+  # own kernel matrices combined in R
+  Kr <- unclass(kl$kernelMatrix(kl$rbfdot(0.2), x))
+  Kp <- unclass(kl$kernelMatrix(kl$polydot(degree = 2, scale = 0.05), x))
+  kl_sum <- kl$rbfdot(0.2) + kl$polydot(degree = 2, scale = 0.05)
+  algebra <- list(
+    sum = list(kl_sum, Kr + Kp),
+    sum_mixed = list(fk$kern("rbfdot", sigma = 0.2) * 1 + kl$polydot(degree = 2, scale = 0.05),
+                     Kr + Kp),
+    sum_mixed_other_order = list(kl$polydot(degree = 2, scale = 0.05) + 1 * fk$rbfdot(0.2),
+                                 Kp + Kr),
+    scale_left = list(2 * kl$rbfdot(0.2), 2 * Kr),
+    scale_right = list(kl$rbfdot(0.2) * 0.5, 0.5 * Kr),
+    product = list(kl$rbfdot(0.2) * kl$polydot(degree = 2, scale = 0.05), Kr * Kp),
+    power = list(kl$polydot(degree = 2, scale = 0.05)^3, Kp^3),
+    exp = list(exp(kl$rbfdot(0.2)), exp(Kr)))
+  algebra_values <- lapply(algebra, function(case) list(
+    class = class(case[[1]]),
+    fastkpca = fk$kernel_matrix(case[[1]], x),
+    kernlab = unclass(kl$kernelMatrix(case[[1]], x)),
+    reference = case[[2]]))
+  algebra_errors <- lapply(list(
+    function() kl$rbfdot(1) - kl$rbfdot(2), function() kl$rbfdot(1) / 2,
+    function() -kl$rbfdot(1), function() sqrt(kl$rbfdot(1)),
+    function() kl$rbfdot(1) + 1, function() kl$rbfdot(1)^0.5), function(f)
+      tryCatch({ f(); "no error" }, error = function(e) class(e)[1]))
+  # ksvm() with a sum of kernlab's own kernels fits the sum kernel
+  by_hand_kl <- function(a, b) exp(-0.2 * sum((a - b)^2)) + (0.05 * sum(a * b) + 1)^2
+  class(by_hand_kl) <- "kernel"
+  kl_sum_svm <- lapply(list(kl_sum, by_hand_kl), function(k) dec(kl$ksvm(x, y, kernel = k, C = 2)))
+  list(generics = generics, fits = fits, svm_pca = svm_pca, sums = sums, early = early_fits, svm_models = svm_models, csi = csi,
+       strings = string_cases, own = own, base_objects = base_objects,
+       strings_native = strings_native, bsvc = bsvc, refused = refused,
+       refused_strings = refused_strings, string_svc = string_svc,
+       formatted = format(fk$rbfdot(0.2)),
+       algebra = algebra_values, algebra_errors = algebra_errors, kl_sum_svm = kl_sum_svm,
+       early_object = if (exists("early", inherits = FALSE))
+         list(class = class(get("early")), pair = get("early")(a, b), fresh = class(fk$rbfdot(0.2))),
+       classes = list(class(1 * fk$rbfdot(1)), class(1 * fk$stringdot()),
+                      methods::is(fk$rbfdot(1), "rbfkernel"),
                       methods::is(fk$stringdot(), "stringkernel")),
        search = list(rbfdot = environmentName(environment(get("rbfdot"))),
                      kpca = environmentName(environment(get("kpca")))))
@@ -166,14 +251,81 @@ test_that("kernlab's functions take fastkpca's kernels in both load orders", {
     expect_equal(res$own[[1]], res$own[[2]], tolerance = 1e-10,
                  label = paste(order, "fastkpca's kpca() with kernlab's rbfdot"))
     expect_identical(res$classes[[1]], c("fastkpca_kernel_function", "fastkpca_kernel", "kernel"))
+    expect_identical(res$classes[[2]], c("fastkpca_string_kernel_function", "fastkpca_kernel_function",
+                                         "fastkpca_kernel", "stringkernel", "kernel"))
     expect_true(res$classes[[3]])
     expect_true(res$classes[[4]])
+    # fastkpca's generators give kernlab's objects, whose k(x, y) is kernlab's
+    for (nm in names(res$base_objects)) {
+      pair <- res$base_objects[[nm]]
+      expect_identical(pair[[1]]$class, pair[[2]]$class, label = paste(order, nm, "class"))
+      expect_equal(pair[[1]]$kpar, pair[[2]]$kpar, label = paste(order, nm, "kpar"))
+      expect_identical(pair[[1]]$pair, pair[[2]]$pair, label = paste(order, nm, "k(x, y)"))
+    }
+    expect_identical(res$strings_native[[1]], res$strings_native[[2]])
+    # ksvm()'s C-bsvc with the probability model on fastkpca's rbfdot(): kernlab's result
+    expect_pairs_equal(res$bsvc, 0, paste(order, "ksvm C-bsvc"))
+    for (r in res$refused) {
+      expect_identical(r[[1]], "fastkpca_error_argument", label = paste(order, r[[2]]))
+      expect_match(r[[2]], "ksvm\\(\\) of type \"(C-bsvc|kbb-svc|spoc-svc|eps-bsvr)\" cannot take the kernel rbfdot")
+    }
+    for (r in res$refused_strings) {
+      expect_identical(r[[1]], "fastkpca_error_argument", label = paste(order, r[[2]]))
+      expect_match(r[[2]], "ksvm\\(\\) of type \"C-bsvc\" cannot take the string kernel")
+    }
+    expect_pairs_equal(res$string_svc, 0, paste(order, "ksvm on strings"))
+    expect_identical(res$formatted, "rbfdot(sigma = 0.2)")
+    # the algebra on kernlab's own kernels
+    for (nm in names(res$algebra)) {
+      case <- res$algebra[[nm]]
+      expect_identical(case$class, c("fastkpca_kernel_function", "fastkpca_kernel", "kernel"),
+                       label = paste(order, nm, "class"))
+      expect_equal(case$fastkpca, case$reference, tolerance = 1e-10, ignore_attr = TRUE,
+                   label = paste(order, nm, "kernel_matrix()"))
+      expect_equal(case$kernlab, case$reference, tolerance = 1e-10, ignore_attr = TRUE,
+                   label = paste(order, nm, "kernlab's kernelMatrix()"))
+    }
+    expect_identical(unlist(res$algebra_errors), rep("fastkpca_error_argument", 6L))
+    expect_pairs_equal(res$kl_sum_svm, 1e-5, paste(order, "ksvm, sum of kernlab's kernels"))
+    if (order == "fastkpca_then_kernlab") {
+      # made before kernlab was loaded: fastkpca's kernel function, kept;
+      # made after: kernlab's object
+      expect_identical(res$early_object$class, c("fastkpca_kernel_function", "fastkpca_kernel", "kernel"))
+      expect_identical(dim(res$early_object$pair), c(1L, 1L))
+      expect_identical(as.vector(res$early_object$fresh), "rbfkernel")
+    }
   }
+})
+
+test_that("without kernlab, the generators give fastkpca's kernel functions with kernlab's k(x, y)", {
+  skip_if_not_installed("callr")
+  res <- callr::r(function() {
+    library(fastkpca)
+    x <- c(1, 2, 3)
+    y <- c(1.5, 2, 2.5)
+    ks <- list(rbfdot(0.1), polydot(2), vanilladot(), tanhdot(0.01), laplacedot(0.2),
+               besseldot(0.2), anovadot(0.2, 2), splinedot(), rbfdot(0.1) + vanilladot())
+    list(loaded = isNamespaceLoaded("kernlab"), classes = lapply(ks, class),
+         values = lapply(ks, function(k) k(x, y)),
+         reference = list(exp(-0.1 * sum((x - y)^2)), (sum(x * y) + 1)^2, sum(x * y),
+                          tanh(0.01 * sum(x * y) + 1), exp(-0.2 * sqrt(sum((x - y)^2)))))
+  }, libpath = .libPaths(), env = c(callr::rcmd_safe_env(), R_TESTS = ""))
+  expect_false(res$loaded)
+  for (cl in res$classes)
+    expect_identical(cl, c("fastkpca_kernel_function", "fastkpca_kernel", "kernel"))
+  # kernlab's shapes: a 1 x 1 matrix for the kernels kernlab computes with
+  # crossprod(), a number for anovadot, splinedot and expressions
+  for (i in 1:6) expect_identical(dim(res$values[[i]]), c(1L, 1L))
+  for (i in 7:9) expect_null(dim(res$values[[i]]))
+  for (i in 1:5) expect_equal(as.vector(res$values[[i]]), res$reference[[i]], tolerance = 1e-12)
 })
 
 test_that("kernlab's generics on fastkpca's kernels refuse bad input by name", {
   skip_if_not_installed("kernlab")
-  k <- rbfdot(1)
+  loadNamespace("kernlab")
+  # fastkpca's kernel functions (an expression: a base kernel made while
+  # kernlab is loaded is kernlab's own)
+  k <- 1 * rbfdot(1)
   x <- matrix(as.double(1:6), 3)
   expect_error(k(1:3, 1:2), "'x' and 'y' must be numeric vectors of the same length")
   expect_error(k(c("a", "b"), c("a", "b")), "'x' and 'y' must be numeric vectors")
@@ -183,7 +335,7 @@ test_that("kernlab's generics on fastkpca's kernels refuse bad input by name", {
   expect_error(kernlab::kernelPol(k, x, x[1:2, ], 1:3, 1:3), "'k' .* 2 rows")
   expect_error(kernlab::kernelPol(k, x, NULL, c(1, NA, 2)), "'z' must not contain missing values")
   expect_error(kernlab::kernelMatrix(k, x, matrix(1, 2, 3)), "'y' must have 2 columns")
-  expect_error(kernlab::kernelMatrix(stringdot(), list("ab", NA)), "missing strings")
+  expect_error(kernlab::kernelMatrix(1 * stringdot(), list("ab", NA)), "missing strings")
   # kernlab's rows of NA (csi() past its last pivot) give NA, as kernlab's own do
   xna <- rbind(x, NA)
   ours <- kernlab::kernelMatrix(k, xna, x[1, , drop = FALSE])
@@ -192,5 +344,7 @@ test_that("kernlab's generics on fastkpca's kernels refuse bad input by name", {
   # the kernel value of one pair is the kernel matrix's
   expect_equal(k(x[1, ], x[2, ]), kernel_matrix(k, x)[1, 2])
   expect_equal(stringdot(length = 2)("abcd", "bcde"),
+               kernel_matrix(stringdot(length = 2), c("abcd", "bcde"))[1, 2])
+  expect_equal((1 * stringdot(length = 2))("abcd", "bcde"),
                kernel_matrix(stringdot(length = 2), c("abcd", "bcde"))[1, 2])
 })

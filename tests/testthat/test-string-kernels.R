@@ -126,7 +126,7 @@ test_that("stringdot() has kernlab's signature, defaults and kpar", {
   skip_if_not_installed("kernlab")
   expect_identical(names(formals(stringdot)), names(formals(kernlab::stringdot)))
   k <- stringdot()
-  expect_s3_class(k, "fastkpca_kernel")
+  expect_kernel_object(k)
   expect_identical(k$op, "base")
   expect_identical(k$name, "stringdot")
   for (type in string_types_all) {
@@ -135,10 +135,10 @@ test_that("stringdot() has kernlab's signature, defaults and kpar", {
     if (type == "exponential") ref$lambda <- 1.9
     expect_equal(got[names(ref)], ref, label = type)
   }
-  expect_identical(kern("stringdot", length = 3, type = "boundrange"),
-                   stringdot(length = 3, type = "boundrange"))
-  expect_identical(kern(kernlab::stringdot(length = 3, type = "string", lambda = 0.5)),
-                   stringdot(length = 3, type = "string", lambda = 0.5))
+  expect_same_kernel(kern("stringdot", length = 3, type = "boundrange"),
+                     stringdot(length = 3, type = "boundrange"))
+  expect_same_kernel(kern(kernlab::stringdot(length = 3, type = "string", lambda = 0.5)),
+                     stringdot(length = 3, type = "string", lambda = 0.5))
   expect_match(format(stringdot()), "stringdot(length = 4, lambda = 4, type = \"spectrum\", normalized = TRUE)",
                fixed = TRUE)
 })
