@@ -1,8 +1,9 @@
 # The conditions fastkpca signals: every error has the class
 # c("fastkpca_error_<kind>", "fastkpca_error", "error", "condition"), every
 # warning c("fastkpca_warning_<kind>", "fastkpca_warning", "warning",
-# "condition"), so that a caller's tryCatch() or withCallingHandlers() can
-# tell one kind from another. stop_argument() and its siblings below are
+# "condition"), and every message c("fastkpca_message_<kind>",
+# "fastkpca_message", "message", "condition"), so that a caller's
+# tryCatch() or withCallingHandlers() can tell one kind from another. stop_argument() and its siblings below are
 # the only places that build them; engine_call() classes the errors of the
 # C engine.
 
@@ -65,6 +66,23 @@
 #'     kernlab's generics.}
 #' }
 #'
+#' @section Message classes:
+#' \describe{
+#'   \item{`fastkpca_message_memory`}{the memory the system can still give
+#'     cannot be read from the operating system (on Linux, /proc/meminfo or
+#'     else `sysconf()`; on macOS, the VM statistics and `sysctl`; on Windows,
+#'     `GlobalMemoryStatusEx()`). It is said once per session, at the first
+#'     fit that needs to know, and the fit goes on: with the memory unknown,
+#'     a fit takes its n x n buffer as if it fit, so `solver = "auto"` never
+#'     turns to the matrix-free solver, and an allocation that fails is an
+#'     error of class `fastkpca_error_memory`.
+#'     `options(fastkpca.memory_limit = )` (in bytes) sets the budget
+#'     instead, and then nothing is read or said.}
+#' }
+#' A message has the class
+#' `c("fastkpca_message_<kind>", "fastkpca_message", "message", "condition")`;
+#' `suppressMessages()` quiets it.
+#'
 #' @section Why base R's constructors:
 #' The conditions are built with `errorCondition()` and
 #' `warningCondition()`, which base R has had since 3.6.0, rather than with
@@ -75,7 +93,7 @@
 #' a hard dependency on every fit.
 #'
 #' @name fastkpca_conditions
-#' @aliases fastkpca_error fastkpca_warning
+#' @aliases fastkpca_error fastkpca_warning fastkpca_message
 #' @examples
 #' # catch a bad argument, and only that
 #' res <- tryCatch(kpca(matrix(rnorm(20), 10), features = -1),
@@ -91,7 +109,9 @@ NULL
 fastkpca_condition <- function(type, kind, message, parent = NULL) {
   class <- c(paste0("fastkpca_", type, "_", kind), paste0("fastkpca_", type))
   if (type == "error") errorCondition(message, class = class, call = NULL, parent = parent)
-  else warningCondition(message, class = class, call = NULL)
+  else if (type == "warning") warningCondition(message, class = class, call = NULL)
+  else structure(class = c(class, "message", "condition"),
+                 list(message = message, call = NULL))
 }
 
 # stop_<kind>(...) pastes its arguments into the message as stop() does.

@@ -33,6 +33,7 @@
  *   kcca.c    kernel canonical correlation: incomplete Cholesky for any kernel
  *   tiles.c   matrix products in register tiles (runtime dispatch), the
  *             symmetric matrix-vector product, and which BLAS is loaded
+ *   memory.c  the memory the system can still give, from the OS's own calls
  *   init.c    registration
  */
 #ifndef FASTKPCA_H
@@ -352,5 +353,8 @@ SEXP tile_product(SEXP a, SEXP b, SEXP c, SEXP trans_a, SEXP trans_b, SEXP threa
 
 /* kcca.c: kernel canonical correlation */
 SEXP kcca_ichol(SEXP x, SEXP kernel, SEXP weights, SEXP tol, SEXP max_rank);
+
+/* memory.c: the memory the system can still give */
+SEXP available_bytes(SEXP readers);
 
 #endif
