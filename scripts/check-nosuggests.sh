@@ -78,7 +78,11 @@ cat("nosuggests: library path:", .libPaths(), "\n")
 if (length(there)) stop("these should not be installed for this check: ", paste(there, collapse = ", "))'
 
 export _R_CHECK_FORCE_SUGGESTS_=false
+# the checks that need the network are switched off (offline machines):
+# with suggested packages missing, the orphaned-packages check would read
+# CRAN's package database
 export _R_CHECK_CRAN_INCOMING_REMOTE_=false
+export _R_CHECK_ORPHANED_=false
 export _R_CHECK_EXAMPLE_TIMING_CPU_TO_ELAPSED_THRESHOLD_=2.5
 export _R_CHECK_VIGNETTE_TIMING_CPU_TO_ELAPSED_THRESHOLD_=2.5
 unset NOT_CRAN OMP_THREAD_LIMIT OMP_NUM_THREADS
