@@ -148,18 +148,53 @@ with_error_kind <- function(expr, kind) {
   tryCatch(expr, error = function(e) stop_from(e, conditionMessage(e), kind))
 }
 
-# Errors of the C engine (Rf_error) reach R as simple errors; this gives
-# them fastkpca's classes by what the message reports. The argument checks
-# in C re-check what R has checked, so they are arguments; R's own
-# allocation failures ("cannot allocate vector of size ...") are memory.
+# Errors raised inside the C engine. The engine's own come as fastkpca
+# conditions already: fastkpca_error() in src/errors.c raises each through
+# stop_kind() with the kind its check gives (error_argument(),
+# error_data(), error_memory(), error_numerical()), and they pass through.
+# R's own errors inside C have no kind: a failed allocation is memory,
+# recognised by R's message templates in the language R speaks (see
+# is_allocation_failure()); anything else is argument (the engine's
+# arguments are what R's API checks there, such as a vector too long), with
+# its message unchanged and the original error kept in 'parent'.
 engine_call <- function(expr) {
   tryCatch(expr, error = function(e) {
     if (inherits(e, "fastkpca_error")) stop(e)
     message <- conditionMessage(e)
-    kind <- if (grepl("cannot allocate", message, fixed = TRUE)) "memory"
-            else if (grepl("LAPACK|singular", message)) "numerical"
-            else if (grepl("not finite|rounding level|too small to be decomposed", message)) "data"
-            else "argument"
+    kind <- if (is_allocation_failure(message)) "memory" else "argument"
     stop_kind(kind, message, parent = e)
   })
+}
+
+# R's messages of a failed allocation (its C memory manager's errors, in
+# the "R" message domain), which it translates: matched against each
+# template in English and in the current language, the numbers in them
+# matching anything.
+allocation_templates <- c(
+  "cannot allocate vector of size %0.1f Gb",
+  "cannot allocate vector of size %0.1f Mb",
+  "cannot allocate vector of size %0.f Kb",
+  "cannot allocate vector of length %d",
+  "cannot allocate memory block of size %0.1f Gb",
+  "cannot allocate memory block of size %0.f Tb",
+  "vector memory exhausted (limit reached?)",
+  "cons memory exhausted (limit reached?)",
+  "memory exhausted (limit reached?)",
+  "vector is too large")
+
+is_allocation_failure <- function(message) {
+  templates <- unique(c(allocation_templates,
+                        gettext(allocation_templates, domain = "R", trim = FALSE)))
+  patterns <- vapply(templates, template_pattern, "")
+  any(vapply(patterns, grepl, NA, x = trimws(message)))
+}
+
+# A printf template as a regular expression of the whole message: its text
+# literal, each conversion (%d, %0.1f, %s, ...) any text.
+template_pattern <- function(template) {
+  conversion <- "%[-+ #0-9.$]*[a-zA-Z]"
+  parts <- strsplit(template, conversion)[[1L]]
+  if (grepl(paste0(conversion, "$"), template)) parts <- c(parts, "")
+  literal <- gsub("([\\[\\].|()\\\\^{}+$*?])", "\\\\\\1", parts, perl = TRUE)
+  paste0("^", paste(literal, collapse = ".*"), "$")
 }

@@ -78,11 +78,15 @@ cat("nosuggests: library path:", .libPaths(), "\n")
 if (length(there)) stop("these should not be installed for this check: ", paste(there, collapse = ", "))'
 
 export _R_CHECK_FORCE_SUGGESTS_=false
-# the checks that need the network are switched off (offline machines):
-# with suggested packages missing, the orphaned-packages check would read
-# CRAN's package database
+# the checks that need the network are switched off (offline machines);
+# --as-cran always checks for orphaned packages, which, with suggested
+# packages missing, reads CRAN's package database: here an empty one, so
+# that no package counts as orphaned
 export _R_CHECK_CRAN_INCOMING_REMOTE_=false
-export _R_CHECK_ORPHANED_=false
+mkdir -p cran-web/web/packages
+Rscript --vanilla -e 'saveRDS(data.frame(Package = character(), Maintainer = character()),
+                              "cran-web/web/packages/packages.rds")'
+export R_CRAN_WEB="file://$work/cran-web"
 export _R_CHECK_EXAMPLE_TIMING_CPU_TO_ELAPSED_THRESHOLD_=2.5
 export _R_CHECK_VIGNETTE_TIMING_CPU_TO_ELAPSED_THRESHOLD_=2.5
 unset NOT_CRAN OMP_THREAD_LIMIT OMP_NUM_THREADS

@@ -8,8 +8,8 @@
  * or raises an error: where no reader answers, R is told the memory is
  * unknown.
  *
- * The system's headers come before R's (R's remap macros, such as length
- * and error, would rename their identifiers), and R's without the remap. */
+ * The system's headers come before R's: R's remap macros (length, error,
+ * ...) would rename their identifiers. */
 #if defined(_WIN32)
 # include <windows.h>
 #elif defined(__APPLE__)
@@ -25,9 +25,9 @@
 # endif
 #endif
 
-#define R_NO_REMAP
-#include <R.h>
-#include <Rinternals.h>
+/* without R's old macros, ERROR among them, which windows.h defines too */
+#define STRICT_R_HEADERS 1
+#include "fastkpca.h"
 
 /* The readers' codes; their names are fastkpca:::memory_readers in R. */
 enum {
@@ -114,12 +114,17 @@ static double read_windows(void)
 #endif
 }
 
-/* readers: the codes of the readers to try, in order. Returns c(bytes,
- * reader) from the first that answers, or c(NA, 0). */
+/* readers: the codes of the readers to try, in order (an integer vector,
+ * possibly empty). Returns c(bytes, reader) from the first that answers,
+ * or c(NA, 0). */
 SEXP available_bytes(SEXP readers)
 {
-    if (TYPEOF(readers) != INTSXP) Rf_error("'readers' must be an integer vector");
-    SEXP out = PROTECT(Rf_allocVector(REALSXP, 2));
+    if (!isInteger(readers)) error_argument("'readers' must be an integer vector");
+    for (R_xlen_t i = 0; i < XLENGTH(readers); i++)
+        if (INTEGER(readers)[i] < READER_MEMINFO || INTEGER(readers)[i] > READER_WINDOWS)
+            error_argument("'readers' must hold codes of readers, from %d to %d",
+                           READER_MEMINFO, READER_WINDOWS);
+    SEXP out = PROTECT(allocVector(REALSXP, 2));
     REAL(out)[0] = NA_REAL;
     REAL(out)[1] = 0;
     for (R_xlen_t i = 0; i < XLENGTH(readers); i++) {
