@@ -51,6 +51,14 @@
 #' original condition in the field `parent`; a step of a recipe keeps the
 #' class of the error of [kpca()].
 #'
+#' The errors of the C engine come with their kind from the engine itself,
+#' whatever the message says and whatever the language R's messages are
+#' in. R's own errors raised inside the engine have no kind there: a failed
+#' allocation (R's "cannot allocate vector of size ..." or "vector memory
+#' exhausted", in whatever language R translates them to) is
+#' `fastkpca_error_memory`, any other `fastkpca_error_argument`, and both
+#' keep R's error in the field `parent`.
+#'
 #' @section Warning classes:
 #' \describe{
 #'   \item{`fastkpca_warning_convergence`}{the iterative solver, or the
