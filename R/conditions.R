@@ -3,9 +3,10 @@
 # warning c("fastkpca_warning_<kind>", "fastkpca_warning", "warning",
 # "condition"), and every message c("fastkpca_message_<kind>",
 # "fastkpca_message", "message", "condition"), so that a caller's
-# tryCatch() or withCallingHandlers() can tell one kind from another. stop_argument() and its siblings below are
-# the only places that build them; engine_call() classes the errors of the
-# C engine.
+# tryCatch() or withCallingHandlers() can tell one kind from another.
+# stop_argument() and its siblings below are the only places that build
+# them (the C engine's errors too, through stop_kind(): src/errors.c);
+# engine_call() classes R's own errors raised inside the C engine.
 
 #' Conditions signalled by fastkpca
 #'

@@ -30,7 +30,8 @@ cd "$work"
 export TZ="${TZ:-UTC}"
 
 # the tarball, built with the libraries as they are (as CRAN builds it)
-R CMD build "$src" >build.log 2>&1 || { cat build.log; echo "nosuggests: R CMD build failed"; exit 1; }
+R CMD build "$src" >build.log 2>&1 ||
+  { cat build.log; echo "nosuggests: R CMD build failed"; exit 1; }
 tarball="$(ls fastkpca_*.tar.gz)"
 
 # the library: links to the hard dependencies and the test and vignette
@@ -69,7 +70,8 @@ EOF
 
 # only that library (and R's own): the site and user libraries left out,
 # and the site Renviron without its library settings
-grep -v '^[[:space:]]*R_LIBS' "$(R RHOME)/etc/Renviron.site" >Renviron.site 2>/dev/null || : >Renviron.site
+grep -v '^[[:space:]]*R_LIBS' "$(R RHOME)/etc/Renviron.site" >Renviron.site 2>/dev/null ||
+  : >Renviron.site
 export R_ENVIRON_SITE="$work/Renviron.site"
 export R_LIBS="$work/lib" R_LIBS_SITE="$work/empty" R_LIBS_USER="$work/empty"
 Rscript --vanilla -e '
@@ -77,7 +79,8 @@ absent <- c("kernlab", "future", "future.apply", "recipes", "progressr", "DBI", 
             "tidymodels", "tune", "dials", "workflows", "parsnip", "ggplot2")
 there <- absent[vapply(absent, requireNamespace, NA, quietly = TRUE)]
 cat("nosuggests: library path:", .libPaths(), "\n")
-if (length(there)) stop("these should not be installed for this check: ", paste(there, collapse = ", "))'
+if (length(there))
+  stop("these should not be installed for this check: ", paste(there, collapse = ", "))'
 
 export _R_CHECK_FORCE_SUGGESTS_=false
 # the checks that need the network are switched off (offline machines);
@@ -110,7 +113,8 @@ while kill -0 "$check_pid" 2>/dev/null; do
        { if ($3 - (($2 in prev) ? prev[$2] : 0) >= 2) busy[$1]++ }
        END { for (p in busy) if (busy[p] > 2) print p, busy[p] }' ticks.prev ticks.now |
     while read -r pid n; do
-      echo "$n busy threads: pid $pid: $(tr '\0' ' ' <"/proc/$pid/cmdline" 2>/dev/null | cut -c1-160)"
+      command=$(tr '\0' ' ' <"/proc/$pid/cmdline" 2>/dev/null | cut -c1-160)
+      echo "$n busy threads: pid $pid: $command"
     done >>threads.log
   mv ticks.now ticks.prev
   sleep 0.5
@@ -131,7 +135,8 @@ echo "---- nosuggests check status"
 grep -E "^Status:|^\* checking .*(ERROR|WARNING|NOTE)$" "$log" || tail -n 40 check.out
 grep -A15 -E "\.\.\. (ERROR|WARNING|NOTE)$" "$log" || true
 
-counts=$(grep -E "^\[ FAIL [0-9]+ \| WARN [0-9]+ \| SKIP [0-9]+ \| PASS [0-9]+ \]" "$tests_out" 2>/dev/null | tail -n 1 || true)
+counts=$(grep -E "^\[ FAIL [0-9]+ \| WARN [0-9]+ \| SKIP [0-9]+ \| PASS [0-9]+ \]" "$tests_out" \
+  2>/dev/null | tail -n 1 || true)
 if [ -n "$counts" ]; then
   fail=$(echo "$counts" | sed -E 's/.*FAIL ([0-9]+).*/\1/')
   skip=$(echo "$counts" | sed -E 's/.*SKIP ([0-9]+).*/\1/')

@@ -78,15 +78,19 @@ test_that("with the memory unknown, a fit says so once per session and auto keep
 test_that("a fit neither warns nor fails with /proc hidden, and reads the memory without it", {
   skip_on_os(c("windows", "mac", "solaris"))
   skip_if_not(proc_can_be_hidden(),
-              "this system does not let a child process mount over /proc (unshare, user namespaces)")
+              paste("this system does not let a child process mount over /proc",
+                    "(unshare, user namespaces)"))
   out <- run_child_r(c(
     "suppressPackageStartupMessages(library(fastkpca))",
     "said <- character()",
     "a <- withCallingHandlers({",
     "  fit <- kpca(matrix(sin(1:600), 300, 2), kpar = list(sigma = 0.5), features = 3)",
     "  fastkpca:::available_bytes()",
-    "}, warning = function(w) { said <<- c(said, conditionMessage(w)); invokeRestart('muffleWarning') },",
-    "   message = function(m) { said <<- c(said, conditionMessage(m)); invokeRestart('muffleMessage') })",
+    "}, warning = function(w) {",
+    "  said <<- c(said, conditionMessage(w)); invokeRestart('muffleWarning')",
+    "}, message = function(m) {",
+    "  said <<- c(said, conditionMessage(m)); invokeRestart('muffleMessage')",
+    "})",
     "cat('proc:', file.exists('/proc/meminfo'), '\\n')",
     "cat('reader:', attr(a, 'reader'), '\\n')",
     "cat('positive:', isTRUE(a > 0), '\\n')",
