@@ -102,6 +102,9 @@ setsid R CMD check --as-cran --no-manual "$tarball" >check.out 2>&1 &
 check_pid=$!
 : >threads.log
 : >ticks.prev
+# processes come and go between the steps below: nothing here may stop
+# the script
+set +e
 while kill -0 "$check_pid" 2>/dev/null; do
   # the CPU ticks of every thread of the check's R processes (R's
   # executable is named R; Rscript and R CMD start it)
@@ -119,7 +122,8 @@ while kill -0 "$check_pid" 2>/dev/null; do
   mv ticks.now ticks.prev
   sleep 0.5
 done
-wait "$check_pid" || true
+wait "$check_pid"
+set -e
 status=0
 
 log=fastkpca.Rcheck/00check.log
