@@ -1,10 +1,12 @@
 # The conditions fastkpca signals: every error has the class
 # c("fastkpca_error_<kind>", "fastkpca_error", "error", "condition"), every
 # warning c("fastkpca_warning_<kind>", "fastkpca_warning", "warning",
-# "condition"), so that a caller's tryCatch() or withCallingHandlers() can
-# tell one kind from another. stop_argument() and its siblings below are
-# the only places that build them; engine_call() classes the errors of the
-# C engine.
+# "condition"), and every message c("fastkpca_message_<kind>",
+# "fastkpca_message", "message", "condition"), so that a caller's
+# tryCatch() or withCallingHandlers() can tell one kind from another.
+# stop_argument() and its siblings below are the only places that build
+# them (the C engine's errors too, through stop_kind(): src/errors.c);
+# engine_call() classes R's own errors raised inside the C engine.
 
 #' Conditions signalled by fastkpca
 #'
@@ -50,6 +52,14 @@
 #' original condition in the field `parent`; a step of a recipe keeps the
 #' class of the error of [kpca()].
 #'
+#' The errors of the C engine come with their kind from the engine itself,
+#' whatever the message says and whatever the language R's messages are
+#' in. R's own errors raised inside the engine have no kind there: a failed
+#' allocation (R's "cannot allocate vector of size ..." or "vector memory
+#' exhausted", in whatever language R translates them to) is
+#' `fastkpca_error_memory`, any other `fastkpca_error_argument`, and both
+#' keep R's error in the field `parent`.
+#'
 #' @section Warning classes:
 #' \describe{
 #'   \item{`fastkpca_warning_convergence`}{the iterative solver, or the
@@ -65,6 +75,23 @@
 #'     kernlab's generics.}
 #' }
 #'
+#' @section Message classes:
+#' \describe{
+#'   \item{`fastkpca_message_memory`}{the memory the system can still give
+#'     cannot be read from the operating system (on Linux, /proc/meminfo or
+#'     else `sysconf()`; on macOS, the VM statistics and `sysctl`; on Windows,
+#'     `GlobalMemoryStatusEx()`). It is said once per session, at the first
+#'     fit that needs to know, and the fit goes on: with the memory unknown,
+#'     a fit takes its n x n buffer as if it fit, so `solver = "auto"` never
+#'     turns to the matrix-free solver, and an allocation that fails is an
+#'     error of class `fastkpca_error_memory`.
+#'     `options(fastkpca.memory_limit = )` (in bytes) sets the budget
+#'     instead, and then nothing is read or said.}
+#' }
+#' A message has the class
+#' `c("fastkpca_message_<kind>", "fastkpca_message", "message", "condition")`;
+#' `suppressMessages()` quiets it.
+#'
 #' @section Why base R's constructors:
 #' The conditions are built with `errorCondition()` and
 #' `warningCondition()`, which base R has had since 3.6.0, rather than with
@@ -75,7 +102,7 @@
 #' a hard dependency on every fit.
 #'
 #' @name fastkpca_conditions
-#' @aliases fastkpca_error fastkpca_warning
+#' @aliases fastkpca_error fastkpca_warning fastkpca_message
 #' @examples
 #' # catch a bad argument, and only that
 #' res <- tryCatch(kpca(matrix(rnorm(20), 10), features = -1),
@@ -91,7 +118,9 @@ NULL
 fastkpca_condition <- function(type, kind, message, parent = NULL) {
   class <- c(paste0("fastkpca_", type, "_", kind), paste0("fastkpca_", type))
   if (type == "error") errorCondition(message, class = class, call = NULL, parent = parent)
-  else warningCondition(message, class = class, call = NULL)
+  else if (type == "warning") warningCondition(message, class = class, call = NULL)
+  else structure(class = c(class, "message", "condition"),
+                 list(message = message, call = NULL))
 }
 
 # stop_<kind>(...) pastes its arguments into the message as stop() does.
@@ -128,18 +157,53 @@ with_error_kind <- function(expr, kind) {
   tryCatch(expr, error = function(e) stop_from(e, conditionMessage(e), kind))
 }
 
-# Errors of the C engine (Rf_error) reach R as simple errors; this gives
-# them fastkpca's classes by what the message reports. The argument checks
-# in C re-check what R has checked, so they are arguments; R's own
-# allocation failures ("cannot allocate vector of size ...") are memory.
+# Errors raised inside the C engine. The engine's own come as fastkpca
+# conditions already: fastkpca_error() in src/errors.c raises each through
+# stop_kind() with the kind its check gives (error_argument(),
+# error_data(), error_memory(), error_numerical()), and they pass through.
+# R's own errors inside C have no kind: a failed allocation is memory,
+# recognised by R's message templates in the language R speaks (see
+# is_allocation_failure()); anything else is argument (the engine's
+# arguments are what R's API checks there, such as a vector too long), with
+# its message unchanged and the original error kept in 'parent'.
 engine_call <- function(expr) {
   tryCatch(expr, error = function(e) {
     if (inherits(e, "fastkpca_error")) stop(e)
     message <- conditionMessage(e)
-    kind <- if (grepl("cannot allocate", message, fixed = TRUE)) "memory"
-            else if (grepl("LAPACK|singular", message)) "numerical"
-            else if (grepl("not finite|rounding level|too small to be decomposed", message)) "data"
-            else "argument"
+    kind <- if (is_allocation_failure(message)) "memory" else "argument"
     stop_kind(kind, message, parent = e)
   })
+}
+
+# R's messages of a failed allocation (its C memory manager's errors, in
+# the "R" message domain), which it translates: matched against each
+# template in English and in the current language, the numbers in them
+# matching anything.
+allocation_templates <- c(
+  "cannot allocate vector of size %0.1f Gb",
+  "cannot allocate vector of size %0.1f Mb",
+  "cannot allocate vector of size %0.f Kb",
+  "cannot allocate vector of length %d",
+  "cannot allocate memory block of size %0.1f Gb",
+  "cannot allocate memory block of size %0.f Tb",
+  "vector memory exhausted (limit reached?)",
+  "cons memory exhausted (limit reached?)",
+  "memory exhausted (limit reached?)",
+  "vector is too large")
+
+is_allocation_failure <- function(message) {
+  templates <- unique(c(allocation_templates,
+                        gettext(allocation_templates, domain = "R", trim = FALSE)))
+  patterns <- vapply(templates, template_pattern, "")
+  any(vapply(patterns, grepl, NA, x = trimws(message)))
+}
+
+# A printf template as a regular expression of the whole message: its text
+# literal, each conversion (%d, %0.1f, %s, ...) any text.
+template_pattern <- function(template) {
+  conversion <- "%[-+ #0-9.$]*[a-zA-Z]"
+  parts <- strsplit(template, conversion)[[1L]]
+  if (grepl(paste0(conversion, "$"), template)) parts <- c(parts, "")
+  literal <- gsub("([\\[\\].|()\\\\^{}+$*?])", "\\\\\\1", parts, perl = TRUE)
+  paste0("^", paste(literal, collapse = ".*"), "$")
 }

@@ -7,19 +7,37 @@ fit_bytes <- function(n, features) {
   8 * (as.double(n)^2 + as.double(n) * (3 * max(features, 1) + basis + 10))
 }
 
-# Memory the system can still give, in bytes (NA where unknown): Linux's
-# MemAvailable plus free swap.
-available_bytes <- function() {
-  info <- tryCatch(readLines("/proc/meminfo", warn = FALSE), error = function(e) character())
-  field <- function(name) {
-    line <- grep(paste0("^", name, ":"), info, value = TRUE)
-    if (length(line) != 1L) return(NA_real_)
-    as.double(sub("^[^:]+:\\s*([0-9]+).*$", "\\1", line)) * 1024
-  }
-  avail <- field("MemAvailable")
-  if (is.na(avail)) return(NA_real_)
-  swap <- field("SwapFree")
-  avail + if (is.na(swap)) 0 else swap
+# The ways of reading the available memory (src/memory.c), in the order
+# they are tried; each applies on its own system and gives nothing elsewhere.
+memory_readers <- c(meminfo = 1L, sysconf = 2L, mach = 3L, windows = 4L)
+
+# Memory the system can still give, in bytes, from the operating system's
+# own calls (src/memory.c): Linux's MemAvailable plus free swap from
+# /proc/meminfo, else sysconf()'s free pages plus free swap (no /proc
+# needed); macOS's free and inactive pages plus free swap; Windows' free
+# commit charge. NA where no reader answers; the reader that did is the
+# attribute "reader". readers: which to try, by name (the tests leave the
+# system's out to reach the unknown case, through the option
+# fastkpca.memory_readers).
+available_bytes <- function(readers = getOption("fastkpca.memory_readers", names(memory_readers))) {
+  codes <- memory_readers[intersect(readers, names(memory_readers))]
+  res <- .Call(C_available_bytes, unname(codes))
+  structure(res[1L], reader = names(memory_readers)[match(res[2L], memory_readers)])
+}
+
+# Said once per session where the available memory is unknown (no reader
+# answered): a message of class fastkpca_message_memory, not a warning, as
+# the fit goes on (see ?fastkpca_conditions).
+memory_unknown_noted <- new.env(parent = emptyenv())
+note_memory_unknown <- function() {
+  if (isTRUE(memory_unknown_noted$done)) return(invisible())
+  memory_unknown_noted$done <- TRUE
+  message(fastkpca_condition("message", "memory", paste0(
+    "fastkpca cannot tell how much memory this system has available, so ",
+    "solver = \"auto\" takes the n x n buffer of an exact fit as if it fit ",
+    "(a failed allocation is an error of class fastkpca_error_memory); ",
+    "options(fastkpca.memory_limit = <bytes>) sets a budget. ",
+    "This is said once per session.\n")))
 }
 
 # Binary units (1 GiB = 1024^3 bytes), named as such: "GB" would be 10^9
@@ -34,7 +52,11 @@ format_bytes <- function(b) {
 # small data), else what the system can still give.
 memory_budget <- function() {
   limit <- getOption("fastkpca.memory_limit")
-  if (is.null(limit)) return(available_bytes())
+  if (is.null(limit)) {
+    available <- available_bytes()
+    if (is.na(available)) note_memory_unknown()
+    return(as.double(available))
+  }
   if (!is.numeric(limit) || length(limit) != 1L || is.na(limit) || limit <= 0)
     stop_argument("option 'fastkpca.memory_limit' must be a positive number of bytes")
   as.double(limit)

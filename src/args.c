@@ -10,7 +10,7 @@ int as_count(SEXP s, const char *what, int lo, int hi)
 {
     if (!isInteger(s) || XLENGTH(s) != 1 || INTEGER(s)[0] == NA_INTEGER ||
         INTEGER(s)[0] < lo || INTEGER(s)[0] > hi)
-        error("'%s' must be a single integer between %d and %d", what, lo, hi);
+        error_argument("'%s' must be a single integer between %d and %d", what, lo, hi);
     return INTEGER(s)[0];
 }
 
@@ -22,14 +22,14 @@ int as_threads(SEXP s)
 double as_number(SEXP s, const char *what)
 {
     if (!isReal(s) || XLENGTH(s) != 1 || !R_FINITE(REAL(s)[0]))
-        error("'%s' must be a single finite number", what);
+        error_argument("'%s' must be a single finite number", what);
     return REAL(s)[0];
 }
 
 /* The check of every double matrix argument. */
 void check_double_matrix(SEXP x, const char *what)
 {
-    if (!isReal(x) || !isMatrix(x)) error("'%s' must be a double matrix", what);
+    if (!isReal(x) || !isMatrix(x)) error_argument("'%s' must be a double matrix", what);
 }
 
 /* Call the R function step() (a progress bar) after a block; NULL: none. */
@@ -106,7 +106,7 @@ void progress_end(void)
 void check_step(SEXP step)
 {
     if (!isNull(step) && !isFunction(step))
-        error("'step' must be NULL or a function");
+        error_argument("'step' must be NULL or a function");
 }
 
 /* Give the list ans the names in names (one per element): the named
@@ -156,7 +156,7 @@ int column_block_end(int j0, int cols, int rows, int lower_only, int diag,
 /* The error for a LAPACK routine that reports a non-zero info. */
 void check_lapack_info(int info, const char *routine)
 {
-    if (info != 0) error("error code %d from LAPACK routine '%s'", info, routine);
+    if (info != 0) error_numerical("error code %d from LAPACK routine '%s'", info, routine);
 }
 
 typedef struct {
@@ -187,12 +187,12 @@ static void free_buffer_call(void *data, Rboolean jump)
 SEXP with_square_buffer(int n, SEXP (*body)(void *data, double *buffer), void *data)
 {
     if ((double) n * (double) n * sizeof(double) > (double) SIZE_MAX / 2)
-        error("cannot allocate the %d x %d kernel matrix", n, n);
+        error_memory("cannot allocate the %d x %d kernel matrix", n, n);
     buffer_call call = {body, data, NULL};
     call.buffer = (double *) malloc((size_t) n * (size_t) n * sizeof(double));
     if (call.buffer == NULL)
-        error("cannot allocate the %d x %d kernel matrix (%.1f GiB)", n, n,
-              8.0 * n * (double) n / 1073741824.0);
+        error_memory("cannot allocate the %d x %d kernel matrix (%.1f GiB)", n, n,
+                     8.0 * n * (double) n / 1073741824.0);
     SEXP cont = PROTECT(R_MakeUnwindCont());
     SEXP ans = R_UnwindProtect(run_buffer_call, &call, free_buffer_call, &call, cont);
     UNPROTECT(1);

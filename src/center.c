@@ -72,8 +72,8 @@ static void symmetric_row_sums(const double *K, int n, double *sums, double *kma
 
 static void not_finite_error(void)
 {
-    error("the centered kernel matrix is not finite: kernel values are too large "
-          "(rescale the data, the kernel parameters or the kernel matrix)");
+    error_data("the centered kernel matrix is not finite: kernel values are too large "
+               "(rescale the data, the kernel parameters or the kernel matrix)");
 }
 
 /* Below this, entries of Kc are so close to the subnormal range that they
@@ -133,15 +133,15 @@ void center_in_place(double *K, int n, double *colmeans, double *grand_mean,
         R_CheckUserInterrupt();
     }
     if (largest > 0.0 && largest < CENTERED_MIN)
-        error("the centered kernel matrix is too small to be decomposed accurately "
-              "(largest entry %.3g): rescale the data or the kernel matrix", largest);
+        error_data("the centered kernel matrix is too small to be decomposed accurately "
+                   "(largest entry %.3g): rescale the data or the kernel matrix", largest);
     /* centering subtracts numbers as large as kmax: what is left below a few
      * roundings of kmax is rounding noise, and its eigenvectors would be too */
     if (largest > 0.0 && largest < CENTERED_NOISE * kmax)
-        error("the centered kernel matrix is at rounding level (largest entry %.3g "
-              "for kernel values up to %.3g): the data are constant in feature space "
-              "to working precision; center or rescale the data, or change the kernel "
-              "parameters", largest, kmax);
+        error_data("the centered kernel matrix is at rounding level (largest entry %.3g "
+                   "for kernel values up to %.3g): the data are constant in feature space "
+                   "to working precision; center or rescale the data, or change the kernel "
+                   "parameters", largest, kmax);
     double tr = 0.0;
     for (int i = 0; i < n; i++) tr += K[i + (size_t) i * n];
     *grand_mean = g;

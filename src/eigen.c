@@ -554,8 +554,8 @@ static int tridiagonal_mrrr(const double *diag, const double *offdiag, int n,
         check_lapack_info(info, "dstemr");
         int count = (int) z_query;
         if (count <= 0) return 0;
-        if (count > n) error("LAPACK routine 'dstemr' counted %d eigenvalues of %d",
-                             count, n);
+        if (count > n) error_numerical("LAPACK routine 'dstemr' counted %d eigenvalues of %d",
+                                       count, n);
         il = n - count + 1;
         iu = n;
     }
@@ -578,8 +578,8 @@ static int tridiagonal_mrrr(const double *diag, const double *offdiag, int n,
                      &info FCONE FCONE);
     if (info > 0) return -1;
     check_lapack_info(info, "dstemr");
-    if (found != nzc) error("LAPACK routine 'dstemr' found %d eigenvalues, not the %d "
-                            "asked for", found, nzc);
+    if (found != nzc) error_numerical("LAPACK routine 'dstemr' found %d eigenvalues, not the %d "
+                                      "asked for", found, nzc);
     *Z = z;
     return found;
 }
@@ -642,7 +642,7 @@ int exact_eigen(double *A, int n, int f, double lower, int method, double **valu
                 double **vectors, int threads)
 {
     if (method != EXACT_MRRR && method != EXACT_BISECTION)
-        error("unknown exact eigen method %d", method);
+        error_argument("unknown exact eigen method %d", method);
     *values = NULL;
     *vectors = NULL;
     double sigma = scale_lower(A, n);
@@ -669,7 +669,7 @@ int variance_eigen(double *A, int n, double proportion, double total, int method
                    double **values, double **vectors, int threads)
 {
     if (method != EXACT_MRRR && method != EXACT_BISECTION)
-        error("unknown exact eigen method %d", method);
+        error_argument("unknown exact eigen method %d", method);
     *values = NULL;
     *vectors = NULL;
     double sigma = scale_lower(A, n);

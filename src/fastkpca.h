@@ -33,6 +33,8 @@
  *   kcca.c    kernel canonical correlation: incomplete Cholesky for any kernel
  *   tiles.c   matrix products in register tiles (runtime dispatch), the
  *             symmetric matrix-vector product, and which BLAS is loaded
+ *   memory.c  the memory the system can still give, from the OS's own calls
+ *   errors.c  the engine's errors, raised as classed R conditions
  *   init.c    registration
  */
 #ifndef FASTKPCA_H
@@ -55,6 +57,28 @@
 
 #endif
 #include <stddef.h>
+
+/* errors.c: every error of the engine has a kind, raised as the R condition
+ * of class fastkpca_error_<kind> (stop_kind() in R/conditions.R), so that R
+ * never classes an error by its text (R's own errors inside C, which have
+ * no kind, are classed by engine_call()). */
+typedef enum {
+    KIND_ARGUMENT = 1, /* an argument is invalid */
+    KIND_DATA,         /* the data do not allow the computation */
+    KIND_MEMORY,       /* an allocation failed or would be too large */
+    KIND_NUMERICAL,    /* LAPACK failed, or a system is singular */
+    KIND_COUNT
+} error_kind;
+#if defined(__GNUC__)
+# define FASTKPCA_PRINTF(f, a) __attribute__((format(printf, f, a)))
+#else
+# define FASTKPCA_PRINTF(f, a)
+#endif
+void NORET fastkpca_error(error_kind kind, const char *format, ...) FASTKPCA_PRINTF(2, 3);
+#define error_argument(...) fastkpca_error(KIND_ARGUMENT, __VA_ARGS__)
+#define error_data(...) fastkpca_error(KIND_DATA, __VA_ARGS__)
+#define error_memory(...) fastkpca_error(KIND_MEMORY, __VA_ARGS__)
+#define error_numerical(...) fastkpca_error(KIND_NUMERICAL, __VA_ARGS__)
 
 /* Kernel codes. The order matches fastkpca:::engine_kernels in R/kernel_spec.R,
  * where the code of a name is its position; 0 is a precomputed kernel matrix.
@@ -352,5 +376,8 @@ SEXP tile_product(SEXP a, SEXP b, SEXP c, SEXP trans_a, SEXP trans_b, SEXP threa
 
 /* kcca.c: kernel canonical correlation */
 SEXP kcca_ichol(SEXP x, SEXP kernel, SEXP weights, SEXP tol, SEXP max_rank);
+
+/* memory.c: the memory the system can still give */
+SEXP available_bytes(SEXP readers);
 
 #endif

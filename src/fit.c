@@ -22,7 +22,7 @@ static void copy_symmetric_lower(const double *P, int n, double *K)
         for (int i = j; i < n; i++) {
             double a = pcol[i], b = P[j + (size_t) i * n];
             if (!R_FINITE(a) || !R_FINITE(b))
-                error("'x' must not contain missing or infinite values");
+                error_argument("'x' must not contain missing or infinite values");
             double diff = fabs(a - b), size = fabs(a) > fabs(b) ? fabs(a) : fabs(b);
             if (diff > asymmetry) asymmetry = diff;
             if (size > largest) largest = size;
@@ -31,7 +31,7 @@ static void copy_symmetric_lower(const double *P, int n, double *K)
         if (j % 256 == 255) R_CheckUserInterrupt();
     }
     if (asymmetry > SYMMETRY_RTOL * largest)
-        error("'x' must be a symmetric kernel matrix when 'kernel' is \"precomputed\"");
+        error_argument("'x' must be a symmetric kernel matrix when 'kernel' is \"precomputed\"");
 }
 
 /* What the steps of a fit need, and the buffer they share. */
@@ -169,47 +169,47 @@ SEXP kpca_exact(SEXP x, SEXP kernel, SEXP weights, SEXP features, SEXP th,
     }
     int strings = kernel_ptr != NULL && k.any_string;
     if (!strings) check_double_matrix(x, "x");
-    else if (!isString(x)) error("'x' must be a character vector for a string kernel");
+    else if (!isString(x)) error_argument("'x' must be a character vector for a string kernel");
     int n = strings ? (int) XLENGTH(x) : nrows(x), d = strings ? 1 : ncols(x);
-    if (n < 2) error("'x' must have at least 2 rows");
-    if (d < 1) error("'x' must have at least 1 column");
-    if (kernel_ptr == NULL && d != n) error("'x' must be a square kernel matrix");
+    if (n < 2) error_argument("'x' must have at least 2 rows");
+    if (d < 1) error_argument("'x' must have at least 1 column");
+    if (kernel_ptr == NULL && d != n) error_argument("'x' must be a square kernel matrix");
     if (kernel_ptr != NULL) check_weights(&k, weights, "weights");
     int f = as_count(features, "features", 0, n);
     double threshold = as_number(th, "th");
-    if (threshold < 0) error("'th' must be non-negative");
+    if (threshold < 0) error_argument("'th' must be non-negative");
     int solver_id = as_count(solver, "solver", SOLVER_EXACT, SOLVER_RANDOMIZED);
     int nthreads = as_threads(threads);
     if (!isReal(control) || XLENGTH(control) != CONTROL_COUNT)
-        error("'control' must be a double vector of length %d", CONTROL_COUNT);
+        error_argument("'control' must be a double vector of length %d", CONTROL_COUNT);
     double tol = REAL(control)[CONTROL_TOL];
     double maxit = REAL(control)[CONTROL_MAXIT], ncv = REAL(control)[CONTROL_NCV];
     double exact_method = REAL(control)[CONTROL_EXACT_METHOD];
     if (exact_method != EXACT_BISECTION && exact_method != EXACT_MRRR)
-        error("'control' has an unknown exact method");
+        error_argument("'control' has an unknown exact method");
     if (solver_id == SOLVER_ITERATIVE) {
-        if (f == 0) error("the iterative solver needs 'features' > 0");
-        if (!R_FINITE(tol) || tol <= 0 || tol >= 1) error("'tol' must be between 0 and 1");
+        if (f == 0) error_argument("the iterative solver needs 'features' > 0");
+        if (!R_FINITE(tol) || tol <= 0 || tol >= 1) error_argument("'tol' must be between 0 and 1");
         if (!R_FINITE(maxit) || maxit < 1 || maxit > SOLVER_MAX_ITERATIONS)
-            error("'maxit' must be between 1 and %g", SOLVER_MAX_ITERATIONS);
-        if (!R_FINITE(ncv) || ncv < 2 || ncv > n) error("'ncv' must be between 2 and n");
+            error_argument("'maxit' must be between 1 and %g", SOLVER_MAX_ITERATIONS);
+        if (!R_FINITE(ncv) || ncv < 2 || ncv > n) error_argument("'ncv' must be between 2 and n");
     }
 
     double oversample = REAL(control)[CONTROL_OVERSAMPLE];
     double power = REAL(control)[CONTROL_POWER];
     if (solver_id == SOLVER_RANDOMIZED) {
-        if (f == 0) error("the randomized solver needs 'features' > 0");
+        if (f == 0) error_argument("the randomized solver needs 'features' > 0");
         if (!R_FINITE(oversample) || oversample < 0 || oversample > n)
-            error("'oversample' must be between 0 and n");
+            error_argument("'oversample' must be between 0 and n");
         if (!R_FINITE(power) || power < 0 || power > 1000)
-            error("'power' must be between 0 and 1000");
+            error_argument("'power' must be between 0 and 1000");
     }
 
     check_step(step);
     double prop = as_number(variance, "variance");
-    if (prop < 0 || prop > 1) error("'variance' must be between 0 and 1");
+    if (prop < 0 || prop > 1) error_argument("'variance' must be between 0 and 1");
     if (prop > 0 && (f != 0 || solver_id != SOLVER_EXACT))
-        error("'variance' needs 'features' = 0 and the exact solver");
+        error_argument("'variance' needs 'features' = 0 and the exact solver");
 
     fit_job job = {kernel_ptr, {0}, x, n, d, f, threshold, solver_id, nthreads, tol,
                    (int) maxit, (int) ncv, (int) exact_method, prop, (int) oversample,

@@ -131,11 +131,11 @@ SEXP kcca_ichol(SEXP x, SEXP kernel, SEXP weights, SEXP tol, SEXP max_rank)
     kernel_eval k;
     kernel_eval_from_R(kernel, &k);
     if (!isReal(x) || !isMatrix(x) || ncols(x) < 1)
-        error("'x' must be a double matrix with at least 1 column");
+        error_argument("'x' must be a double matrix with at least 1 column");
     int n = nrows(x), d = ncols(x);
-    if (n < 1) error("'x' must have at least 1 row");
+    if (n < 1) error_argument("'x' must have at least 1 row");
     double eps = as_number(tol, "tol");
-    if (!(eps >= 0.0 && eps < 1.0)) error("'tol' must be in [0, 1)");
+    if (!(eps >= 0.0 && eps < 1.0)) error_argument("'tol' must be in [0, 1)");
     int mr = as_count(max_rank, "max_rank", 1, n);
 
     kernel_points pts;

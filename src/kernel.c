@@ -43,9 +43,9 @@ static void base_spec(int code, const double *p, kernel_spec *spec)
 {
     memset(spec, 0, sizeof(kernel_spec));
     if (code <= KERNEL_PRECOMPUTED || code >= KERNEL_COUNT)
-        error("'kernel' code %d is not a known kernel", code);
+        error_argument("'kernel' code %d is not a known kernel", code);
     for (int k = 0; k < KPAR_COUNT; k++)
-        if (!R_FINITE(p[k])) error("'kpar' values must be finite");
+        if (!R_FINITE(p[k])) error_argument("'kpar' values must be finite");
     spec->code = (kernel_code) code;
     spec->sigma = p[KPAR_SIGMA];
     spec->degree = p[KPAR_DEGREE];
@@ -55,21 +55,21 @@ static void base_spec(int code, const double *p, kernel_spec *spec)
     spec->bessel_lim = 1.0;
     switch (spec->code) {
     case KERNEL_RBF: case KERNEL_LAPLACE: case KERNEL_ANOVA:
-        if (spec->sigma <= 0) error("'sigma' must be positive");
+        if (spec->sigma <= 0) error_argument("'sigma' must be positive");
         break;
     case KERNEL_BESSEL:
-        if (spec->sigma <= 0) error("'sigma' must be positive");
+        if (spec->sigma <= 0) error_argument("'sigma' must be positive");
         if (spec->order < 0 || spec->order > BESSEL_MAX_ORDER)
-            error("'order' must be between 0 and %g", BESSEL_MAX_ORDER);
+            error_argument("'order' must be between 0 and %g", BESSEL_MAX_ORDER);
         spec->bessel_lim = 1.0 / (gammafn(spec->order + 1.0) * R_pow(2.0, spec->order));
         break;
     case KERNEL_STRING:
         if (!(p[KPAR_TYPE] >= 1 && p[KPAR_TYPE] < STRING_TYPE_COUNT &&
               p[KPAR_TYPE] == floor(p[KPAR_TYPE])))
-            error("'kernel' program: unknown string kernel type %g", p[KPAR_TYPE]);
+            error_argument("'kernel' program: unknown string kernel type %g", p[KPAR_TYPE]);
         if (!(p[KPAR_LENGTH] >= 1 && p[KPAR_LENGTH] <= 1e6))
-            error("'length' must be at least 1");
-        if (!(p[KPAR_LAMBDA] > 0)) error("'lambda' must be positive");
+            error_argument("'length' must be at least 1");
+        if (!(p[KPAR_LAMBDA] > 0)) error_argument("'lambda' must be positive");
         spec->string_type = (int) p[KPAR_TYPE];
         spec->length = (int) p[KPAR_LENGTH];
         spec->lambda = p[KPAR_LAMBDA];
@@ -91,7 +91,7 @@ static SEXP program_part(SEXP program, const char *name)
     SEXP names = getAttrib(program, R_NamesSymbol);
     for (R_xlen_t i = 0; i < XLENGTH(program); i++)
         if (strcmp(CHAR(STRING_ELT(names, i)), name) == 0) return VECTOR_ELT(program, i);
-    error("'kernel' program lacks '%s'", name);
+    error_argument("'kernel' program lacks '%s'", name);
     return R_NilValue; /* not reached */
 }
 
@@ -105,36 +105,37 @@ static int program_depth(const kernel_eval *k)
         switch (k->ops[o]) {
         case OP_BASE:
             if (!(arg >= 0 && arg < k->nbase && arg == floor(arg)))
-                error("'kernel' program: base kernel %g does not exist", arg);
+                error_argument("'kernel' program: base kernel %g does not exist", arg);
             top++;
             break;
         case OP_ADD: case OP_MUL:
-            if (top < 2) error("'kernel' program: an operation lacks its operands");
+            if (top < 2) error_argument("'kernel' program: an operation lacks its operands");
             top--;
             break;
         case OP_SCALE:
-            if (!(R_FINITE(arg) && arg > 0)) error("'kernel' program: a scale must be positive");
-            if (top < 1) error("'kernel' program: an operation lacks its operand");
+            if (!(R_FINITE(arg) && arg > 0))
+                error_argument("'kernel' program: a scale must be positive");
+            if (top < 1) error_argument("'kernel' program: an operation lacks its operand");
             break;
         case OP_POWER:
             if (!(arg >= 1 && arg <= KERNEL_MAX_POWER && arg == floor(arg)))
-                error("'kernel' program: a power must be a whole number of at least 1");
-            if (top < 1) error("'kernel' program: an operation lacks its operand");
+                error_argument("'kernel' program: a power must be a whole number of at least 1");
+            if (top < 1) error_argument("'kernel' program: an operation lacks its operand");
             break;
         case OP_EXP:
-            if (top < 1) error("'kernel' program: an operation lacks its operand");
+            if (top < 1) error_argument("'kernel' program: an operation lacks its operand");
             break;
         case OP_CONFORMAL:
             if (!(arg >= 0 && arg < k->nweights && arg == floor(arg)))
-                error("'kernel' program: conformal weights %g do not exist", arg);
-            if (top < 1) error("'kernel' program: an operation lacks its operand");
+                error_argument("'kernel' program: conformal weights %g do not exist", arg);
+            if (top < 1) error_argument("'kernel' program: an operation lacks its operand");
             break;
         default:
-            error("'kernel' program: unknown operation %d", k->ops[o]);
+            error_argument("'kernel' program: unknown operation %d", k->ops[o]);
         }
         if (top > depth) depth = top;
     }
-    if (top != 1) error("'kernel' program must leave exactly one kernel value");
+    if (top != 1) error_argument("'kernel' program must leave exactly one kernel value");
     return depth;
 }
 
@@ -144,17 +145,18 @@ static int program_depth(const kernel_eval *k)
 void kernel_eval_from_R(SEXP program, kernel_eval *k)
 {
     if (!isNewList(program) || isNull(getAttrib(program, R_NamesSymbol)))
-        error("'kernel' must be a kernel program");
+        error_argument("'kernel' must be a kernel program");
     SEXP ops = program_part(program, "ops"), args = program_part(program, "args");
     SEXP codes = program_part(program, "codes"), kpar = program_part(program, "kpar");
     SEXP nweights = program_part(program, "nweights");
     if (!isInteger(ops) || !isReal(args) || XLENGTH(ops) != XLENGTH(args) ||
         XLENGTH(ops) < 1 || XLENGTH(ops) > 100000)
-        error("'kernel' program: 'ops' and 'args' must be integer and double vectors of one length");
+        error_argument("'kernel' program: 'ops' and 'args' must be integer and double vectors "
+                       "of one length");
     if (!isInteger(codes) || XLENGTH(codes) < 1 || XLENGTH(codes) > XLENGTH(ops))
-        error("'kernel' program: 'codes' must be an integer vector");
+        error_argument("'kernel' program: 'codes' must be an integer vector");
     if (!isReal(kpar) || XLENGTH(kpar) != (R_xlen_t) KPAR_COUNT * XLENGTH(codes))
-        error("'kernel' program: 'kpar' must hold %d doubles per base kernel", KPAR_COUNT);
+        error_argument("'kernel' program: 'kpar' must hold %d doubles per base kernel", KPAR_COUNT);
     k->nops = (int) XLENGTH(ops);
     k->ops = INTEGER(ops);
     k->args = REAL(args);
@@ -176,7 +178,7 @@ void kernel_eval_from_R(SEXP program, kernel_eval *k)
         }
     }
     if (k->any_string && (k->any_distance || k->any_inner))
-        error("'kernel' program mixes string kernels with kernels on numbers");
+        error_argument("'kernel' program mixes string kernels with kernels on numbers");
     k->depth = program_depth(k);
 }
 
@@ -317,7 +319,7 @@ static const double *transpose_points(const double *x, int ldx, int row0, int n,
 void check_weights(const kernel_eval *k, SEXP weights, const char *what)
 {
     if (TYPEOF(weights) != VECSXP || XLENGTH(weights) != k->nweights)
-        error("'%s' must be a list of %d conformal weight vectors", what, k->nweights);
+        error_argument("'%s' must be a list of %d conformal weight vectors", what, k->nweights);
 }
 
 /* Prepare rows row0..row0+n-1 of x (leading dimension ldx) for kernel k:
@@ -328,7 +330,7 @@ void kernel_points_prepare(const kernel_eval *k, const double *x, int ldx, int r
                            int n, int d, const double *shift, SEXP weights,
                            kernel_points *p)
 {
-    if (k->any_string) error("'kernel' is a string kernel: its points must be strings");
+    if (k->any_string) error_argument("'kernel' is a string kernel: its points must be strings");
     p->n = n;
     p->d = d;
     p->first = 0;
@@ -349,7 +351,7 @@ static void points_weights(const kernel_eval *k, SEXP weights, int row0, int n,
     for (int w = 0; w < k->nweights; w++) {
         SEXP v = VECTOR_ELT(weights, w);
         if (!isReal(v) || XLENGTH(v) < (R_xlen_t) row0 + n)
-            error("'weights' must hold one double per point");
+            error_argument("'weights' must hold one double per point");
         p->weights[w] = REAL(v) + row0;
     }
 }
@@ -365,7 +367,7 @@ const double *kernel_points_fixed(const kernel_eval *k, SEXP rows, SEXP weights,
     if (k->any_string) {
         /* the strings were indexed with the moving set's before them */
         if (!k->strings_indexed || !isString(rows))
-            error("'kernel' is a string kernel: its points must be strings");
+            error_argument("'kernel' is a string kernel: its points must be strings");
         string_points(k, k->fixed_first, (int) XLENGTH(rows), weights, 0, p);
         return NULL;
     }
@@ -387,10 +389,10 @@ static void string_points(const kernel_eval *k, int first, int n, SEXP weights, 
 
 static void check_strings(SEXP x, const char *what)
 {
-    if (!isString(x)) error("'%s' must be a character vector for a string kernel", what);
+    if (!isString(x)) error_argument("'%s' must be a character vector for a string kernel", what);
     for (R_xlen_t i = 0; i < XLENGTH(x); i++)
         if (STRING_ELT(x, i) == NA_STRING)
-            error("'%s' must not contain missing strings", what);
+            error_argument("'%s' must not contain missing strings", what);
 }
 
 /* The two sets of points of a call, checked: the moving one (new rows, data
@@ -404,12 +406,12 @@ int kernel_point_sets(kernel_eval *k, SEXP moving, const char *mwhat, SEXP fixed
 {
     if (!k->any_string) {
         check_double_matrix(fixed, fwhat);
-        if (ncols(fixed) < 1) error("'%s' must have at least 1 column", fwhat);
+        if (ncols(fixed) < 1) error_argument("'%s' must have at least 1 column", fwhat);
         int d = ncols(fixed);
         if (isNull(moving)) return d;
         check_double_matrix(moving, mwhat);
         if (ncols(moving) != d)
-            error("'%s' must have %d columns, not %d", mwhat, d, ncols(moving));
+            error_argument("'%s' must have %d columns, not %d", mwhat, d, ncols(moving));
         return d;
     }
     check_strings(fixed, fwhat);
@@ -438,7 +440,8 @@ void kernel_points_rows(const kernel_eval *k, SEXP z, int row0, int n,
                         const double *shift, SEXP weights, kernel_points *p)
 {
     if (k->any_string) {
-        if (!k->strings_indexed) error("'kernel' is a string kernel: its points must be strings");
+        if (!k->strings_indexed)
+            error_argument("'kernel' is a string kernel: its points must be strings");
         string_points(k, row0, n, weights, row0, p);
         return;
     }
@@ -480,7 +483,7 @@ void kernel_nonfinite_error(const kernel_eval *k, const char *what)
     } else if (k->bases[0].code == KERNEL_ANOVA) {
         hint = "'kpar' gives values too large (try a smaller degree)";
     }
-    error("kernel values %sare not finite: %s", what, hint);
+    error_data("kernel values %sare not finite: %s", what, hint);
 }
 
 /* dst[i - i0] = base kernel (a_i, b_j) for i in [i0, i1). work: floor(order)
@@ -600,7 +603,7 @@ void kernel_block(const kernel_eval *k, const kernel_points *a, const kernel_poi
                   int lower_only, double *out, int threads, const char *what)
 {
     int rows = a->n, cols = b->n;
-    if (a->d != b->d) error("kernel points of %d and %d coordinates", a->d, b->d);
+    if (a->d != b->d) error_argument("kernel points of %d and %d coordinates", a->d, b->d);
     if (k->nops == 1 && kernel_fast_supported(k->bases)) {
         if (kernel_fast_block(k->bases, a, b, lower_only, out, threads, KERNEL_BLOCK_WORK))
             kernel_nonfinite_error(k, what);

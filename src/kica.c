@@ -183,21 +183,21 @@ static double *r_kappa_of(double **Z, const int *M, int m, int n, int *T_out)
 
 static void setup_from_R(SEXP S, SEXP par, SEXP contrast, kica_setup *s)
 {
-    if (!isReal(S) || !isMatrix(S)) error("'S' must be a double matrix");
-    if (!isReal(par) || XLENGTH(par) != 3) error("'par' must be c(sigma, kappa, eta)");
+    if (!isReal(S) || !isMatrix(S)) error_argument("'S' must be a double matrix");
+    if (!isReal(par) || XLENGTH(par) != 3) error_argument("'par' must be c(sigma, kappa, eta)");
     s->n = nrows(S);
     s->m = ncols(S);
     s->sigma = REAL(par)[0];
     s->kappa = REAL(par)[1];
     s->eta = REAL(par)[2];
     if (!(s->sigma > 0) || !R_FINITE(s->sigma))
-        error("'sigma' must be a single positive number");
+        error_argument("'sigma' must be a single positive number");
     if (!(s->kappa > 0) || !R_FINITE(s->kappa))
-        error("'kappa' must be a single positive number");
+        error_argument("'kappa' must be a single positive number");
     if (!(s->eta > 0) || !R_FINITE(s->eta))
-        error("'eta' must be a single positive number");
+        error_argument("'eta' must be a single positive number");
     s->contrast = as_count(contrast, "contrast", KICA_KGV, KICA_KCCA);
-    if (s->n < 2) error("'S' must have at least 2 rows");
+    if (s->n < 2) error_argument("'S' must have at least 2 rows");
 }
 
 /* kica_contrast(S, par, contrast): S the n x m sources, par = c(sigma,
@@ -494,14 +494,14 @@ SEXP kica_sweeps(SEXP z, SEXP V, SEXP par, SEXP contrast, SEXP angles, SEXP half
     setup_from_R(z, par, contrast, &st.s);
     const int n = st.s.n, m = st.s.m;
     if (!isReal(V) || !isMatrix(V) || nrows(V) != m || ncols(V) != m)
-        error("'V' must be a %d x %d double matrix", m, m);
+        error_argument("'V' must be a %d x %d double matrix", m, m);
     if (!isReal(angles) || XLENGTH(angles) < 1 || XLENGTH(angles) > INT_MAX)
-        error("'angles' must be a double vector");
+        error_argument("'angles' must be a double vector");
     for (R_xlen_t g = 0; g < XLENGTH(angles); g++)
-        if (!R_FINITE(REAL(angles)[g])) error("'angles' must be finite");
+        if (!R_FINITE(REAL(angles)[g])) error_argument("'angles' must be finite");
     double h = as_number(half, "half"), eps = as_number(tol, "tol");
-    if (h < 0) error("'half' must be a single non-negative number");
-    if (!(eps > 0)) error("'tol' must be a single positive number");
+    if (h < 0) error_argument("'half' must be a single non-negative number");
+    if (!(eps > 0)) error_argument("'tol' must be a single positive number");
     int sweeps_max = as_count(maxit, "maxit", 1, INT_MAX);
     check_step(step);
     st.step = step;

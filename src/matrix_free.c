@@ -174,8 +174,8 @@ SEXP kernel_block_product(SEXP x, SEXP row0, SEXP nrow, SEXP kernel, SEXP weight
     kernel_point_sets(&k, R_NilValue, NULL, x, "x", nthreads);
     check_double_matrix(V, "V");
     int n = k.any_string ? (int) XLENGTH(x) : nrows(x), b = ncols(V);
-    if (n < 1) error("'x' must have at least one row");
-    if (nrows(V) != n) error("'V' must have %d rows, not %d", n, nrows(V));
+    if (n < 1) error_argument("'x' must have at least one row");
+    if (nrows(V) != n) error_argument("'V' must have %d rows, not %d", n, nrows(V));
     int first = as_count(row0, "row0", 0, n - 1);
     int rows = as_count(nrow, "nrow", 1, n - first);
 
@@ -221,7 +221,7 @@ SEXP kernel_block_product(SEXP x, SEXP row0, SEXP nrow, SEXP kernel, SEXP weight
 SEXP oriented_columns(SEXP V)
 {
     if (!isReal(V) || !isMatrix(V) || nrows(V) < 1 || ncols(V) < 1)
-        error("'V' must be a double matrix with at least one row and one column");
+        error_argument("'V' must be a double matrix with at least one row and one column");
     SEXP ans = PROTECT(duplicate(V));
     orient_columns(nrows(ans), ncols(ans), REAL(ans));
     UNPROTECT(1);

@@ -398,8 +398,8 @@ SEXP nystrom_statistics(SEXP x, SEXP landmarks, SEXP kernel, SEXP xweights,
     kernel_point_sets(&k, x, "x", landmarks, "landmarks", nthreads);
     int n = k.any_string ? (int) XLENGTH(x) : nrows(x);
     int m = k.any_string ? (int) XLENGTH(landmarks) : nrows(landmarks);
-    if (m < 1) error("'landmarks' must have at least one row");
-    if (!isReal(shift) || XLENGTH(shift) != m) error("'shift' must hold %d doubles", m);
+    if (m < 1) error_argument("'landmarks' must have at least one row");
+    if (!isReal(shift) || XLENGTH(shift) != m) error_argument("'shift' must hold %d doubles", m);
     int block = as_count(block_rows, "block_rows", 1, n);
     check_step(step);
 
@@ -447,10 +447,11 @@ SEXP nystrom_alpha(SEXP basis, SEXP vectors, SEXP n)
     check_double_matrix(basis, "basis");
     check_double_matrix(vectors, "vectors");
     int m = nrows(basis), r = ncols(basis), k = ncols(vectors);
-    if (m < 1 || r < 1) error("'basis' must have at least 1 row and 1 column");
-    if (nrows(vectors) != r) error("'vectors' must have %d rows, not %d", r, nrows(vectors));
+    if (m < 1 || r < 1) error_argument("'basis' must have at least 1 row and 1 column");
+    if (nrows(vectors) != r)
+        error_argument("'vectors' must have %d rows, not %d", r, nrows(vectors));
     double rows = as_number(n, "n");
-    if (rows < 1) error("'n' must be at least 1");
+    if (rows < 1) error_argument("'n' must be at least 1");
     SEXP ans = PROTECT(allocMatrix(REALSXP, m, k));
     double *A = REAL(ans);
     if (k > 0) {
@@ -510,7 +511,7 @@ SEXP nystrom_kmeanspp(SEXP x, SEXP m_, SEXP kernel, SEXP weights)
     check_double_matrix(x, "x");
     int n = nrows(x), d = ncols(x);
     int m = as_count(m_, "m", 1, n > 0 ? n : 1);
-    if (n < 1 || d < 1) error("'x' must have at least 1 row and 1 column");
+    if (n < 1 || d < 1) error_argument("'x' must have at least 1 row and 1 column");
 
     kernel_points p;
     kernel_points_fixed(&k, x, weights, &p);

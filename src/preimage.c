@@ -53,7 +53,7 @@ static void solve_indefinite(preimage_job *job, double *K, double *B)
     lwork = (int) work_query;
     double *work = (double *) R_alloc((size_t) (lwork > 1 ? lwork : 1), sizeof(double));
     F77_CALL(dsysv)(&uplo, &n, &d, K, &n, ipiv, B, &n, work, &lwork, &info FCONE);
-    if (info > 0) error("k(Z, Z) + ridge I is singular: increase 'ridge'");
+    if (info > 0) error_numerical("k(Z, Z) + ridge I is singular: increase 'ridge'");
     check_lapack_info(info, "dsysv");
 }
 
@@ -101,17 +101,17 @@ SEXP preimage_coefficients(SEXP z, SEXP kernel, SEXP weights, SEXP x, SEXP ridge
 {
     kernel_eval k;
     kernel_eval_from_R(kernel, &k);
-    if (!isReal(z) || !isMatrix(z)) error("'z' must be a double matrix");
-    if (!isReal(x) || !isMatrix(x)) error("'x' must be a double matrix");
+    if (!isReal(z) || !isMatrix(z)) error_argument("'z' must be a double matrix");
+    if (!isReal(x) || !isMatrix(x)) error_argument("'x' must be a double matrix");
     int n = nrows(z), f = ncols(z), d = ncols(x);
-    if (n < 1 || f < 1) error("'z' must have at least one row and one column");
-    if (nrows(x) != n) error("'x' must have %d rows, as 'z', not %d", n, nrows(x));
-    if (d < 1) error("'x' must have at least 1 column");
+    if (n < 1 || f < 1) error_argument("'z' must have at least one row and one column");
+    if (nrows(x) != n) error_argument("'x' must have %d rows, as 'z', not %d", n, nrows(x));
+    if (d < 1) error_argument("'x' must have at least 1 column");
     /* isNewList() accepts NULL, whose length cannot be read */
     if (TYPEOF(weights) != VECSXP || XLENGTH(weights) != k.nweights)
-        error("'weights' must be a list of %d conformal weight vectors", k.nweights);
+        error_argument("'weights' must be a list of %d conformal weight vectors", k.nweights);
     double r = as_number(ridge, "ridge");
-    if (!(r > 0)) error("'ridge' must be positive");
+    if (!(r > 0)) error_argument("'ridge' must be positive");
     int nthreads = as_threads(threads);
 
     preimage_job job = {&k, z, weights, x, n, f, d, r, nthreads};
@@ -234,17 +234,17 @@ SEXP preimage_fixed_point(SEXP start, SEXP t, SEXP A, SEXP x, SEXP kernel, SEXP 
 {
     kernel_eval k;
     kernel_eval_from_R(kernel, &k);
-    if (k.nweights != 0) error("'kernel' must have no conformal part");
-    if (!isReal(start) || !isMatrix(start)) error("'start' must be a double matrix");
-    if (!isReal(t) || !isMatrix(t)) error("'t' must be a double matrix");
-    if (!isReal(A) || !isMatrix(A)) error("'A' must be a double matrix");
-    if (!isReal(x) || !isMatrix(x)) error("'x' must be a double matrix");
+    if (k.nweights != 0) error_argument("'kernel' must have no conformal part");
+    if (!isReal(start) || !isMatrix(start)) error_argument("'start' must be a double matrix");
+    if (!isReal(t) || !isMatrix(t)) error_argument("'t' must be a double matrix");
+    if (!isReal(A) || !isMatrix(A)) error_argument("'A' must be a double matrix");
+    if (!isReal(x) || !isMatrix(x)) error_argument("'x' must be a double matrix");
     int nz = nrows(start), d = ncols(start), n = nrows(x), kk = ncols(A);
-    if (ncols(x) != d || n < 1 || d < 1) error("'x' must be a matrix of %d columns", d);
-    if (nrows(A) != n || kk < 1) error("'A' must have %d rows, as 'x'", n);
-    if (nrows(t) != nz || ncols(t) != kk) error("'t' must be a %d x %d matrix", nz, kk);
+    if (ncols(x) != d || n < 1 || d < 1) error_argument("'x' must be a matrix of %d columns", d);
+    if (nrows(A) != n || kk < 1) error_argument("'A' must have %d rows, as 'x'", n);
+    if (nrows(t) != nz || ncols(t) != kk) error_argument("'t' must be a %d x %d matrix", nz, kk);
     double eps = as_number(tol, "tol");
-    if (!(eps > 0 && eps < 1)) error("'tol' must be between 0 and 1");
+    if (!(eps > 0 && eps < 1)) error_argument("'tol' must be between 0 and 1");
     check_step(step);
     fixed_point_job job = {&k, {0}, NULL, REAL(x), REAL(A), R_NilValue, n, d, kk,
                            as_count(maxit, "maxit", 1, INT_MAX), as_threads(threads),

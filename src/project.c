@@ -143,11 +143,11 @@ SEXP kernel_project_rows(SEXP z, SEXP x, SEXP kernel, SEXP zweights, SEXP xweigh
     check_double_matrix(alpha, "alpha");
     int nz = k.any_string ? (int) XLENGTH(z) : nrows(z);
     int m = k.any_string ? (int) XLENGTH(x) : nrows(x), f = ncols(alpha);
-    if (m < 1) error("'x' must have at least 1 row");
-    if (nrows(alpha) != m) error("'alpha' must have %d rows, not %d", m, nrows(alpha));
-    if (!isReal(offset) || XLENGTH(offset) != f) error("'offset' must hold %d doubles", f);
+    if (m < 1) error_argument("'x' must have at least 1 row");
+    if (nrows(alpha) != m) error_argument("'alpha' must have %d rows, not %d", m, nrows(alpha));
+    if (!isReal(offset) || XLENGTH(offset) != f) error_argument("'offset' must hold %d doubles", f);
     if (!isNull(alpha_sums) && (!isReal(alpha_sums) || XLENGTH(alpha_sums) != f))
-        error("'alpha_sums' must be NULL or hold %d doubles", f);
+        error_argument("'alpha_sums' must be NULL or hold %d doubles", f);
     int block = as_count(block_rows, "block_rows", 1, nz > 1 ? nz : 1);
     check_step(step);
 

@@ -204,7 +204,7 @@ static int build_text(SEXP strings, int newline, int **T_out, int **start_out,
     double total = 0;
     for (int s = 0; s < n; s++)
         total += (double) strlen(translateCharUTF8(STRING_ELT(strings, s))) + 2.0;
-    if (total > INT_MAX / 2) error("'x' holds too many characters for a string kernel");
+    if (total > INT_MAX / 2) error_argument("'x' holds too many characters for a string kernel");
     int N = (int) total;
     int *T = (int *) R_alloc((size_t) N + 1, sizeof(int));
     int *start = (int *) R_alloc((size_t) n + 1, sizeof(int));
@@ -342,7 +342,7 @@ static void build_nodes(string_base *b, const int *p, const int *lcp, int N,
             st_lb[top] = lb;
         }
     }
-    if (bound > INT_MAX) error("'x' holds too many shared substrings for a string kernel");
+    if (bound > INT_MAX) error_argument("'x' holds too many shared substrings for a string kernel");
     R_CheckUserInterrupt();
     int S = (int) bound;
     int *post_string = (int *) R_alloc((size_t) S + 1, sizeof(int));
@@ -741,13 +741,13 @@ void string_kernels_prepare(kernel_eval *k, SEXP strings, int threads)
         if (b->self != NULL) {  /* the nodes' k(s, s), from the index */
             for (int s = 0; s < n; s++)
                 if (!(b->self[s] <= DBL_MAX))
-                    error("string kernel values are not finite: try another 'lambda'");
+                    error_data("string kernel values are not finite: try another 'lambda'");
             continue;
         }
         size_t wlen = base_work_length(b);
         if (wlen > 2e8)
-            error("the strings are too long for the \"sequence\" kernel (%.0f doubles of scratch)",
-                  (double) wlen);
+            error_memory("the strings are too long for the \"sequence\" kernel "
+                         "(%.0f doubles of scratch)", (double) wlen);
         double *self = (double *) R_alloc((size_t) n + 1, sizeof(double));
         double *work = (double *) R_alloc(wlen * (size_t) threads, sizeof(double));
         int bad = 0;
@@ -764,7 +764,7 @@ void string_kernels_prepare(kernel_eval *k, SEXP strings, int threads)
             self[s] = base_raw(b, s, s, work + wlen * (size_t) t);
             bad |= !(self[s] <= DBL_MAX);
         }
-        if (bad) error("string kernel values are not finite: try another 'lambda'");
+        if (bad) error_data("string kernel values are not finite: try another 'lambda'");
         b->self = self;
         R_CheckUserInterrupt();
     }

@@ -796,19 +796,19 @@ void matrix_product(int m, int n, int k, const double *A, int lda, int transa,
 SEXP tile_product(SEXP a, SEXP b, SEXP c, SEXP trans_a, SEXP trans_b, SEXP threads,
                   SEXP path, SEXP op)
 {
-    if (!isReal(a) || !isMatrix(a)) error("'a' must be a double matrix");
-    if (!isReal(b) || !isMatrix(b)) error("'b' must be a double matrix");
-    if (!isReal(c) || !isMatrix(c)) error("'c' must be a double matrix");
+    if (!isReal(a) || !isMatrix(a)) error_argument("'a' must be a double matrix");
+    if (!isReal(b) || !isMatrix(b)) error_argument("'b' must be a double matrix");
+    if (!isReal(c) || !isMatrix(c)) error_argument("'c' must be a double matrix");
     int symmetric = as_count(op, "op", 0, 1);
     int ta = asLogical(trans_a) == TRUE, tb = asLogical(trans_b) == TRUE;
     if (symmetric) {
         ta = tb = 0;
-        if (nrows(a) != ncols(a)) error("'a' must be square");
+        if (nrows(a) != ncols(a)) error_argument("'a' must be square");
     }
     int m = ta ? ncols(a) : nrows(a), k = ta ? nrows(a) : ncols(a);
     int kb = tb ? ncols(b) : nrows(b), n = tb ? nrows(b) : ncols(b);
-    if (kb != k) error("'b' must have %d %s", k, tb ? "columns" : "rows");
-    if (nrows(c) != m || ncols(c) != n) error("'c' must be %d x %d", m, n);
+    if (kb != k) error_argument("'b' must have %d %s", k, tb ? "columns" : "rows");
+    if (nrows(c) != m || ncols(c) != n) error_argument("'c' must be %d x %d", m, n);
     int nthreads = as_threads(threads);
     int p = as_count(path, "path", TILE_AUTO, TILE_AVX512);
     tile_kernel K = p == TILE_AUTO ? tile_kernel_auto() : tile_kernel_for(p);

@@ -162,14 +162,18 @@ test_that("bad 'kpar' entries are refused with an error naming the entry", {
     list("besseldot order too large", quote(kpca(x, kernel = "besseldot", kpar = list(order = 51))), "'kpar\\$order' must be between 0 and 50"),
     list("besseldot order huge", quote(kpca(x, kernel = "besseldot", kpar = list(order = 1e4))), "'kpar\\$order' must be between 0 and 50")
   )
-  if (requireNamespace("kernlab", quietly = TRUE)) {
-    cases <- c(cases, list(
-      list("kernlab object with a negative sigma", quote(kpca(x, kernel = kernlab::rbfdot(sigma = -1))), "'kpar\\$sigma' must be positive"),
-      list("kernlab object with a fractional degree", quote(kpca(x, kernel = kernlab::polydot(degree = 2.5))), "'kpar\\$degree'"),
-      list("kernlab string kernel on numbers", quote(kpca(x, kernel = kernlab::stringdot())), "'x' must be a character vector or a list of strings for a string kernel")
-    ))
-  }
   bad_input_count$kpar <- expect_bad_input_cases(cases, env)
+})
+
+test_that("bad kernel parameters of kernlab kernel objects are refused by name", {
+  skip_if_not_installed("kernlab")
+  env <- list2env(bad_input_data(), parent = environment())
+  cases <- list(
+    list("kernlab object with a negative sigma", quote(kpca(x, kernel = kernlab::rbfdot(sigma = -1))), "'kpar\\$sigma' must be positive"),
+    list("kernlab object with a fractional degree", quote(kpca(x, kernel = kernlab::polydot(degree = 2.5))), "'kpar\\$degree'"),
+    list("kernlab string kernel on numbers", quote(kpca(x, kernel = kernlab::stringdot())), "'x' must be a character vector or a list of strings for a string kernel")
+  )
+  bad_input_count$kpar_kernlab <- expect_bad_input_cases(cases, env)
 })
 
 test_that("bad 'na.action' is refused with an error naming it", {

@@ -35,7 +35,10 @@ entry_accepts <- list(list("kernel_matrix", 1L, "1 x 1"),
   # the sign rule takes any double matrix of vectors
   list("oriented_columns", 1L, "1 x 1"), list("oriented_columns", 1L, "huge n"),
   # an exact fit's progress function (R/progress.R): none, or any function
-  list("kpca_exact", 10L, "NULL"), list("kpca_exact", 10L, "closure"))
+  list("kpca_exact", 10L, "NULL"), list("kpca_exact", 10L, "closure"),
+  # the memory readers to try: none, or any of the codes 1 to 4 (R/memory.R)
+  list("available_bytes", 1L, "integer(0)"), list("available_bytes", 1L, "1:2"),
+  list("available_bytes", 1L, "integer matrix"))
 
 entry_routines <- function() getDLLRegisteredRoutines("fastkpca")$.Call
 

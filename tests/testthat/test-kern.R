@@ -8,14 +8,12 @@ z_kern <- function() fx_random()[1:7, ] + 0.25          # 7 new rows
 
 oracle_rel <- function(a, b) max(abs(a - b)) / max(abs(b))
 
-test_that("kern() resolves every named kernel to its defaults, as kernlab's generators", {
+test_that("kern() resolves every named kernel to its defaults", {
   for (kn in names(kernel_default_kpar)) {
     k <- kern(kn)
     expect_kernel_object(k, kn)
     expect_equal(k$name, kn)
     expect_equal(k$kpar, kernel_default_kpar[[kn]], label = kn)
-    if (length(kernel_default_kpar[[kn]]))
-      expect_equal(k$kpar, kernlab::kpar(kernlab_kernel(kn, list())), label = kn)
   }
   expect_equal(kern("rbfdot")$kpar, list(sigma = 1))
   expect_equal(kern("polydot", degree = 3)$kpar, list(degree = 3, scale = 1, offset = 1))
@@ -23,7 +21,21 @@ test_that("kern() resolves every named kernel to its defaults, as kernlab's gene
                list(sigma = 0.5, order = 2, degree = 1))
 })
 
-test_that("kern() converts kernlab kernel objects and keeps kernel objects", {
+test_that("kern()'s defaults are those of kernlab's generators", {
+  skip_if_not_installed("kernlab")
+  for (kn in names(kernel_default_kpar)) if (length(kernel_default_kpar[[kn]]))
+    expect_equal(kern(kn)$kpar, kernlab::kpar(kernlab_kernel(kn, list())), label = kn)
+})
+
+test_that("kern() keeps kernel objects", {
+  k <- kern("rbfdot", sigma = 2)
+  expect_same_kernel(kern(k), k)
+  k <- 2 * kern("rbfdot", sigma = 2)
+  expect_identical(kern(k), k)
+})
+
+test_that("kernlab kernel objects: kern() converts them, kpca() refuses kpar beside one", {
+  skip_if_not_installed("kernlab")
   for (kn in names(kernel_cases)) {
     obj <- kernlab_kernel(kn, kernel_cases[[kn]])
     k <- kern(obj)
@@ -31,10 +43,9 @@ test_that("kern() converts kernlab kernel objects and keeps kernel objects", {
     expect_equal(k$kpar, utils::modifyList(kernel_default_kpar[[kn]], kernel_cases[[kn]]),
                  label = kn)
   }
-  k <- kern("rbfdot", sigma = 2)
-  expect_same_kernel(kern(k), k)
-  k <- 2 * kern("rbfdot", sigma = 2)
-  expect_identical(kern(k), k)
+  expect_error(kern(kernlab::rbfdot(1), sigma = 1), "unused argument")
+  expect_error(kpca(x_kern(), kernel = kernlab::rbfdot(0.5), kpar = list(sigma = 1)),
+               "'kpar' must not be given with a kernel object")
 })
 
 test_that("kern() rejects unknown names, unknown parameters and invalid values by name", {
@@ -51,7 +62,6 @@ test_that("kern() rejects unknown names, unknown parameters and invalid values b
   expect_error(kern("rbfdot", 0.5), "must be named")
   expect_error(kern("rbfdot", sigma = 1, sigma = 2), "names a parameter twice")
   expect_error(kern(kern("rbfdot"), sigma = 1), "unused argument")
-  expect_error(kern(kernlab::rbfdot(1), sigma = 1), "unused argument")
 })
 
 test_that("each operator's kernel matrix equals the algebra of the plain-R matrices", {
@@ -87,6 +97,7 @@ test_that("each operator's kernel matrix equals the algebra of the plain-R matri
 })
 
 test_that("kernel_matrix() equals kernlab::kernelMatrix for every named kernel", {
+  skip_if_not_installed("kernlab")
   for (nm in names(fx_datasets())) {
     x <- fx_datasets()[[nm]]
     z <- x[seq(1, nrow(x), by = 3), , drop = FALSE] + 0.125
@@ -238,8 +249,6 @@ test_that("kpca() takes a kernel object, and refuses kpar beside it", {
   x <- x_kern()
   k <- kern("rbfdot", sigma = 0.5) + kern("vanilladot")
   expect_error(kpca(x, kernel = k, kpar = list(sigma = 1)), "'kpar' must not be given with a kernel object")
-  expect_error(kpca(x, kernel = kernlab::rbfdot(0.5), kpar = list(sigma = 1)),
-               "'kpar' must not be given with a kernel object")
   fit <- kpca(x, kernel = k, features = 2)
   out <- capture.output(print(fit))
   expect_true(any(grepl("rbfdot(sigma = 0.5) + vanilladot()", out, fixed = TRUE)))

@@ -32,3 +32,73 @@ test_that("available_bytes() is a positive number or NA", {
   expect_length(a, 1L)
   expect_true(is.na(a) || a > 0)
 })
+
+test_that("available_bytes() names the reader that answered, NA where none does", {
+  a <- fastkpca:::available_bytes()
+  if (!is.na(a)) expect_true(attr(a, "reader") %in% names(fastkpca:::memory_readers))
+  # on Linux, /proc/meminfo answers, and without it sysconf() does
+  if (identical(Sys.info()[["sysname"]], "Linux")) {
+    expect_identical(attr(a, "reader"), "meminfo")
+    s <- fastkpca:::available_bytes("sysconf")
+    expect_identical(attr(s, "reader"), "sysconf")
+    expect_gt(s, 0)
+  }
+  # no reader: unknown
+  none <- fastkpca:::available_bytes(character())
+  expect_true(is.na(none))
+  expect_true(is.na(attr(none, "reader")))
+  # a reader of another system gives nothing here
+  other <- switch(Sys.info()[["sysname"]], Darwin = "windows", Windows = "mach", "mach")
+  expect_true(is.na(fastkpca:::available_bytes(other)))
+})
+
+test_that("with the memory unknown, a fit says so once per session and auto keeps the buffer", {
+  x <- matrix(sin(1:600), 300, 2)
+  old <- options(fastkpca.memory_readers = character(), fastkpca.memory_limit = NULL)
+  state <- fastkpca:::memory_unknown_noted
+  noted <- state$done
+  on.exit({
+    options(old)
+    state$done <- noted
+  })
+  state$done <- NULL
+  expect_message(fit <- kpca(x, kpar = list(sigma = 0.5), features = 3),
+                 class = "fastkpca_message_memory")
+  # the rule of an unknown budget: the n x n buffer, as if it fit (with a
+  # budget too small for it, auto goes matrix-free: test-matrix-free.R)
+  expect_false(identical(fit$solver, "matrix_free"))
+  expect_message(kpca(x, kpar = list(sigma = 0.5), features = 3), NA)
+  # a budget set: nothing is read or said
+  state$done <- NULL
+  options(fastkpca.memory_limit = 1e5)
+  expect_message(fit <- kpca(x, kpar = list(sigma = 0.5), features = 3), NA)
+  expect_identical(fit$solver, "matrix_free")
+})
+
+test_that("a fit neither warns nor fails with /proc hidden, and reads the memory without it", {
+  skip_on_os(c("windows", "mac", "solaris"))
+  skip_if_not(proc_can_be_hidden(),
+              paste("this system does not let a child process mount over /proc",
+                    "(unshare, user namespaces)"))
+  out <- run_child_r(c(
+    "suppressPackageStartupMessages(library(fastkpca))",
+    "said <- character()",
+    "a <- withCallingHandlers({",
+    "  fit <- kpca(matrix(sin(1:600), 300, 2), kpar = list(sigma = 0.5), features = 3)",
+    "  fastkpca:::available_bytes()",
+    "}, warning = function(w) {",
+    "  said <<- c(said, conditionMessage(w)); invokeRestart('muffleWarning')",
+    "}, message = function(m) {",
+    "  said <<- c(said, conditionMessage(m)); invokeRestart('muffleMessage')",
+    "})",
+    "cat('proc:', file.exists('/proc/meminfo'), '\\n')",
+    "cat('reader:', attr(a, 'reader'), '\\n')",
+    "cat('positive:', isTRUE(a > 0), '\\n')",
+    "cat(paste('said:', length(said), paste(said, collapse = ' | ')), '\\n')",
+    "cat('components:', ncol(fit$rotated), '\\n')"), hide_proc = TRUE)
+  expect_true("proc: FALSE " %in% out, info = paste(out, collapse = "\n"))
+  expect_true("reader: sysconf " %in% out, info = paste(out, collapse = "\n"))
+  expect_true("positive: TRUE " %in% out, info = paste(out, collapse = "\n"))
+  expect_true("said: 0  " %in% out, info = paste(out, collapse = "\n"))
+  expect_true("components: 3 " %in% out, info = paste(out, collapse = "\n"))
+})
