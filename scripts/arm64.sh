@@ -69,12 +69,13 @@ fi
 work="$root/tmp/fastkpca-arm64"
 rm -rf "$work"
 mkdir -p "$work/src" "$work/lib"
+mounted_proc=0
 cleanup() {
-  mountpoint -q "$root/proc" && umount "$root/proc"
+  if [ $mounted_proc -eq 1 ]; then umount "$root/proc" || true; fi
   rm -rf "$work"
 }
 trap cleanup EXIT
-mountpoint -q "$root/proc" || mount -t proc proc "$root/proc"
+if ! mountpoint -q "$root/proc"; then mount -t proc proc "$root/proc"; mounted_proc=1; fi
 tar -C "$here" --exclude=.git --exclude='*.o' --exclude='*.so' --exclude='*.Rcheck' \
   -cf - . | tar -C "$work/src" -xf -
 in_root() { chroot "$root" /usr/bin/env -i HOME=/root PATH=/usr/bin:/bin LANG=C.UTF-8 TZ=UTC \
