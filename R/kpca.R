@@ -247,6 +247,16 @@
 #'     (the kernel recomputed tile by tile, as the exact solver's buffer is
 #'     overwritten by the reduction; for the matrix-free solver, its last
 #'     pass). `summary()` shows it.}
+#'   \item{eig_angles}{a bound on the sine of the angle between each unit
+#'     eigenvector and the exact one: the residual (not relative) divided
+#'     by the gap between its eigenvalue and every other, the other
+#'     computed eigenvalues each counted within its residual and the ones
+#'     not computed below the next one the solver found (or `th`) plus
+#'     its residual (Davis and Kahan's sin-theta theorem); 1 where the gap
+#'     is not larger than the residuals, as for a multiple eigenvalue,
+#'     whose vectors are any basis of its space. The column errors of
+#'     `alpha` and `rotated` are about this (plus half the eigenvalue's
+#'     relative error). `summary()` shows it.}
 #'   \item{passes, residual_history}{for the matrix-free solver, the passes
 #'     over the kernel matrix and the largest residual after each;
 #'     `NULL` otherwise.}

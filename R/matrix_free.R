@@ -212,7 +212,7 @@ matrix_free_eigen <- function(op, features, control) {
   pending <- numeric()
   repeat {
     rr <- rayleigh_ritz(basis, ncol(X))
-    cert <- pair_certificate(rr$values, rr$norms, features, settings$tol)
+    cert <- pair_certificate(rr$values, rr$norms, op$n, features, settings$tol)
     if (length(history) < passes) {  # (once per pass)
       history <- c(history, cert$largest)
       progress(passes, cert$largest)
@@ -312,8 +312,8 @@ matrix_free_first_pass <- function(op, X) {
 # residual is above tol, which speed up the last wanted ones and tighten
 # their gaps), largest (the largest residual of the wanted ones), pending
 # (the largest residual of the wanted ones not met, 0 if none).
-pair_certificate <- function(values, norms, k, tol) {
-  cert <- eigen_certificate(values, norms)
+pair_certificate <- function(values, norms, n, k, tol) {
+  cert <- eigen_certificate(values, norms, n)
   wanted <- seq_len(k)
   met <- certificate_met(cert, tol)
   c(cert, list(met = met[wanted],
@@ -359,7 +359,7 @@ matrix_free_certify <- function(op, rr, k, tol) {
        AX = cbind(AV, rr$AX[, -wanted, drop = FALSE]),
        values = c(values, rr$values[-wanted]),
        cert = pair_certificate(c(values, rr$values[-wanted]), c(norms, rr$norms[-wanted]),
-                               k, tol))
+                               nrow(V), k, tol))
 }
 
 # The solver's answer from the certified block (X, values) and cert,
