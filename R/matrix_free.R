@@ -190,7 +190,8 @@ matrix_free_batch <- function(batch, args) {
 
 # The solver of R/eigen.R's interface: the `features` leading eigenpairs
 # of op's Kc / n, certified (eigen_certificate()), without the n x n
-# matrix. Each step is a function below; this loop only sequences them.
+# matrix. The state of the iteration is one list, `run` (matrix_free_run());
+# each step below takes it and returns it.
 matrix_free_eigen <- function(op, features, control) {
   if (op$precomputed)
     stop_argument("solver = \"matrix_free\" needs the data rows: a precomputed kernel matrix ",
@@ -199,51 +200,67 @@ matrix_free_eigen <- function(op, features, control) {
   # rows all alike: K is constant and Kc zero whatever the kernel, known
   # before any pass
   if (rows_alike(op$x)) stop_no_positive_eigenvalue(" (every row of 'x' is the same)")
-  progress <- matrix_free_progress(settings$maxit)
+  settings$features <- features
+  settings$progress <- matrix_free_progress(settings$maxit)
   X <- matrix_free_start(op, settings)
-  first <- matrix_free_first_pass(op, X)
-  basis <- krylov_basis(X, first$AX, settings$ncv)
-  passes <- 1L
-  history <- numeric()
-  # fresh: the basis is the start, whose products one pass computed, so its
-  # Ritz pairs' residuals certify them; stalled: the residuals add nothing
-  fresh <- TRUE
-  stalled <- FALSE
-  pending <- numeric()
+  run <- matrix_free_run(X, matrix_free_first_pass(op, X), settings)
   repeat {
-    rr <- rayleigh_ritz(basis, ncol(X))
-    cert <- pair_certificate(rr$values, rr$norms, op$n, features, settings$tol)
-    if (length(history) < passes) {  # (once per pass)
-      history <- c(history, cert$largest)
-      progress(passes, cert$largest)
-      pending <- c(pending, cert$pending)
-      stalled <- stalled || at_rounding_floor(pending, cert, features, settings$tol)
-    }
-    # the certifying pass counts among the maxit
-    last <- stalled || passes >= settings$maxit - as.integer(!fresh)
-    if (all(cert$met) || last) {
-      if (fresh)
-        return(matrix_free_result(rr, cert, first, features, passes, history, settings))
-      checked <- matrix_free_certify(op, rr, features, settings$tol)
-      passes <- passes + 1L
-      history <- c(history, checked$cert$largest)
-      progress(passes, checked$cert$largest)
-      if (all(checked$cert$met) || last)
-        return(matrix_free_result(checked, checked$cert, first, features, passes, history,
-                                  settings))
-      # not confirmed: go on from the vectors and their products of this pass
-      basis <- krylov_basis(checked$X, checked$AX, settings$ncv)
-      next
-    }
-    grown <- matrix_free_expand(op, basis, rr, cert$active, settings$ncv)
-    if (is.null(grown)) {
-      stalled <- TRUE
-      next
-    }
-    basis <- grown
-    passes <- passes + 1L
-    fresh <- FALSE
+    run <- matrix_free_iterate(op, run, settings)
+    # the start's Ritz pairs come from the first pass itself: certified
+    if (run$fresh) break
+    run <- matrix_free_certify(op, run, settings)
+    if (all(run$cert$met) || run$last) break
   }
+  matrix_free_result(run, settings)
+}
+
+# The state of an iteration: the basis, its Ritz pairs (rr) and their
+# certificate (cert); passes so far, the largest residual after each
+# (history) and the largest one not met (pending); fresh: the basis is the
+# start, whose products one pass computed; last: no pass is left for more
+# than the certificate (maxit, a stalled basis, rounding).
+matrix_free_run <- function(X, first, settings) {
+  list(basis = krylov_basis(X, first$AX, settings$ncv), block = ncol(X), first = first,
+       rr = NULL, cert = NULL, passes = 1L, history = numeric(), pending = numeric(),
+       fresh = TRUE, last = FALSE)
+}
+
+# Rayleigh-Ritz and expansion, pass after pass, until the Ritz pairs'
+# certificate is met or passes run out (the certifying pass counts among
+# maxit).
+matrix_free_iterate <- function(op, run, settings) {
+  repeat {
+    run <- matrix_free_ritz(run, settings)
+    run$last <- run$last || at_rounding_floor(run, settings) ||
+      run$passes >= settings$maxit - as.integer(!run$fresh)
+    if (all(run$cert$met) || run$last) return(run)
+    grown <- matrix_free_expand(op, run$basis, run$rr, run$cert$active, settings$ncv)
+    # nothing new left of the residuals (they lie in the basis, to rounding)
+    if (is.null(grown)) {
+      run$last <- TRUE
+      return(run)
+    }
+    run$basis <- grown
+    run$passes <- run$passes + 1L
+    run$fresh <- FALSE
+  }
+}
+
+# The Ritz pairs of the basis and their certificate; after a pass, its
+# record (history, pending, progress).
+matrix_free_ritz <- function(run, settings) {
+  run$rr <- rayleigh_ritz(run$basis, run$block)
+  run$cert <- pair_certificate(run$rr$values, run$rr$norms, nrow(run$rr$X),
+                               settings$features, settings$tol)
+  if (length(run$history) < run$passes) run <- matrix_free_record(run, settings)
+  run
+}
+
+matrix_free_record <- function(run, settings) {
+  run$history <- c(run$history, run$cert$largest)
+  run$pending <- c(run$pending, run$cert$pending)
+  settings$progress(run$passes, run$cert$largest)
+  run
 }
 
 # Whether every row of x (a matrix, or strings) is the same.
@@ -323,13 +340,14 @@ pair_certificate <- function(values, norms, n, k, tol) {
 }
 
 # Whether the pairs left are at the floor of rounding: every wanted
-# residual within tol, and the largest of those not met (pending, one per
-# pass) no smaller than half what it was 3 passes before. Their angles
-# then stay as they are (their eigenvalues lie within rounding / tol of
-# others), and more passes would only repeat them.
-at_rounding_floor <- function(pending, cert, k, tol) {
-  m <- length(pending)
-  m > 3L && all(cert$residuals[seq_len(k)] <= tol) && pending[m] > 0.5 * pending[m - 3L]
+# residual within tol, and the largest of those not met (one per pass) no
+# smaller than half what it was 3 passes before. Their angles then stay as
+# they are (their eigenvalues lie within rounding / tol of others), and
+# more passes would only repeat them.
+at_rounding_floor <- function(run, settings) {
+  m <- length(run$pending)
+  m > 3L && all(run$cert$residuals[seq_len(settings$features)] <= settings$tol) &&
+    run$pending[m] > 0.5 * run$pending[m - 3L]
 }
 
 # One pass: the residuals of the active pairs, orthogonal to the basis,
@@ -344,34 +362,38 @@ matrix_free_expand <- function(op, basis, rr, active, ncv) {
   krylov_add(basis, W, op$apply(W))
 }
 
-# The certifying pass: the k wanted Ritz vectors times A, their Rayleigh
+# The certifying pass: the wanted Ritz vectors times A, their Rayleigh
 # quotients and residuals from that product alone (the basis's products
 # carry the rounding of its restarts); the block's other pairs bound the
-# gaps as before. Returns the block with these products in front (X, AX),
-# values, cert.
-matrix_free_certify <- function(op, rr, k, tol) {
-  wanted <- seq_len(k)
+# gaps as before. The block, with these products in front, becomes the
+# basis, to go on from if the certificate is not met.
+matrix_free_certify <- function(op, run, settings) {
+  rr <- run$rr
+  wanted <- seq_len(settings$features)
   V <- rr$X[, wanted, drop = FALSE]
   AV <- op$apply(V)
-  values <- colSums(V * AV)
-  norms <- residual_norms(V, AV, values)
-  list(X = cbind(V, rr$X[, -wanted, drop = FALSE]),
-       AX = cbind(AV, rr$AX[, -wanted, drop = FALSE]),
-       values = c(values, rr$values[-wanted]),
-       cert = pair_certificate(c(values, rr$values[-wanted]), c(norms, rr$norms[-wanted]),
-                               nrow(V), k, tol))
+  values <- c(colSums(V * AV), rr$values[-wanted])
+  norms <- c(residual_norms(V, AV, values[wanted]), rr$norms[-wanted])
+  run$rr <- list(X = rr$X, AX = cbind(AV, rr$AX[, -wanted, drop = FALSE]), values = values,
+                 norms = norms)
+  run$cert <- pair_certificate(values, norms, nrow(V), settings$features, settings$tol)
+  run$basis <- krylov_basis(run$rr$X, run$rr$AX, settings$ncv)
+  run$passes <- run$passes + 1L
+  matrix_free_record(run, settings)
 }
 
-# The solver's answer from the certified block (X, values) and cert,
-# warning if the tolerance was not met.
-matrix_free_result <- function(block, cert, first, k, passes, history, settings) {
+# The solver's answer from the certified run, warning if the tolerance was
+# not met.
+matrix_free_result <- function(run, settings) {
+  k <- settings$features
   wanted <- seq_len(k)
-  matrix_free_warn(cert, k, settings$tol, passes)
-  list(values = block$values[wanted], vectors = oriented_columns(block$X[, wanted, drop = FALSE]),
-       residuals = cert$residuals[wanted], angles = cert$angles[wanted],
-       colmeans = first$colmeans, grand_mean = first$grand_mean,
-       variance_total = first$variance_total, iterations = NULL, passes = passes,
-       history = history)
+  matrix_free_warn(run$cert, k, settings$tol, run$passes)
+  list(values = run$rr$values[wanted],
+       vectors = oriented_columns(run$rr$X[, wanted, drop = FALSE]),
+       residuals = run$cert$residuals[wanted], angles = run$cert$angles[wanted],
+       colmeans = run$first$colmeans, grand_mean = run$first$grand_mean,
+       variance_total = run$first$variance_total, iterations = NULL, passes = run$passes,
+       history = run$history)
 }
 
 # The warning of a fit that ended (maxit, or a stalled basis) before its
