@@ -68,7 +68,12 @@
 #' in [tempdir()] (on other machines, set
 #' `options(fastkpca.shared_dir = )` to a folder they all see), and the
 #' block of vectors once per pass. A worker that is lost during a pass
-#' (its process killed) has its batch run again, up to twice. Every row's
+#' (its process killed) is replaced: once the pass's other batches are
+#' back, the plan's workers are started again (future's `resetWorkers()`
+#' where it serves the backend, else the plan set again) and the batch
+#' runs again, up to twice; a batch that no renewed worker takes (a
+#' cluster made by the user, which cannot be renewed) runs in the calling
+#' process. The fit is the same as without the loss. Every row's
 #' result is summed in the same order whatever the batches, so the fit is
 #' the same under every plan and number of workers. `threads` is the
 #' number of threads per worker (by default `kpca_threads()` divided by the

@@ -130,3 +130,19 @@ test_that("summary() shows the angle bound beside the residual", {
   bad$eig_angles[2] <- 2
   expect_error(predict(bad, x), "'eig_angles' must hold bounds on sines")
 })
+
+test_that("the default matrix-free fit matches the exact solver to 1e-8, column by column", {
+  x <- with_seed(1, matrix(rnorm(1000 * 6), 1000, 6) %*% diag(2^(-(0:5) / 4)))
+  cases <- list(rbf = list(kernel = "rbfdot", kpar = list(sigma = 0.1)),
+                laplace = list(kernel = "laplacedot", kpar = list(sigma = 0.3)),
+                sum = list(kernel = kern("rbfdot", sigma = 0.1) +
+                             0.5 * kern("polydot", degree = 2, scale = 0.1)))
+  for (name in names(cases)) {
+    args <- c(list(x), cases[[name]], list(features = 8))
+    ex <- do.call(kpca, c(args, list(solver = "exact")))
+    mf <- with_seed(2, do.call(kpca, c(args, list(solver = "matrix_free"))))
+    expect_true(all(mf$eig_angles <= 1e-8), label = name)
+    expect_kpca_equal(mf, ex, tol = 1e-8, label = name)
+    expect_true(all(sines(mf$alpha, ex$alpha) <= mf$eig_angles + 1e-12), label = name)
+  }
+})
