@@ -6,10 +6,12 @@
 
 # Kill one of the processes whose command line matches pattern (an
 # extended regular expression; "[.]" keeps it from matching the killer's
-# own command line), after delay seconds, from a shell of its own.
+# own command line), chosen at random, after delay seconds, from a shell
+# of its own.
 kill_later <- function(pattern, delay) {
-  script <- sprintf("sleep %.3f; pid=$(pgrep -f '%s' | shuf -n 1); [ -n \"$pid\" ] && kill -9 $pid",
-                    delay, pattern)
+  pick <- "awk 'BEGIN { srand() } { p[NR] = $0 } END { if (NR) print p[int(rand() * NR) + 1] }'"
+  script <- sprintf("sleep %.3f; pid=$(pgrep -f '%s' | %s); [ -n \"$pid\" ] && kill -9 $pid",
+                    delay, pattern, pick)
   system2("sh", c("-c", shQuote(script)), wait = FALSE)
 }
 
