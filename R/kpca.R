@@ -251,8 +251,9 @@
 #'     eigenvector and the exact one: the residual (not relative) divided
 #'     by the gap between its eigenvalue and every other, the other
 #'     computed eigenvalues each counted within its residual and the ones
-#'     not computed below the next one the solver found (or `th`) plus
-#'     its residual (Davis and Kahan's sin-theta theorem); 1 where the gap
+#'     not computed below the next one the solver found (or `th`; with
+#'     `variance`, the last one kept, whose bound is then 1) plus its
+#'     residual (Davis and Kahan's sin-theta theorem); 1 where the gap
 #'     is not larger than the residuals, as for a multiple eigenvalue,
 #'     whose vectors are any basis of its space. The column errors of
 #'     `alpha` and `rotated` are about this (plus half the eigenvalue's
