@@ -1,5 +1,17 @@
-# Step 3 of the algorithm, on the R side: choosing the solver and turning
-# the eigenpairs from C (src/eigen.c) into components.
+# Step 3 of the algorithm, on the R side: the eigensolvers and their one
+# interface. Every solver takes the operator of the fit (kernel_operator():
+# Kc / n, as the rows and kernel C builds its n x n buffer from, and as
+# products with the kernel matrix) and returns certified eigenpairs:
+#   list(values (decreasing), vectors (unit, signs fixed), residuals,
+#        angles (eigen_certificate()), colmeans, grand_mean, variance_total
+#        (the centering terms), iterations, passes, history)
+#   solve_eigen()         picks the solver: dense_eigen() on the buffer
+#                         (exact, iterative, randomized; src/eigen.c,
+#                         src/lanczos.c, src/randomized.c) or
+#                         matrix_free_eigen() (R/matrix_free.R)
+#   eigen_certificate()   the certificate of every fit: residuals and
+#                         bounds on the eigenvectors' angles
+#   positive_components() the pairs whose eigenvalues are safely positive
 
 # Solver codes passed to C (src/fastkpca.h).
 solver_codes <- c(exact = 1L, iterative = 2L, randomized = 3L)
@@ -121,16 +133,22 @@ zero_eigen_rtol <- 1e-12
 # positive semidefinite.
 negative_eigen_rtol <- 1e-5
 
+# The error of a centered kernel matrix that is zero, or has no positive
+# eigenvalue: the same words from every solver. detail: what showed it.
+stop_no_positive_eigenvalue <- function(detail = NULL) {
+  stop_data("the centered kernel matrix has no positive eigenvalue: the data ",
+            "are constant in feature space, or the kernel is not positive ",
+            "semidefinite", detail)
+}
+
 # Keep the leading components whose eigenvalues are safely positive. values
-# (decreasing) and vectors come from C. Components with non-positive or
-# negligible eigenvalues are dropped with a warning: dividing by them would
-# give meaningless or infinite alphas.
+# (decreasing) and vectors come from a solver. Components with non-positive
+# or negligible eigenvalues are dropped with a warning: dividing by them
+# would give meaningless or infinite alphas. Returns list(values, vectors,
+# keep), keep the indices kept.
 positive_components <- function(values, vectors) {
   top <- if (length(values)) max(values) else 0
-  if (!(top > 0))
-    stop_data("the centered kernel matrix has no positive eigenvalue: the data ",
-              "are constant in feature space, or the kernel is not positive ",
-              "semidefinite")
+  if (!(top > 0)) stop_no_positive_eigenvalue()
   keep <- values > zero_eigen_rtol * top
   if (!all(keep)) {
     negative <- any(values < -negative_eigen_rtol * top)
@@ -142,6 +160,149 @@ positive_components <- function(values, vectors) {
   }
   # subset only when something is dropped: vectors may hold hundreds of
   # columns in threshold mode, and a subset is a copy
-  if (all(keep)) return(list(values = values, vectors = vectors))
-  list(values = values[keep], vectors = vectors[, keep, drop = FALSE])
+  if (all(keep)) return(list(values = values, vectors = vectors, keep = seq_along(values)))
+  list(values = values[keep], vectors = vectors[, keep, drop = FALSE], keep = which(keep))
+}
+
+# ---- the operator ----
+
+# The operator of a fit, Kc / n with Kc = H K H and H = I - 11'/n, as the
+# solvers take it:
+#   x, kernel, program, weights, threads, precomputed: what C builds the
+#     n x n buffer from (the dense solvers), and the rows and kernel of the
+#     matrix-free solver's start and diagonal;
+#   product(V): K V, the user's kernel matrix times V, or the kernel's tile
+#     by tile (src/matrix_free.c), never stored: in this process, or on
+#     future's workers by batches of rows when `batches` (matrix_free.R);
+#   apply(V): Kc V / n, the centering implicit (centered_product());
+#   close(): removes what the operator left behind (the workers' data file).
+# threads is the fit's setting; on workers, by default kpca_threads()
+# shared among them (chunk_threads()), unless the user gave it.
+kernel_operator <- function(x, kernel, threads, batches = FALSE, threads_given = TRUE) {
+  n <- NROW(x)
+  if (is_precomputed(kernel)) {
+    product <- function(V) x %*% V
+    return(list(n = n, x = x, kernel = kernel, program = NULL, weights = NULL,
+                threads = threads, precomputed = TRUE, product = product,
+                apply = function(V) centered_product(product, V), close = function() NULL))
+  }
+  weights <- kernel_weights(kernel, x)
+  program <- kernel_program(kernel)
+  parallel <- batches && chunks_in_parallel() && n >= 2L * matrix_free_batch_rows
+  if (parallel && !threads_given) threads <- chunk_threads()
+  passes <- if (parallel) matrix_free_worker_product(x, program, weights, threads)
+            else list(product = function(V) kernel_block_product(x, 0L, n, program, weights,
+                                                                  V, threads),
+                      close = function() NULL)
+  list(n = n, x = x, kernel = kernel, program = program, weights = weights, threads = threads,
+       precomputed = FALSE, product = passes$product,
+       apply = function(V) centered_product(passes$product, V), close = passes$close)
+}
+
+# Kc V / n = H K H V / n from product(V) = K V: the centering costs two
+# column means, never a matrix.
+centered_product <- function(product, V) {
+  P <- product(sweep(V, 2L, colMeans(V)))
+  sweep(P, 2L, colMeans(P)) / nrow(V)
+}
+
+# ---- the solvers ----
+
+# The eigenpairs of the fit's Kc / n by `solver` (choose_solver()'s
+# answer): `features` leading ones, or (features = 0) those above th, or
+# those reaching `variance`; certified (eigen_certificate()).
+solve_eigen <- function(op, solver, features, th, control, variance) {
+  if (solver == "matrix_free") return(matrix_free_eigen(op, features, control))
+  dense_eigen(op, solver, features, th, control, variance)
+}
+
+# The solvers on the n x n buffer (src/fit.c): C fills it, centers it and
+# finds the eigenpairs; the certificate then takes one product with the
+# kernel matrix (recomputed tile by tile: the reduction overwrote the
+# buffer). One pair beyond those asked is computed when there is one: its
+# value and residual bound the rest of the spectrum, which the angles of
+# the last pairs need; it is not returned.
+dense_eigen <- function(op, solver, features, th, control, variance) {
+  n <- op$n
+  settings <- solver_control(control, n, features)
+  extra <- as.integer(features > 0L && features < n)
+  # (the randomized solver keeps its features + oversample random columns)
+  settings[[5L]] <- max(0, settings[[5L]] - extra)
+  res <- engine_call(.Call(C_kpca_exact, op$x, op$program, op$weights,
+                           features + extra, th, solver_codes[[solver]], op$threads,
+                           settings, if (is.null(variance)) 0 else variance,
+                           progress_fraction(sprintf("kpca: exact fit on %d rows", n))))
+  if (!res$converged)
+    warn_convergence(sprintf(paste0("the iterative solver did not converge in %d restarts ",
+                                    "(largest relative residual %.2g); increase control$maxit ",
+                                    "or use solver = \"exact\""),
+                             res$restarts, res$residual))
+  if (features == 0L && length(res$values) == 0L)
+    stop_data(sprintf("no eigenvalue of the centered kernel matrix exceeds 'th' (%g); ", th),
+              "lower 'th', set 'features', or check the kernel parameters")
+  V <- res$vectors
+  norms <- residual_norms(V, op$apply(V), res$values)
+  # the rest of the spectrum: below the extra pair (the default), below th
+  # (a threshold fit has every eigenvalue above it), or nothing (all n)
+  rest <- if (extra == 0L && features == n) -Inf
+          else if (features == 0L && is.null(variance)) th
+  cert <- eigen_certificate(res$values, norms, n, rest)
+  asked <- seq_len(length(res$values) - (extra == 1L && length(res$values) > features))
+  list(values = res$values[asked], vectors = V[, asked, drop = FALSE],
+       residuals = cert$residuals[asked], angles = cert$angles[asked],
+       colmeans = res$colmeans, grand_mean = res$grand_mean,
+       variance_total = res$variance_total,
+       iterations = if (solver == "iterative") res$restarts, passes = NULL, history = NULL)
+}
+
+# ||A v - value v|| of each column of V, from AV = A V.
+residual_norms <- function(V, AV, values) sqrt(colSums((AV - sweep(V, 2L, values, "*"))^2))
+
+# ---- the certificate ----
+
+# The certificate of eigenpairs of a symmetric n x n A (here Kc / n):
+# values (decreasing; Ritz values or eigenvalues) of unit vectors v with
+# residual norms ||A v - value v|| (norms), and rest, an upper bound on the
+# eigenvalues of A that none of these approximates. Returns
+#   residuals: norms relative to the largest |value|, which bound each
+#     eigenvalue's error (relative to the largest);
+#   angles: bounds on the sine of the angle between each v and the
+#     eigenvector of A it approximates (Davis and Kahan's sin-theta
+#     theorem: at most ||r|| / gap, gap the distance from the value to
+#     every other eigenvalue of A). Every other pair's eigenvalue lies
+#     within its residual of its value, and the rest lie below `rest`, so
+#     gap >= min(|value - other value| - other residual, value - rest);
+#     where that is not positive, the vector is not pinned down and the
+#     bound is 1. Each residual counts the rounding of the product it came
+#     from (eigen_rounding()) on top of its computed value: near a multiple
+#     eigenvalue, where the gap is tiny, that rounding is the residual.
+# rest: NULL for the smallest value plus its residual, which holds when
+# the pairs approximate the leading eigenvalues, none above them missed
+# (every Krylov solver's standing assumption; the dense solvers compute
+# all of the leading ones); -Inf when there is no other eigenvalue.
+eigen_certificate <- function(values, norms, n, rest = NULL) {
+  p <- length(values)
+  if (p == 0L) return(list(residuals = numeric(), angles = numeric()))
+  scale <- max(abs(values), .Machine$double.xmin)
+  bounds <- norms + eigen_rounding(n) * scale
+  if (is.null(rest)) rest <- values[p] + bounds[p]
+  gaps <- vapply(seq_len(p), function(i)
+    min(abs(values[i] - values[-i]) - bounds[-i], values[i] - rest), numeric(1))
+  angles <- ifelse(gaps > 0, pmin(1, bounds / pmax(gaps, .Machine$double.xmin)), 1)
+  list(residuals = norms / scale, angles = angles, n = n)
+}
+
+# The rounding of a product with an n x n kernel matrix, relative to its
+# largest eigenvalue: a sum of n terms per entry, with errors of random
+# signs, over n entries (measured residuals of exact eigenpairs: 1e-15 to
+# 1e-14 at n = 400 to 3000).
+eigen_rounding <- function(n) 4 * sqrt(n) * .Machine$double.eps
+
+# Whether each certified pair meets the tolerance: its residual does, and
+# its angle does, or its residual is already at the rounding of a product
+# (eigen_rounding()), where no further work can pin its vector down (its
+# eigenvalue is within rounding / tol of another: the vectors of a
+# multiple eigenvalue are any basis of its space, in every solver).
+certificate_met <- function(cert, tol) {
+  cert$residuals <= tol & (cert$angles <= tol | cert$residuals <= eigen_rounding(cert$n))
 }

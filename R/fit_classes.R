@@ -31,27 +31,27 @@ fit_fields_common <- function(alpha, eig, rotated, kernel, kpar, features, th, t
 new_fastkpca_exact <- function(alpha, eig, rotated, kernel, kpar, features, th, threads,
                                variance_total, center, scale, call, na.action, xmatrix,
                                kernel_weights, kernel_colmeans, kernel_mean, solver,
-                               iterations, variance, eig_residuals = NULL, passes = NULL,
-                               residual_history = NULL) {
+                               iterations, variance, eig_residuals = NULL,
+                               eig_angles = NULL, passes = NULL, residual_history = NULL) {
   fields <- c(fit_fields_common(alpha, eig, rotated, kernel, kpar, features, th, threads,
                                 variance_total, center, scale, call, na.action),
               list(xmatrix = xmatrix, kernel_weights = kernel_weights,
                    kernel_colmeans = kernel_colmeans, kernel_mean = kernel_mean,
                    solver = solver, iterations = iterations, variance = variance,
-                   eig_residuals = eig_residuals, passes = passes,
-                   residual_history = residual_history))
+                   eig_residuals = eig_residuals, eig_angles = eig_angles,
+                   passes = passes, residual_history = residual_history))
   structure(fields, class = c("fastkpca_exact", "fastkpca"))
 }
 
 new_fastkpca_precomputed <- function(alpha, eig, rotated, features, th, threads,
                                      variance_total, call, na.action, kernel_colmeans,
                                      kernel_mean, solver, iterations, variance,
-                                     eig_residuals = NULL) {
+                                     eig_residuals = NULL, eig_angles = NULL) {
   fields <- c(fit_fields_common(alpha, eig, rotated, "precomputed", list(), features, th,
                                 threads, variance_total, FALSE, FALSE, call, na.action),
               list(kernel_colmeans = kernel_colmeans, kernel_mean = kernel_mean,
                    solver = solver, iterations = iterations, variance = variance,
-                   eig_residuals = eig_residuals))
+                   eig_residuals = eig_residuals, eig_angles = eig_angles))
   structure(fields, class = c("fastkpca_precomputed", "fastkpca"))
 }
 
@@ -128,13 +128,17 @@ validate_fit_rows <- function(rows, m, field) {
 }
 
 # The certificate of the eigenpairs, where the fit has one: residuals,
-# finite and not negative (one per component as the fit was made; a fit
-# whose components were subset by hand, as kpca_cv() does, keeps them all,
-# and summary() then leaves them out).
+# finite and not negative, and bounds on the sines of the vectors' angles,
+# between 0 and 1 (one per component as the fit was made; a fit whose
+# components were subset by hand, as kpca_cv() does, keeps them all, and
+# summary() then leaves them out).
 validate_eig_residuals <- function(x) {
   r <- x$eig_residuals
   if (!is.null(r) && (!is.double(r) || anyNA(r) || any(r < 0)))
     invalid_fit("'eig_residuals' must hold residuals: numbers, none negative or missing")
+  a <- x$eig_angles
+  if (!is.null(a) && (!is.double(a) || anyNA(a) || any(a < 0) || any(a > 1)))
+    invalid_fit("'eig_angles' must hold bounds on sines: numbers between 0 and 1")
 }
 
 validate_fastkpca_exact <- function(x) {

@@ -247,6 +247,17 @@
 #'     (the kernel recomputed tile by tile, as the exact solver's buffer is
 #'     overwritten by the reduction; for the matrix-free solver, its last
 #'     pass). `summary()` shows it.}
+#'   \item{eig_angles}{a bound on the sine of the angle between each unit
+#'     eigenvector and the exact one: the residual (not relative) divided
+#'     by the gap between its eigenvalue and every other, the other
+#'     computed eigenvalues each counted within its residual and the ones
+#'     not computed below the next one the solver found (or `th`; with
+#'     `variance`, the last one kept, whose bound is then 1) plus its
+#'     residual (Davis and Kahan's sin-theta theorem); 1 where the gap
+#'     is not larger than the residuals, as for a multiple eigenvalue,
+#'     whose vectors are any basis of its space. The column errors of
+#'     `alpha` and `rotated` are about this (plus half the eigenvalue's
+#'     relative error). `summary()` shows it.}
 #'   \item{passes, residual_history}{for the matrix-free solver, the passes
 #'     over the kernel matrix and the largest residual after each;
 #'     `NULL` otherwise.}
@@ -387,65 +398,45 @@ kpca_data <- function(x, na.action, center, scale., precomputed) {
   list(x = scaling$x, removed = removed, scaling = scaling)
 }
 
-# The exact fit (and the precomputed one) on one n x n buffer in C
-# (src/fit.c): kernel, centering, eigenpairs; then the components.
+# The exact fit (and the precomputed one): the operator of the fit, the
+# eigenpairs of the solver chosen (R/eigen.R; the dense ones on one n x n
+# buffer in C, src/fit.c, the matrix-free one in passes, R/matrix_free.R),
+# the components, and the fit.
 kpca_exact <- function(x, kernel, features, th, solver, threads, control, variance, call,
                        removed, scaling, threads_given = TRUE) {
   n <- NROW(x)
   solver <- choose_solver(solver, n, features, fits = buffer_fits(n, features))
-  if (solver == "matrix_free")  # R/matrix_free.R: no n x n buffer
-    return(kpca_matrix_free(x, kernel, features, th, threads, control, call, removed,
-                            scaling, threads_given))
-  settings <- solver_control(control, n, features)
-  precomputed <- is_precomputed(kernel)
-  # g of a conformal kernel, once on the training rows; predict() reuses them
-  weights <- if (!precomputed) kernel_weights(kernel, x)
-  program <- if (!precomputed) kernel_program(kernel)
-  res <- engine_call(.Call(C_kpca_exact, x, program, weights,
-                           features, th, solver_codes[[solver]], threads, settings,
-                           if (is.null(variance)) 0 else variance,
-                           progress_fraction(sprintf("kpca: exact fit on %d rows", n))))
-  if (!res$converged)
-    warn_convergence(sprintf(paste0("the iterative solver did not converge in %d restarts ",
-                                    "(largest relative residual %.2g); increase control$maxit ",
-                                    "or use solver = \"exact\""),
-                             res$restarts, res$residual))
-  comp <- exact_components(res, n, th, features, row_labels(x), removed)
+  op <- kernel_operator(x, kernel, threads, batches = solver == "matrix_free",
+                        threads_given = threads_given)
+  on.exit(op$close())
+  sol <- solve_eigen(op, solver, features, th, control, variance)
+  comp <- exact_components(sol, n, removed, row_labels(x))
   features <- if (is.null(variance)) features else length(comp$eig)
-  iterations <- if (solver == "iterative") res$restarts
-  # the certificate: one product with the kernel matrix (the user's, or the
-  # kernel's tile by tile: the buffer is gone, and dsytrd overwrote it)
-  product <- if (precomputed) function(V) x %*% V
-             else function(V) kernel_block_product(x, 0L, n, program, weights, V, threads)
-  residuals <- stats::setNames(
-    eigen_residuals(product, comp$eig, sweep(comp$alpha, 2L, sqrt(comp$eig), "*")),
-    names(comp$eig))
-  if (precomputed)
+  if (op$precomputed)
     return(validate_fastkpca_precomputed(new_fastkpca_precomputed(
       alpha = comp$alpha, eig = comp$eig, rotated = comp$rotated, features = features,
-      th = th, threads = threads, variance_total = res$variance_total, call = call,
-      na.action = removed, kernel_colmeans = res$colmeans, kernel_mean = res$grand_mean,
-      solver = solver, iterations = iterations, variance = variance,
-      eig_residuals = residuals)))
+      th = th, threads = op$threads, variance_total = sol$variance_total, call = call,
+      na.action = removed, kernel_colmeans = sol$colmeans, kernel_mean = sol$grand_mean,
+      solver = solver, iterations = sol$iterations, variance = variance,
+      eig_residuals = comp$residuals, eig_angles = comp$angles)))
   validate_fastkpca_exact(new_fastkpca_exact(
     alpha = comp$alpha, eig = comp$eig, rotated = comp$rotated, kernel = kernel,
-    kpar = kernel_kpar(kernel), features = features, th = th, threads = threads,
-    variance_total = res$variance_total, center = scaling$center, scale = scaling$scale,
-    call = call, na.action = removed, xmatrix = x, kernel_weights = weights,
-    kernel_colmeans = res$colmeans, kernel_mean = res$grand_mean, solver = solver,
-    iterations = iterations, variance = variance, eig_residuals = residuals))
+    kpar = kernel_kpar(kernel), features = features, th = th, threads = op$threads,
+    variance_total = sol$variance_total, center = scaling$center, scale = scaling$scale,
+    call = call, na.action = removed, xmatrix = x, kernel_weights = op$weights,
+    kernel_colmeans = sol$colmeans, kernel_mean = sol$grand_mean, solver = solver,
+    iterations = sol$iterations, variance = variance, eig_residuals = comp$residuals,
+    eig_angles = comp$angles, passes = sol$passes, residual_history = sol$history))
 }
 
-# eig, alpha and rotated from the eigenpairs of Kc / n that C returned:
-# alpha = V / sqrt(eig); rotated = Kc alpha = n V sqrt(eig), from V alone.
-# With na.exclude, rotated has one row per input row, NA where dropped (as
-# prcomp).
-exact_components <- function(res, n, th, features, rownames, removed) {
-  if (features == 0L && length(res$values) == 0L)
-    stop_data(sprintf("no eigenvalue of the centered kernel matrix exceeds 'th' (%g); ", th),
-              "lower 'th', set 'features', or check the kernel parameters")
+# eig, alpha, rotated and the certificate of the components, from a
+# solver's eigenpairs of Kc / n (solve_eigen()): those with safely positive
+# eigenvalues (positive_components()); alpha = V / sqrt(eig); rotated =
+# Kc alpha = n V sqrt(eig), from V alone. With na.exclude, rotated has one
+# row per input row, NA where dropped (as prcomp).
+exact_components <- function(sol, n, removed, rownames) {
   # the vectors come with their signs fixed (orient_columns in src/eigen.c)
-  comp <- positive_components(res$values, res$vectors)
+  comp <- positive_components(sol$values, sol$vectors)
   vectors <- comp$vectors
   eig <- comp$values
   labels <- paste0("Comp.", seq_along(eig))
@@ -454,7 +445,9 @@ exact_components <- function(res, n, th, features, rownames, removed) {
   rotated <- sweep(vectors, 2L, n * sqrt(eig), "*")
   dimnames(alpha) <- list(NULL, labels)
   dimnames(rotated) <- list(rownames, labels)
-  list(eig = eig, alpha = alpha, rotated = stats::napredict(removed, rotated))
+  list(eig = eig, alpha = alpha, rotated = stats::napredict(removed, rotated),
+       residuals = stats::setNames(sol$residuals[comp$keep], labels),
+       angles = stats::setNames(sol$angles[comp$keep], labels))
 }
 
 # The user's na.action as a function: a function, or the name of one.

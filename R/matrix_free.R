@@ -5,12 +5,15 @@
 # same space as block Lanczos), whose one heavy step is a pass: the kernel
 # matrix times a block of vectors, computed tile by tile in C and never
 # stored (kernel_block_product(), src/matrix_free.c), in this process or
-# by row batches on future's workers (matrix_free_operator()). The steps:
-#   matrix_free_start()     a Nystrom subspace (or random vectors) to start from
-#   matrix_free_operator()  the passes: A V = H K H V / n, centering implicit
-#   matrix_free_eigen()     Rayleigh-Ritz on the basis, residuals, expansion,
-#                           restarts, and a last pass that certifies
-#   kpca_matrix_free()      the fit, with the same fields as the exact one
+# by row batches on future's workers (matrix_free_worker_product()). It is
+# one of the solvers of R/eigen.R: it takes the fit's operator
+# (kernel_operator()) and returns certified eigenpairs. The steps:
+#   matrix_free_start()       a Nystrom subspace (or random vectors) to start from
+#   matrix_free_first_pass()  A X, and the kernel's column means and trace;
+#                             a centered kernel that is zero ends here
+#   rayleigh_ritz()           the Ritz pairs of the basis, their certificate
+#   matrix_free_expand()      the residuals not yet small enough, one pass
+#   matrix_free_certify()     a last pass on the returned vectors
 
 #' @rdname kpca
 #' @section Exact beyond memory: `solver = "matrix_free"`:
@@ -37,19 +40,40 @@
 #' iterations converge far faster than subspace iteration for the same
 #' number of passes, and a residual block needs no orthogonal polynomial
 #' recurrences (LOBPCG's instability) nor a stored tridiagonal matrix.
-#' It stops when every requested eigenpair's residual is at most
-#' `control$tol` (default `1e-8`), then makes one more pass on the
-#' returned vectors and measures the residuals there: these are stored as
-#' `eig_residuals`. If that last pass does not confirm them, it goes on;
-#' after `control$maxit` passes (default 100) it warns by how much it
-#' missed.
+#' Each eigenpair is certified twice: its residual
+#' \eqn{\|K_c v / n - \lambda v\|}{||Kc v / n - eig v||} relative to the
+#' largest eigenvalue bounds the eigenvalue's error (`eig_residuals`), and
+#' the residual divided by the gap between its eigenvalue and every other
+#' bounds the sine of the angle between its vector and the exact one
+#' (`eig_angles`, Davis and Kahan's sin-theta theorem). The gap counts the
+#' other computed eigenvalues, each up to its residual, and the part of the
+#' spectrum not computed, which lies below the smallest Ritz value of the
+#' block plus its residual (the assumption of every Krylov method: no
+#' leading eigenvalue was missed). It stops when every requested
+#' eigenpair's residual and angle bound are at most `control$tol` (default
+#' `1e-8`; an angle is left as it is once its residual is at the rounding
+#' level, as for a multiple eigenvalue, whose vectors are any basis of its
+#' space), then makes one more pass on the returned vectors and measures
+#' both there. If that last pass does not confirm them, it goes on; after
+#' `control$maxit` passes (default 100) it warns by how much it missed.
+#'
+#' A centered kernel matrix that is zero (every row alike in feature space:
+#' constant rows, or a kernel that gives 1 everywhere) is found before the
+#' passes, or from the first one, and ends with the error the exact solver
+#' gives; a kernel of lower rank than `features` gives the exact solver's
+#' warning and the components there are.
 #'
 #' Under a parallel [future::plan()], the rows of each pass are split into
 #' one batch per worker; the data go to each worker once per fit, as a file
 #' in [tempdir()] (on other machines, set
 #' `options(fastkpca.shared_dir = )` to a folder they all see), and the
 #' block of vectors once per pass. A worker that is lost during a pass
-#' (its process killed) has its batch run again, up to twice. Every row's
+#' (its process killed) is replaced: once the pass's other batches are
+#' back, the plan's workers are started again (future's `resetWorkers()`
+#' where it serves the backend, else the plan set again) and the batch
+#' runs again, up to twice; a batch that no renewed worker takes (a
+#' cluster made by the user, which cannot be renewed) runs in the calling
+#' process. The fit is the same as without the loss. Every row's
 #' result is summed in the same order whatever the batches, so the fit is
 #' the same under every plan and number of workers. `threads` is the
 #' number of threads per worker (by default `kpca_threads()` divided by the
@@ -100,39 +124,6 @@ matrix_free_control <- function(control, n, features) {
        ncv = as.integer(ncv), landmarks = as.integer(landmarks))
 }
 
-# The fit: the eigenpairs from matrix_free_eigen(), the centering terms
-# from the first pass, the components and the fit as the exact solver's.
-kpca_matrix_free <- function(x, kernel, features, th, threads, control, call, removed,
-                             scaling, threads_given = TRUE) {
-  n <- NROW(x)
-  if (is_precomputed(kernel))
-    stop_argument("solver = \"matrix_free\" needs the data rows: a precomputed kernel matrix ",
-                  "is stored already; use solver = \"exact\" or \"iterative\"")
-  settings <- matrix_free_control(control, n, features)
-  weights <- kernel_weights(kernel, x)
-  # on future's workers, threads per worker: by default kpca_threads()
-  # shared among them, as for chunks (chunk_threads())
-  if (!threads_given && chunks_in_parallel()) threads <- chunk_threads()
-  op <- matrix_free_operator(x, kernel, weights, threads)
-  on.exit(op$close())
-  start <- matrix_free_start(x, kernel, op$program, settings, op$threads)
-  sol <- matrix_free_eigen(op, start, n, features, settings)
-  res <- list(values = sol$values, vectors = sol$vectors)
-  comp <- exact_components(res, n, th, features, row_labels(x), removed)
-  colmeans <- sol$colmeans
-  grand_mean <- mean(colmeans)
-  diagonal <- kernel_self(x, kernel)
-  validate_fastkpca_exact(new_fastkpca_exact(
-    alpha = comp$alpha, eig = comp$eig, rotated = comp$rotated, kernel = kernel,
-    kpar = kernel_kpar(kernel), features = features, th = th, threads = op$threads,
-    variance_total = mean(diagonal) - grand_mean, center = scaling$center,
-    scale = scaling$scale, call = call, na.action = removed, xmatrix = x,
-    kernel_weights = weights, kernel_colmeans = colmeans, kernel_mean = grand_mean,
-    solver = "matrix_free", iterations = NULL, variance = NULL,
-    eig_residuals = stats::setNames(sol$residuals[seq_along(comp$eig)], names(comp$eig)),
-    passes = sol$passes, residual_history = sol$history))
-}
-
 # ---- the passes ----
 
 # K[rows, ] V for the rows row0 + 1, ..., row0 + nrow of x (in C).
@@ -141,49 +132,22 @@ kernel_block_product <- function(x, row0, nrow, program, weights, V, threads) {
                     weights, V, as.integer(threads)))
 }
 
-# The operator of a fit: list(apply = function(V) Kc V / n, product =
-# function(V) K V, program (the kernel's), threads, close). In this process, one .Call per pass;
-# under a parallel plan, one batch of rows per worker, the data written
-# once to a file the workers read (and keep, keyed by its path) and the
-# block of vectors sent with each pass.
-matrix_free_operator <- function(x, kernel, weights, threads) {
-  n <- NROW(x)
-  program <- kernel_program(kernel)
-  parallel <- chunks_in_parallel() && n >= 2L * matrix_free_batch_rows
-  product <- if (!parallel) {
-    function(V) kernel_block_product(x, 0L, n, program, weights, V, threads)
-  } else {
-    path <- tempfile("fastkpca-rows-", tmpdir = matrix_free_shared_dir(), fileext = ".rds")
-    saveRDS(list(x = x, program = program, weights = weights), path)
-    batches <- matrix_free_batches(n, future::nbrOfWorkers())
-    function(V) {
-      out <- run_on_workers(batches, matrix_free_batch,
-                            list(path = path, V = V, threads = threads),
-                            function(i) sprintf("batch %d (rows %d to %d) of the pass", i,
-                                                batches[[i]]$row0 + 1L,
-                                                batches[[i]]$row0 + batches[[i]]$nrow))
-      do.call(rbind, out)
-    }
-  }
-  list(product = product, program = program, threads = threads,
-       apply = function(V) centered_product(product, V),
-       close = function() if (parallel) unlink(path))
-}
-
-# Kc V / n = H K H V / n from product(V) = K V, H = I - 11'/n: the
-# centering costs two column means, never a matrix.
-centered_product <- function(product, V) {
-  P <- product(sweep(V, 2L, colMeans(V)))
-  sweep(P, 2L, colMeans(P)) / nrow(V)
-}
-
-# The certificate of eigenpairs (values, unit vectors V): the residual
-# ||Kc v / n - value v|| of each, relative to the largest value, from one
-# product with the kernel matrix. Every solver's fit keeps it
-# (eig_residuals).
-eigen_residuals <- function(product, values, V) {
-  R <- centered_product(product, V) - sweep(V, 2L, values, "*")
-  sqrt(colSums(R^2)) / max(values)
+# K V by batches of rows on future's workers, one batch per worker
+# (run_on_workers(), R/workers.R): the data written once to a file the
+# workers read (and keep, keyed by its path), the block of vectors sent
+# with each pass. Returns list(product, close); close() removes the file.
+matrix_free_worker_product <- function(x, program, weights, threads) {
+  path <- tempfile("fastkpca-rows-", tmpdir = matrix_free_shared_dir(), fileext = ".rds")
+  saveRDS(list(x = x, program = program, weights = weights), path)
+  batches <- matrix_free_batches(NROW(x), future::nbrOfWorkers())
+  label <- function(i) sprintf("batch %d (rows %d to %d) of the pass", i,
+                               batches[[i]]$row0 + 1L, batches[[i]]$row0 + batches[[i]]$nrow)
+  list(product = function(V) {
+         out <- run_on_workers(batches, matrix_free_batch,
+                               list(path = path, V = V, threads = threads), label)
+         do.call(rbind, out)
+       },
+       close = function() unlink(path))
 }
 
 # Rows per batch are a multiple of this (so batches align with the C
@@ -229,90 +193,232 @@ matrix_free_batch <- function(batch, args) {
 
 # ---- the solver ----
 
-# The first basis: the leading directions of a centered Nystrom fit on
-# settings$landmarks uniform rows (cheap beside one pass, and close to the
-# answer), filled up with random vectors; R's generator, so set.seed()
-# makes the fit reproducible.
-matrix_free_start <- function(x, kernel, program, settings, threads) {
-  n <- NROW(x)
-  p <- settings$block
-  V <- NULL
-  if (settings$landmarks > p) {
-    rows <- take_rows(x, sample.int(n, settings$landmarks))
-    V <- tryCatch(suppressWarnings({
-      basis <- nystrom_landmark_basis(rows, kernel, 1L, threads, program)
-      stats <- nystrom_statistics(x, basis, kernel, threads, program)
-      res <- nystrom_solve(stats, basis, min(p, basis$rank), 0)
-      nystrom_score_rows(x, basis, kernel, res$alpha, res$mu, threads, program)
-    }), error = function(e) NULL)
+# The solver of R/eigen.R's interface: the `features` leading eigenpairs
+# of op's Kc / n, certified (eigen_certificate()), without the n x n
+# matrix. The state of the iteration is one list, `run` (matrix_free_run());
+# each step below takes it and returns it.
+matrix_free_eigen <- function(op, features, control) {
+  if (op$precomputed)
+    stop_argument("solver = \"matrix_free\" needs the data rows: a precomputed kernel matrix ",
+                  "is stored already; use solver = \"exact\" or \"iterative\"")
+  settings <- matrix_free_control(control, op$n, features)
+  # rows all alike: K is constant and Kc zero whatever the kernel, known
+  # before any pass
+  if (rows_alike(op$x)) stop_no_positive_eigenvalue(" (every row of 'x' is the same)")
+  settings$features <- features
+  settings$progress <- matrix_free_progress(settings$maxit)
+  X <- matrix_free_start(op, settings)
+  run <- matrix_free_run(X, matrix_free_first_pass(op, X), settings)
+  repeat {
+    run <- matrix_free_iterate(op, run, settings)
+    # the start's Ritz pairs come from the first pass itself: certified
+    if (run$fresh) break
+    run <- matrix_free_certify(op, run, settings)
+    if (all(run$cert$met) || run$last) break
   }
-  missing <- p - if (is.null(V)) 0L else ncol(V)
-  if (missing > 0L) V <- cbind(V, matrix(stats::rnorm(n * missing), n, missing))
-  orthonormal_columns(sweep(V, 2L, colMeans(V)))
+  matrix_free_result(run, settings)
 }
 
-# The leading eigenpairs of A = Kc / n from the start X (n x p,
-# orthonormal, orthogonal to 1). Returns list(values, vectors (unit),
-# residuals (of the last pass), passes, history, colmeans (of K)).
-matrix_free_eigen <- function(op, X, n, k, settings) {
+# The state of an iteration: the basis, its Ritz pairs (rr) and their
+# certificate (cert); passes so far, the largest residual after each
+# (history) and the largest one not met (pending); fresh: the basis is the
+# start, whose products one pass computed; last: no pass is left for more
+# than the certificate (maxit, a stalled basis, rounding).
+matrix_free_run <- function(X, first, settings) {
+  list(basis = krylov_basis(X, first$AX, settings$ncv), block = ncol(X), first = first,
+       rr = NULL, cert = NULL, passes = 1L, history = numeric(), pending = numeric(),
+       fresh = TRUE, last = FALSE)
+}
+
+# Rayleigh-Ritz and expansion, pass after pass, until the Ritz pairs'
+# certificate is met or passes run out (the certifying pass counts among
+# maxit).
+matrix_free_iterate <- function(op, run, settings) {
+  repeat {
+    run <- matrix_free_ritz(run, settings)
+    run$last <- run$last || at_rounding_floor(run, settings) ||
+      run$passes >= settings$maxit - as.integer(!run$fresh)
+    if (all(run$cert$met) || run$last) return(run)
+    grown <- matrix_free_expand(op, run$basis, run$rr, run$cert$active, settings$ncv)
+    # nothing new left of the residuals (they lie in the basis, to rounding)
+    if (is.null(grown)) {
+      run$last <- TRUE
+      return(run)
+    }
+    run$basis <- grown
+    run$passes <- run$passes + 1L
+    run$fresh <- FALSE
+  }
+}
+
+# The Ritz pairs of the basis and their certificate; after a pass, its
+# record (history, pending, progress).
+matrix_free_ritz <- function(run, settings) {
+  run$rr <- rayleigh_ritz(run$basis, run$block)
+  run$cert <- pair_certificate(run$rr$values, run$rr$norms, nrow(run$rr$X),
+                               settings$features, settings$tol)
+  if (length(run$history) < run$passes) run <- matrix_free_record(run, settings)
+  run
+}
+
+matrix_free_record <- function(run, settings) {
+  run$history <- c(run$history, run$cert$largest)
+  run$pending <- c(run$pending, run$cert$pending)
+  settings$progress(run$passes, run$cert$largest)
+  run
+}
+
+# Whether every row of x (a matrix, or strings) is the same.
+rows_alike <- function(x) {
+  if (is.character(x)) return(all(x == x[[1L]]))
+  all(x == rep(x[1L, ], each = nrow(x)))
+}
+
+# The first basis: the leading directions of a centered Nystrom fit on
+# settings$landmarks uniform rows (cheap beside one pass, and close to the
+# answer), filled up to settings$block with random vectors; R's generator,
+# so set.seed() makes the fit reproducible. Orthonormal and orthogonal to
+# 1; random columns are drawn again for those that are not independent
+# (a Nystrom fit of lower rank than the block, on data with few distinct
+# rows).
+matrix_free_start <- function(op, settings) {
+  n <- op$n
+  p <- settings$block
+  V <- matrix(0, n, 0L)
+  if (settings$landmarks > p) {
+    scores <- tryCatch(suppressWarnings({
+      rows <- take_rows(op$x, sample.int(n, settings$landmarks))
+      basis <- nystrom_landmark_basis(rows, op$kernel, 1L, op$threads, op$program)
+      stats <- nystrom_statistics(op$x, basis, op$kernel, op$threads, op$program)
+      res <- nystrom_solve(stats, basis, min(p, basis$rank), 0)
+      nystrom_score_rows(op$x, basis, op$kernel, res$alpha, res$mu, op$threads, op$program)
+    }), error = function(e) NULL)
+    if (!is.null(scores)) V <- orthonormal_columns(sweep(scores, 2L, colMeans(scores)))
+  }
+  for (round in 1:3) {
+    missing <- p - ncol(V)
+    if (missing <= 0L) break
+    R <- matrix(stats::rnorm(n * missing), n, missing)
+    V <- cbind(V, orthonormal_columns(sweep(R, 2L, colMeans(R)),
+                                      list(Q = V, used = ncol(V))))
+  }
+  V
+}
+
+# The first pass: A X, and with a column of ones the kernel's column
+# means, hence the centering terms and trace(Kc) / n (with the diagonal).
+# A centered kernel that is zero to rounding (its trace and A X within
+# flat_constant_share of the diagonal, R/diagnostics.R) has no component:
+# the exact solver's error, now rather than after passes on rounding.
+matrix_free_first_pass <- function(op, X) {
+  n <- nrow(X)
   p <- ncol(X)
-  progress <- matrix_free_progress(settings$maxit)
-  # the first pass also gives the kernel's row means (a column of ones)
   P <- op$product(cbind(sweep(X, 2L, colMeans(X)), 1))
   colmeans <- P[, p + 1L] / n
   AX <- sweep(P[, seq_len(p), drop = FALSE], 2L,
               colMeans(P[, seq_len(p), drop = FALSE])) / n
-  rm(P)
-  basis <- krylov_basis(X, AX, settings$ncv)
-  passes <- 1L
-  stalled <- FALSE
-  history <- numeric()
-  repeat {
-    rr <- rayleigh_ritz(basis, p)
-    top <- max(rr$values[1L], .Machine$double.xmin)
-    res <- rr$norms / top
-    if (!stalled) {  # (a stalled basis is examined again without a pass)
-      history <- c(history, max(res[seq_len(k)]))
-      progress(passes, history[length(history)])
-    }
-    done <- all(res[seq_len(k)] <= settings$tol)
-    # the certifying pass counts among the maxit
-    if (done || stalled || passes >= settings$maxit - 1L) {
-      # the certificate: the returned vectors times A in a pass of their own
-      V <- rr$X[, seq_len(k), drop = FALSE]
-      AV <- op$apply(V)
-      passes <- passes + 1L
-      theta <- colSums(V * AV)
-      cert <- sqrt(colSums((AV - sweep(V, 2L, theta, "*"))^2)) / max(theta)
-      history <- c(history, max(cert))
-      progress(passes, max(cert))
-      if (all(cert <= settings$tol) || stalled || passes >= settings$maxit) {
-        if (!all(cert <= settings$tol))
-          warn_convergence(sprintf(paste0("the matrix-free solver did not reach control$tol (%g) ",
-                                          "in %d passes: the largest residual is %.2g, %.3g times ",
-                                          "the tolerance; increase control$maxit or control$ncv"),
-                                   settings$tol, passes, max(cert), max(cert) / settings$tol))
-        return(list(values = theta, vectors = oriented_columns(V), residuals = cert,
-                    passes = passes, history = history, colmeans = colmeans))
-      }
-      rr$AX[, seq_len(k)] <- AV
-      rr$R[, seq_len(k)] <- AV - sweep(V, 2L, theta, "*")
-      res[seq_len(k)] <- cert
-    }
-    active <- which(res > settings$tol)
-    if (basis$used + length(active) > settings$ncv)
-      basis <- krylov_basis(rr$X, rr$AX, settings$ncv)
-    W <- orthonormal_columns(sweep(rr$R[, active, drop = FALSE], 2L,
-                                   colMeans(rr$R[, active, drop = FALSE])), basis)
-    if (ncol(W) == 0L) {
-      # nothing new is left of the residuals (they lie in the basis, to
-      # rounding): certify what there is, and warn if it misses tol
-      stalled <- TRUE
-      next
-    }
-    basis <- krylov_add(basis, W, op$apply(W))
-    passes <- passes + 1L
-  }
+  diagonal <- mean(kernel_self(op$x, op$kernel, op$program))
+  grand_mean <- mean(colmeans)
+  total <- diagonal - grand_mean
+  noise <- flat_constant_share * abs(diagonal)
+  if (abs(total) <= noise && max(sqrt(colSums(AX^2))) <= noise)
+    stop_no_positive_eigenvalue(sprintf(paste0(" (from the first pass: trace(Kc) / n is %.2g, ",
+                                               "the kernel's mean diagonal %.2g)"),
+                                        total, diagonal))
+  list(AX = AX, colmeans = colmeans, grand_mean = grand_mean, variance_total = total)
+}
+
+# The certificate of the block's pairs (eigen_certificate()), of which the
+# first k are wanted: met (for those k), active (the pairs whose residual
+# goes into the next block: the wanted ones not met, and the others whose
+# residual is above tol, which speed up the last wanted ones and tighten
+# their gaps), largest (the largest residual of the wanted ones), pending
+# (the largest residual of the wanted ones not met, 0 if none).
+pair_certificate <- function(values, norms, n, k, tol) {
+  cert <- eigen_certificate(values, norms, n)
+  wanted <- seq_len(k)
+  met <- certificate_met(cert, tol)
+  c(cert, list(met = met[wanted],
+               active = c(which(!met[wanted]), k + which(cert$residuals[-wanted] > tol)),
+               largest = max(cert$residuals[wanted]),
+               pending = max(c(0, cert$residuals[wanted][!met[wanted]]))))
+}
+
+# Whether the pairs left are at the floor of rounding: every wanted
+# residual within tol, and the largest of those not met (one per pass) no
+# smaller than half what it was 3 passes before. Their angles then stay as
+# they are (their eigenvalues lie within rounding / tol of others), and
+# more passes would only repeat them.
+at_rounding_floor <- function(run, settings) {
+  m <- length(run$pending)
+  m > 3L && all(run$cert$residuals[seq_len(settings$features)] <= settings$tol) &&
+    run$pending[m] > 0.5 * run$pending[m - 3L]
+}
+
+# One pass: the residuals of the active pairs, orthogonal to the basis,
+# and their products, added to the basis (restarted from the Ritz vectors
+# first when it would outgrow ncv). NULL when nothing new is left of the
+# residuals (they lie in the basis, to rounding).
+matrix_free_expand <- function(op, basis, rr, active, ncv) {
+  if (basis$used + length(active) > ncv) basis <- krylov_basis(rr$X, rr$AX, ncv)
+  R <- rr$R[, active, drop = FALSE]
+  W <- orthonormal_columns(sweep(R, 2L, colMeans(R)), basis)
+  if (ncol(W) == 0L) return(NULL)
+  krylov_add(basis, W, op$apply(W))
+}
+
+# The certifying pass: the wanted Ritz vectors times A, their Rayleigh
+# quotients and residuals from that product alone (the basis's products
+# carry the rounding of its restarts); the block's other pairs bound the
+# gaps as before. The block, with these products in front, becomes the
+# basis, to go on from if the certificate is not met.
+matrix_free_certify <- function(op, run, settings) {
+  rr <- run$rr
+  wanted <- seq_len(settings$features)
+  V <- rr$X[, wanted, drop = FALSE]
+  AV <- op$apply(V)
+  values <- c(colSums(V * AV), rr$values[-wanted])
+  norms <- c(residual_norms(V, AV, values[wanted]), rr$norms[-wanted])
+  run$rr <- list(X = rr$X, AX = cbind(AV, rr$AX[, -wanted, drop = FALSE]), values = values,
+                 norms = norms)
+  run$cert <- pair_certificate(values, norms, nrow(V), settings$features, settings$tol)
+  run$basis <- krylov_basis(run$rr$X, run$rr$AX, settings$ncv)
+  run$passes <- run$passes + 1L
+  matrix_free_record(run, settings)
+}
+
+# The solver's answer from the certified run, warning if the tolerance was
+# not met.
+matrix_free_result <- function(run, settings) {
+  k <- settings$features
+  wanted <- seq_len(k)
+  matrix_free_warn(run$cert, k, settings$tol, run$passes)
+  list(values = run$rr$values[wanted],
+       vectors = oriented_columns(run$rr$X[, wanted, drop = FALSE]),
+       residuals = run$cert$residuals[wanted], angles = run$cert$angles[wanted],
+       colmeans = run$first$colmeans, grand_mean = run$first$grand_mean,
+       variance_total = run$first$variance_total, iterations = NULL, passes = run$passes,
+       history = run$history)
+}
+
+# The warning of a fit that ended (maxit, or a stalled basis) before its
+# pairs met tol: by how much the residuals missed, or else which vectors
+# are not pinned down.
+matrix_free_warn <- function(cert, k, tol, passes) {
+  if (all(cert$met)) return(invisible())
+  residuals <- cert$residuals[seq_len(k)]
+  if (any(residuals > tol))
+    return(warn_convergence(sprintf(paste0(
+      "the matrix-free solver did not reach control$tol (%g) in %d passes: the largest ",
+      "residual is %.2g, %.3g times the tolerance; increase control$maxit or control$ncv"),
+      tol, passes, max(residuals), max(residuals) / tol)))
+  loose <- which(!cert$met)
+  warn_convergence(sprintf(paste0(
+    "the matrix-free solver did not bound the eigenvector angles of component%s %s by ",
+    "control$tol (%g) in %d passes: the largest bound is %.2g (their eigenvalues lie close ",
+    "to others); increase control$maxit or control$ncv"),
+    if (length(loose) > 1L) "s" else "", paste(loose, collapse = ", "), tol, passes,
+    max(cert$angles[loose])))
 }
 
 # A basis Q with A Q, and H = Q'AQ, kept in preallocated n x ncv matrices
@@ -356,19 +462,25 @@ rayleigh_ritz <- function(basis, p) {
 
 # The columns of W made orthonormal, and orthogonal to the basis's (two
 # rounds of classical Gram-Schmidt against it, then a QR inside); columns
-# that nothing new is left of are dropped.
+# that nothing new is left of (1e-10 of their length) are dropped. All of
+# it twice: a column that is barely independent of the others is divided
+# by what is left of it, which magnifies the rounding along the basis, and
+# the second time removes that ("twice is enough").
 orthonormal_columns <- function(W, basis = NULL) {
-  norms <- sqrt(colSums(W^2))
-  if (!is.null(basis)) {
-    Q <- basis$Q[, seq_len(basis$used), drop = FALSE]
-    for (round in 1:2) W <- W - Q %*% crossprod(Q, W)
+  Q <- if (!is.null(basis)) basis$Q[, seq_len(basis$used), drop = FALSE]
+  for (time in 1:2) {
+    norms <- sqrt(colSums(W^2))
+    if (!is.null(Q)) for (round in 1:2) W <- W - Q %*% crossprod(Q, W)
+    if (ncol(W) == 0L) return(W)
+    qrw <- qr(W, LAPACK = FALSE, tol = 1e-10)
+    # (R's QR moves the dependent columns last: the first rank are kept,
+    # each if enough of its own length is left)
+    kept <- seq_len(qrw$rank)
+    left <- abs(diag(qr.R(qrw)))[kept]
+    keep <- left > 1e-10 * pmax(norms[qrw$pivot[kept]], .Machine$double.xmin)
+    W <- qr.Q(qrw)[, kept, drop = FALSE][, keep, drop = FALSE]
   }
-  if (ncol(W) == 0L) return(W)
-  qrw <- qr(W, LAPACK = FALSE, tol = 1e-10)
-  r <- abs(diag(qr.R(qrw)))
-  keep <- r > 1e-10 * pmax(norms, .Machine$double.xmin)
-  Qw <- qr.Q(qrw)[, seq_len(qrw$rank), drop = FALSE]
-  Qw[, keep[qrw$pivot[seq_len(qrw$rank)]], drop = FALSE]
+  W
 }
 
 # The sign rule of every fit (orient_columns() in src/eigen.c), on a copy.

@@ -142,10 +142,10 @@ describe_scaling <- function(center, scale) {
 #'   `n` (the number of observations), `variance_total` and `importance`, a
 #'   3-row matrix (rows `"Eigenvalue"`, `"Proportion of Variance"` and
 #'   `"Cumulative Proportion"`) with one column per component; for exact and
-#'   precomputed fits also `eig_residuals` (the certificate of each
-#'   eigenpair, see [kpca()]), `solver` and `passes` (matrix-free fits),
-#'   which print() shows as a row "Residual". Its print method returns its
-#'   argument invisibly.
+#'   precomputed fits also `eig_residuals` and `eig_angles` (the
+#'   certificate of each eigenpair, see [kpca()]), `solver` and `passes`
+#'   (matrix-free fits), which print() shows as the rows "Residual" and
+#'   "Angle". Its print method returns its argument invisibly.
 #' @seealso [kpca()], [plot.fastkpca()] for a scree plot.
 #' @examples
 #' fit <- kpca(as.matrix(iris[, 1:4]), kpar = list(sigma = 0.2), features = 10)
@@ -165,6 +165,8 @@ summary.fastkpca <- function(object, ...) {
                  importance = importance, method = "Kernel PCA", landmarks = NULL,
                  eig_residuals = if (length(object$eig_residuals) == length(object$eig))
                    object$eig_residuals,
+                 eig_angles = if (length(object$eig_angles) == length(object$eig))
+                   object$eig_angles,
                  solver = object$solver,
                  passes = object$passes),
             class = "summary.fastkpca")
@@ -186,11 +188,17 @@ print.summary.fastkpca <- function(x, digits = max(3L, getOption("digits") - 3L)
   # the certificate of each eigenpair, where the fit has one
   if (!is.null(x$eig_residuals))
     shown <- rbind(shown, Residual = formatC(x$eig_residuals, digits = 1L, format = "e"))
+  if (!is.null(x$eig_angles))
+    shown <- rbind(shown, Angle = formatC(x$eig_angles, digits = 1L, format = "e"))
   print(noquote(shown), right = TRUE)
   if (!is.null(x$eig_residuals))
     cat_line("Residual: ", sprintf(
       "solver \"%s\"%s; ||Kc v / n - eig v|| / max(eig) of each eigenpair",
       x$solver, if (is.null(x$passes)) "" else sprintf(", %d passes", x$passes)))
+  if (!is.null(x$eig_angles))
+    cat_line("Angle:    ", paste(
+      "a bound on the sine of the angle between each eigenvector and the exact one",
+      "(the residual over the gap to the other eigenvalues; 1: not pinned down)"))
   invisible(x)
 }
 

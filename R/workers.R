@@ -1,48 +1,139 @@
 # Batches of work on future's workers, one future per batch, with lost
-# workers retried: the passes of the chunked Nystrom fit
+# workers replaced: the passes of the chunked Nystrom fit
 # (R/chunk_passes.R) and of the matrix-free exact solver
 # (R/matrix_free.R) both run here under a parallel future::plan().
 #
 # A future whose worker dies (its process killed, the machine gone) ends
-# in a FutureError when its value is collected; its batch is then launched
-# again, on whichever worker the backend gives, up to worker_retries
-# times. An error raised by the batch's own code (a chunk that cannot be
-# read, bad data) is not a lost worker and stops the pass at once, as it
-# would in this process. Values come back in batch order, so the results
-# do not depend on which worker ran what.
+# in a FutureError when its value is collected, or when it is launched on
+# a worker that died before. Once every batch of the round has come back
+# or been lost (nothing is in flight), the plan's workers are made again
+# (renew_workers()): future before 1.40 keeps a dead multisession or
+# cluster worker in its pool and would send the batch to it again. The
+# lost batches are then launched again, up to worker_retries times each;
+# a batch whose launch fails even on the renewed workers (a cluster the
+# user made, which cannot be renewed) runs in this process, as the last
+# resort. A batch lost more often than that is taken to kill its worker
+# (a reader that crashes R) and stops the pass with an error naming it.
+# An error raised by the batch's own code (a chunk that cannot be read,
+# bad data) is not a lost worker and stops the pass at once, as it would
+# in this process. Values come back in batch order, and a batch gives the
+# same numbers wherever it runs, so the results do not depend on which
+# worker ran what, nor on a worker being lost.
 
 # Launches of a batch after its first, when its worker is lost.
 worker_retries <- 2L
 
 # fun(batch, args) for each batch, on the workers: the list of values.
-# label(i) names batch i in the error when it is lost too often.
+# label(i) names batch i in the error when it is lost too often. A lost
+# worker is signalled (signalCondition(), silent unless handled) as a
+# condition of class "fastkpca_worker_lost".
 run_on_workers <- function(batches, fun, args, label) {
-  # a future, or the FutureError of a launch that found its worker gone
-  # (future before 1.40 does not replace a dead multisession worker)
-  launch <- function(i) {
-    batch <- batches[[i]]
-    tryCatch(future::future(fun(batch, args),
-                            globals = list(fun = fun, batch = batch, args = args),
-                            packages = "fastkpca", seed = TRUE),
-             FutureError = identity)
-  }
-  futures <- lapply(seq_along(batches), launch)
+  # future's seed = TRUE turns this process's generator to L'Ecuyer-CMRG
+  # to draw the futures' streams: put the caller's kind and state back, so
+  # that the next set.seed() means what it did (the batches draw nothing
+  # from the caller's stream)
+  rng <- rng_state()
+  on.exit(restore_rng(rng))
   values <- vector("list", length(batches))
-  for (i in seq_along(batches)) {
-    lost <- 0L
-    repeat {
-      value <- if (inherits(futures[[i]], "FutureError")) futures[[i]]
-               else tryCatch(future::value(futures[[i]]), FutureError = identity)
-      if (!inherits(value, "FutureError")) break
-      lost <- lost + 1L
-      if (lost > worker_retries)
+  lost <- integer(length(batches))
+  todo <- seq_along(batches)
+  while (length(todo) > 0L) {
+    futures <- lapply(todo, function(i) launch_batch(batches[[i]], fun, args))
+    gone <- integer()
+    for (j in seq_along(todo)) {
+      i <- todo[j]
+      value <- batch_value(futures[[j]])
+      futures[j] <- list(NULL)
+      if (!inherits(value, "FutureError")) {
+        values[i] <- list(value)
+        next
+      }
+      signal_worker_lost(label(i), value)
+      if (lost[i] > 0L && isTRUE(attr(value, "at_launch"))) {
+        # the workers were renewed and still none takes it: here
+        values[i] <- list(fun(batches[[i]], args))
+        next
+      }
+      lost[i] <- lost[i] + 1L
+      if (lost[i] > worker_retries)
         stop_worker(sprintf(paste0("%s was lost %d times: its worker stopped before it ended ",
                                    "(%s); nothing was returned"),
-                            label(i), lost, conditionMessage(value)))
-      futures[[i]] <- launch(i)
+                            label(i), lost[i], conditionMessage(value)))
+      gone <- c(gone, i)
     }
-    futures[i] <- list(NULL)
-    values[i] <- list(value)
+    rm(futures)
+    if (length(gone) > 0L) renew_workers()
+    todo <- gone
   }
   values
+}
+
+# A future of fun(batch, args), or the FutureError of a launch that found
+# its worker gone (marked "at_launch").
+launch_batch <- function(batch, fun, args) {
+  tryCatch(future::future(fun(batch, args),
+                          globals = list(fun = fun, batch = batch, args = args),
+                          packages = "fastkpca", seed = TRUE),
+           FutureError = function(e) structure(e, at_launch = TRUE))
+}
+
+# The value of a launched batch, or the FutureError of a lost worker.
+batch_value <- function(f) {
+  if (inherits(f, "FutureError")) return(f)
+  tryCatch(future::value(f), FutureError = identity)
+}
+
+# The plan's workers made again, so that a dead one is replaced: future's
+# resetWorkers() where it has a method for the plan's backend (future
+# 1.31 has one for multicore only), else the plan set again (plan() shuts
+# the old workers down and starts new ones). Called only when no future of
+# the pass is in flight.
+renew_workers <- function() {
+  strategy <- future::plan()
+  if (has_reset_method(strategy)) {
+    done <- tryCatch({
+      future::resetWorkers(strategy)
+      TRUE
+    }, error = function(e) FALSE)
+    if (done) return(invisible())
+  }
+  # (plan() substitutes its argument: the stack is given as a value)
+  stack <- future::plan("list")
+  tryCatch(future::plan(stack, substitute = FALSE), error = function(e) NULL)
+  invisible()
+}
+
+# Whether future's resetWorkers() has a method of its own for the
+# strategy's class (the default one does nothing).
+has_reset_method <- function(strategy) {
+  ns <- asNamespace("future")
+  if (!"resetWorkers" %in% getNamespaceExports(ns)) return(FALSE)
+  any(vapply(setdiff(class(strategy), "default"), function(cls)
+    !is.null(utils::getS3method("resetWorkers", cls, optional = TRUE, envir = ns)), NA))
+}
+
+# A lost worker, for those who listen (tests, logs): a condition of class
+# "fastkpca_worker_lost" naming the batch; nothing is printed.
+signal_worker_lost <- function(what, error) {
+  signalCondition(structure(
+    class = c("fastkpca_worker_lost", "condition"),
+    list(message = sprintf("%s: its worker was lost (%s)", what, conditionMessage(error)),
+         call = NULL)))
+}
+
+# The kind and state of this process's random-number generator, and their
+# restoration (with no .Random.seed when there was none).
+rng_state <- function() {
+  list(kind = RNGkind(),
+       seed = if (exists(".Random.seed", globalenv(), inherits = FALSE))
+         get(".Random.seed", globalenv()))
+}
+restore_rng <- function(state) {
+  if (!identical(RNGkind(), state$kind)) suppressWarnings(do.call(RNGkind, as.list(state$kind)))
+  if (is.null(state$seed)) {
+    if (exists(".Random.seed", globalenv(), inherits = FALSE))
+      rm(".Random.seed", envir = globalenv())
+  } else {
+    assign(".Random.seed", state$seed, globalenv())
+  }
 }

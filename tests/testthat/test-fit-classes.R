@@ -10,7 +10,8 @@ test_that("each kind of fit has its class and its fields", {
   expect_s3_class(ex, c("fastkpca_exact", "fastkpca"), exact = TRUE)
   expect_identical(names(ex), c(common_fields, "xmatrix", "kernel_weights", "kernel_colmeans",
                                 "kernel_mean", "solver", "iterations", "variance",
-                                "eig_residuals", "passes", "residual_history"))
+                                "eig_residuals", "eig_angles", "passes",
+                                "residual_history"))
   ny <- with_seed(1, kpca(x, kpar = list(sigma = 0.2), features = 3, landmarks = 40))
   expect_s3_class(ny, c("fastkpca_nystrom", "fastkpca"), exact = TRUE)
   expect_identical(names(ny), c(common_fields, "landmarks", "landmark_rule", "landmark_rows",
@@ -19,7 +20,7 @@ test_that("each kind of fit has its class and its fields", {
   pre <- kpca(K, kernel = "precomputed", features = 3)
   expect_s3_class(pre, c("fastkpca_precomputed", "fastkpca"), exact = TRUE)
   expect_identical(names(pre), c(common_fields, "kernel_colmeans", "kernel_mean", "solver",
-                                 "iterations", "variance", "eig_residuals"))
+                                 "iterations", "variance", "eig_residuals", "eig_angles"))
   expect_identical(pre$kernel, "precomputed")
   # the same numbers whatever the class: precomputed equals exact
   expect_equal(pre$eig, ex$eig, tolerance = 1e-12)

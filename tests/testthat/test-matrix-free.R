@@ -242,3 +242,80 @@ test_that("progress reports the passes and the largest residual", {
   expect_match(messages[1], "^pass 1, largest residual [0-9.e+-]+$")
   expect_match(messages[fit$passes], sprintf("^pass %d, ", fit$passes))
 })
+
+test_that("degenerate data end as with the exact solver, in a pass or none, under auto too", {
+  # each case under solver = "matrix_free" and under auto with a memory
+  # budget that sends it there; the exact solver's condition is the oracle
+  outcome <- function(expr) {
+    warnings <- list()
+    value <- withCallingHandlers(tryCatch(expr, error = identity), warning = function(w) {
+      warnings[[length(warnings) + 1L]] <<- w
+      invokeRestart("muffleWarning")
+    })
+    list(value = value, warnings = warnings)
+  }
+  same_end <- function(x, kpar, features, label, n_passes = NULL) {
+    ex <- outcome(kpca(x, kpar = kpar, features = features, solver = "exact"))
+    old <- options(fastkpca.memory_limit = 8 * nrow(x)^2 / 4)
+    on.exit(options(old))
+    for (solver in c("matrix_free", "auto")) {
+      mf <- outcome(with_seed(1, kpca(x, kpar = kpar, features = features, solver = solver)))
+      what <- paste(label, solver)
+      if (inherits(ex$value, "error")) {
+        expect_s3_class(mf$value, class(ex$value)[1L])
+        expect_s3_class(mf$value, "fastkpca_error")
+        expect_true(startsWith(conditionMessage(mf$value), conditionMessage(ex$value)),
+                    label = what)
+      } else {
+        expect_s3_class(mf$value, "fastkpca_exact")
+        expect_identical(mf$value$solver, "matrix_free")
+        expect_lt(rel_diff(mf$value$eig, ex$value$eig), 1e-10, label = what)
+        if (!is.null(n_passes)) expect_lte(mf$value$passes, n_passes, label = what)
+      }
+      expect_identical(lapply(mf$warnings, class), lapply(ex$warnings, class), label = what)
+      expect_identical(vapply(mf$warnings, conditionMessage, ""),
+                       vapply(ex$warnings, conditionMessage, ""), label = what)
+    }
+  }
+  n <- 600
+  # constant rows, and one distinct row repeated: K is constant, Kc zero
+  same_end(matrix(0, n, 2), list(sigma = 0.1), 2, "constant rows")
+  one <- with_seed(1, matrix(rnorm(3), 1, 3))[rep(1L, n), ]
+  same_end(one, list(sigma = 0.1), 2, "one distinct row")
+  # distinct rows, but a kernel that is 1 everywhere: zero from the first pass
+  spread <- with_seed(2, matrix(rnorm(n * 2), n, 2))
+  same_end(spread, list(sigma = 1e-300), 2, "a kernel of ones")
+  # a handful of distinct rows repeated: Kc has rank 4, fewer or more asked
+  few <- with_seed(3, matrix(rnorm(5 * 2), 5, 2))[rep(1:5, n / 5), ]
+  same_end(few, list(sigma = 0.5), 3, "five distinct rows, 3 components")
+  same_end(few, list(sigma = 0.5), 8, "five distinct rows, 8 components")
+  # a kernel that underflows to the identity: every eigenvalue alike (the
+  # exact solver's flat-kernel warning), and no vector to pin down
+  same_end(spread * 100, list(sigma = 1e6), 2, "identity", n_passes = 2L)
+  # with many rows, the cases without components end before any pass or at
+  # the first (a pass at n = 6000 is 1.8e7 kernel values)
+  old <- options(fastkpca.memory_limit = 1e6)
+  on.exit(options(old))
+  expect_error(kpca(matrix(0, 6000, 2), features = 2), "no positive eigenvalue.*every row",
+               class = "fastkpca_error_data")
+  expect_error(kpca(with_seed(4, matrix(rnorm(12000), 6000, 2)), kpar = list(sigma = 1e-300),
+                    features = 2),
+               "no positive eigenvalue.*from the first pass", class = "fastkpca_error_data")
+})
+
+test_that("a start of lower rank than the block is filled up, and the fit is certified", {
+  # a Nystrom start on 5 distinct rows has rank 4; the block is 8
+  x <- with_seed(3, matrix(rnorm(5 * 2), 5, 2))[rep(1:5, 60), ]
+  x <- x + with_seed(4, matrix(rnorm(600), 300, 2)) * 1e-3
+  start <- with_seed(5, fastkpca:::matrix_free_start(
+    fastkpca:::kernel_operator(x, kern("rbfdot", sigma = 0.5), 1L),
+    list(block = 8L, landmarks = 100L)))
+  expect_identical(dim(start), c(300L, 8L))
+  expect_lt(max(abs(crossprod(start) - diag(8))), 1e-12)
+  expect_lt(max(abs(colSums(start))), 1e-12)
+  fit <- with_seed(5, kpca(x, kpar = list(sigma = 0.5), features = 6, solver = "matrix_free",
+                           control = list(block = 8L, landmarks = 100L)))
+  ex <- kpca(x, kpar = list(sigma = 0.5), features = 6, solver = "exact")
+  expect_lt(rel_diff(fit$eig, ex$eig), 1e-10)
+  expect_true(all(fit$eig_residuals <= 1e-8))
+})
