@@ -48,9 +48,12 @@
 #' gets the descriptions of a batch of chunks (file names, a query with its
 #' offset, or the chunks themselves for a list), the landmarks and the
 #' kernel, reads the chunks itself, and sends back their sums (an m x m
-#' matrix per batch). A batch whose worker is lost (its process killed)
-#' runs again on another worker, up to twice; past that, the error names
-#' its chunks and no fit is returned. Chunks held by a live DBI connection are read in the
+#' matrix per batch). A batch whose worker is lost (its process killed,
+#' by the user, the system or a lost node) runs again once the round's
+#' other batches are back, on the plan's workers started again, up to
+#' twice; a batch that no renewed worker takes (a cluster made by the
+#' user) runs in the calling process, and a batch lost three times stops
+#' the fit with an error naming its chunks. Chunks held by a live DBI connection are read in the
 #' calling process (a connection cannot travel); give [row_chunks()] a
 #' function that connects instead. With the sequential plan, or without
 #' future, the passes run in the calling process. Progress is signalled
