@@ -92,6 +92,12 @@
 #' `c("fastkpca_message_<kind>", "fastkpca_message", "message", "condition")`;
 #' `suppressMessages()` quiets it.
 #'
+#' @section Signals:
+#' A worker lost during a parallel pass (matrix-free or chunked Nyström)
+#' signals a condition of class `c("fastkpca_worker_lost", "condition")`
+#' naming the batch, with `signalCondition()`: nothing is printed, and the
+#' fit goes on (the batch runs again); `withCallingHandlers()` sees it.
+#'
 #' @section Why base R's constructors:
 #' The conditions are built with `errorCondition()` and
 #' `warningCondition()`, which base R has had since 3.6.0, rather than with
