@@ -133,6 +133,7 @@ with_error_kind <- function(expr, kind) {
 # in C re-check what R has checked, so they are arguments; R's own
 # allocation failures ("cannot allocate vector of size ...") are memory.
 engine_call <- function(expr) {
+  engine_settings()
   tryCatch(expr, error = function(e) {
     if (inherits(e, "fastkpca_error")) stop(e)
     message <- conditionMessage(e)

@@ -21,8 +21,13 @@ run_on_workers <- function(batches, fun, args, label) {
   # (future before 1.40 does not replace a dead multisession worker)
   launch <- function(i) {
     batch <- batches[[i]]
-    tryCatch(future::future(fun(batch, args),
-                            globals = list(fun = fun, batch = batch, args = args),
+    # the engine's options (R/simd.R) go with the batch: a worker is
+    # another R process
+    settings <- engine_options()
+    tryCatch(future::future(with_engine_options(settings, fun(batch, args)),
+                            globals = list(fun = fun, batch = batch, args = args,
+                                           settings = settings,
+                                           with_engine_options = with_engine_options),
                             packages = "fastkpca", seed = TRUE),
              FutureError = identity)
   }

@@ -22,6 +22,8 @@ static const R_CallMethodDef call_methods[] = {
     CALLDEF(kernel_block_product, 7),
     CALLDEF(oriented_columns, 1),
     CALLDEF(tile_product, 8),
+    CALLDEF(engine_settings, 3),
+    CALLDEF(simd_path_resolve, 1),
     {NULL, NULL, 0}
 };
 
