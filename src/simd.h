@@ -7,9 +7,10 @@
  * (eight: AVX-512), the unaligned forms vd2u, vd4u, vd8u for loads and
  * stores in place, and the integer vectors vi2, vi4 of the same sizes. A
  * kernel written in them is compiled once per instruction set, a copy with
- * SIMD_AVX2 or SIMD_AVX512 (a target attribute) for the x86-64 CPUs that
- * have them; hand intrinsics are kept only where they measured faster (the
- * general product's tiles, tiles.c), behind the same switch.
+ * SIMD_AVX2_ATTR or SIMD_AVX512_ATTR (a target attribute) for the x86-64
+ * CPUs that have them. Intrinsics stand in only for what the extensions
+ * lack (square roots, minima, fused multiply-adds that must not depend on
+ * the compiler's contraction flags).
  *
  * The switch (simd_path, set from R: options(fastkpca.simd), see
  * R/simd.R) names the widest instruction set the kernels may use; each

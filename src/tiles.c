@@ -12,7 +12,7 @@
  *
  * C += op(A) op(B) is computed in tiles of mr rows by nr columns of C whose
  * accumulators stay in registers: 24 x 8 with AVX-512, 12 x 4 with AVX2 and
- * FMA, 8 x 4 with NEON (FMA), 6 x 4 with SSE2, 4 x 4 in plain loops. B is
+ * FMA, 6 x 4 with SSE2 or NEON (FMA), 4 x 4 in plain loops. B is
  * packed per slice of TILE_KC rows into panels of nr columns (row by row);
  * A is read in place when it is not transposed (the mr rows of a tile are
  * contiguous in each column), and packed otherwise and for the last,
@@ -74,128 +74,98 @@ typedef struct {
     simd_path path;
 } tile_kernel;
 
-#ifdef SIMD_X86
-/* The tiles are written out in full: GCC keeps an array of accumulators in
- * memory. The fused multiply-adds are intrinsics, so that they do not
- * depend on the compiler's contraction flags (measured faster than the
- * same tiles in vector extensions). */
-# define T8_LOAD(j) __m512d c0##j = _mm512_loadu_pd(c + (size_t) (j) * ldc),          \
-        c1##j = _mm512_loadu_pd(c + (size_t) (j) * ldc + 8),                            \
-        c2##j = _mm512_loadu_pd(c + (size_t) (j) * ldc + 16)
-# define T8_FMA(j) do {                                                              \
-        __m512d y = _mm512_set1_pd(bp[j]);                                              \
-        c0##j = _mm512_fmadd_pd(x0, y, c0##j); c1##j = _mm512_fmadd_pd(x1, y, c1##j);   \
-        c2##j = _mm512_fmadd_pd(x2, y, c2##j);                                          \
+/* The tiles, one source for every instruction set: 3 vectors of W doubles
+ * (3W rows) by 4 columns (8 with AVX-512), in the vector types of simd.h.
+ * They are written out in full: GCC keeps an array of accumulators in
+ * memory. The fused multiply-adds are intrinsics (TILE_FMA), so that they
+ * do not depend on the compiler's contraction flags; SSE2 has none (a
+ * product, then a sum, as the plain loops). Written with the compiler's
+ * own contraction instead, the AVX2 and AVX-512 tiles gave the same bits
+ * at the same speed, within the noise of the shared project machine. */
+#define TILE_LOAD(j) VT c0##j = *(const VTU *) (c + (size_t) (j) * ldc),              \
+        c1##j = *(const VTU *) (c + (size_t) (j) * ldc + TW),                           \
+        c2##j = *(const VTU *) (c + (size_t) (j) * ldc + 2 * TW)
+#define TILE_STEP(j) do {                                                            \
+        VT y = TSPLAT(bp[j]);                                                           \
+        c0##j = TILE_FMA(x0, y, c0##j); c1##j = TILE_FMA(x1, y, c1##j);                 \
+        c2##j = TILE_FMA(x2, y, c2##j);                                                 \
     } while (0)
-# define T8_STORE(j) do {                                                            \
-        _mm512_storeu_pd(c + (size_t) (j) * ldc, c0##j);                                \
-        _mm512_storeu_pd(c + (size_t) (j) * ldc + 8, c1##j);                            \
-        _mm512_storeu_pd(c + (size_t) (j) * ldc + 16, c2##j);                           \
+#define TILE_STORE(j) do {                                                           \
+        *(VTU *) (c + (size_t) (j) * ldc) = c0##j;                                      \
+        *(VTU *) (c + (size_t) (j) * ldc + TW) = c1##j;                                 \
+        *(VTU *) (c + (size_t) (j) * ldc + 2 * TW) = c2##j;                             \
     } while (0)
-SIMD_AVX512_ATTR
-static void tile_avx512(int kc, const double *a, int lda, const double *b, double *c,
-                        int ldc)
-{
-    T8_LOAD(0); T8_LOAD(1); T8_LOAD(2); T8_LOAD(3);
-    T8_LOAD(4); T8_LOAD(5); T8_LOAD(6); T8_LOAD(7);
-    for (int p = 0; p < kc; p++) {
-        const double *ap = a + (size_t) p * lda, *bp = b + (size_t) p * 8;
-        __m512d x0 = _mm512_loadu_pd(ap), x1 = _mm512_loadu_pd(ap + 8),
-            x2 = _mm512_loadu_pd(ap + 16);
-        T8_FMA(0); T8_FMA(1); T8_FMA(2); T8_FMA(3);
-        T8_FMA(4); T8_FMA(5); T8_FMA(6); T8_FMA(7);
-    }
-    T8_STORE(0); T8_STORE(1); T8_STORE(2); T8_STORE(3);
-    T8_STORE(4); T8_STORE(5); T8_STORE(6); T8_STORE(7);
-}
+#define TILE_BODY(NR, COLUMNS)                                                       \
+    COLUMNS(TILE_LOAD, ;);                                                              \
+    for (int p = 0; p < kc; p++) {                                                      \
+        const double *ap = a + (size_t) p * lda, *bp = b + (size_t) p * NR;             \
+        VT x0 = *(const VTU *) ap, x1 = *(const VTU *) (ap + TW),                       \
+            x2 = *(const VTU *) (ap + 2 * TW);                                          \
+        COLUMNS(TILE_STEP, ;);                                                          \
+    }                                                                                   \
+    COLUMNS(TILE_STORE, ;)
+#define TILE_COLUMNS4(F, SEP) F(0) SEP F(1) SEP F(2) SEP F(3)
+#define TILE_COLUMNS8(F, SEP) F(0) SEP F(1) SEP F(2) SEP F(3) SEP F(4) SEP F(5) SEP F(6) SEP F(7)
 
-# define T4_LOAD(j) __m256d c0##j = _mm256_loadu_pd(c + (size_t) (j) * ldc),          \
-        c1##j = _mm256_loadu_pd(c + (size_t) (j) * ldc + 4),                            \
-        c2##j = _mm256_loadu_pd(c + (size_t) (j) * ldc + 8)
-# define T4_FMA(j) do {                                                              \
-        __m256d y = _mm256_broadcast_sd(bp + (j));                                      \
-        c0##j = _mm256_fmadd_pd(x0, y, c0##j); c1##j = _mm256_fmadd_pd(x1, y, c1##j);   \
-        c2##j = _mm256_fmadd_pd(x2, y, c2##j);                                          \
-    } while (0)
-# define T4_STORE(j) do {                                                            \
-        _mm256_storeu_pd(c + (size_t) (j) * ldc, c0##j);                                \
-        _mm256_storeu_pd(c + (size_t) (j) * ldc + 4, c1##j);                            \
-        _mm256_storeu_pd(c + (size_t) (j) * ldc + 8, c2##j);                            \
-    } while (0)
+#ifdef SIMD_VECTOR
+/* two doubles a vector: SSE2 (no fused multiply-add) or NEON (fused) */
+# define VT vd2
+# define VTU vd2u
+# define TW 2
+# define TSPLAT(v) ((vd2) {(v), (v)})
+# if defined(SIMD_ARM64)
+#  define TILE_FMA(x, y, acc) ((vd2) vfmaq_f64((float64x2_t) (acc), (float64x2_t) (x),  \
+                                               (float64x2_t) (y)))
+# else
+#  define TILE_FMA(x, y, acc) ((acc) + (x) * (y))
+# endif
+static void tile_v2(int kc, const double *a, int lda, const double *b, double *c, int ldc)
+{
+    TILE_BODY(4, TILE_COLUMNS4);
+}
+# undef VT
+# undef VTU
+# undef TW
+# undef TSPLAT
+# undef TILE_FMA
+#endif
+
+#ifdef SIMD_X86
+# define VT vd4
+# define VTU vd4u
+# define TW 4
+# define TSPLAT(v) ((vd4) {(v), (v), (v), (v)})
+# define TILE_FMA(x, y, acc) ((vd4) _mm256_fmadd_pd((__m256d) (x), (__m256d) (y),          \
+                                                    (__m256d) (acc)))
 SIMD_AVX2_ATTR
 static void tile_avx2(int kc, const double *a, int lda, const double *b, double *c,
                       int ldc)
 {
-    T4_LOAD(0); T4_LOAD(1); T4_LOAD(2); T4_LOAD(3);
-    for (int p = 0; p < kc; p++) {
-        const double *ap = a + (size_t) p * lda, *bp = b + (size_t) p * 4;
-        __m256d x0 = _mm256_loadu_pd(ap), x1 = _mm256_loadu_pd(ap + 4),
-            x2 = _mm256_loadu_pd(ap + 8);
-        T4_FMA(0); T4_FMA(1); T4_FMA(2); T4_FMA(3);
-    }
-    T4_STORE(0); T4_STORE(1); T4_STORE(2); T4_STORE(3);
+    TILE_BODY(4, TILE_COLUMNS4);
 }
+# undef VT
+# undef VTU
+# undef TW
+# undef TSPLAT
+# undef TILE_FMA
 
-/* SSE2 has no fused multiply-add: a product then a sum, as plain loops */
-# define T2_LOAD(j) __m128d c0##j = _mm_loadu_pd(c + (size_t) (j) * ldc),              \
-        c1##j = _mm_loadu_pd(c + (size_t) (j) * ldc + 2),                               \
-        c2##j = _mm_loadu_pd(c + (size_t) (j) * ldc + 4)
-# define T2_FMA(j) do {                                                              \
-        __m128d y = _mm_set1_pd(bp[j]);                                                 \
-        c0##j = _mm_add_pd(c0##j, _mm_mul_pd(x0, y));                                   \
-        c1##j = _mm_add_pd(c1##j, _mm_mul_pd(x1, y));                                   \
-        c2##j = _mm_add_pd(c2##j, _mm_mul_pd(x2, y));                                   \
-    } while (0)
-# define T2_STORE(j) do {                                                            \
-        _mm_storeu_pd(c + (size_t) (j) * ldc, c0##j);                                   \
-        _mm_storeu_pd(c + (size_t) (j) * ldc + 2, c1##j);                               \
-        _mm_storeu_pd(c + (size_t) (j) * ldc + 4, c2##j);                               \
-    } while (0)
-static void tile_sse2(int kc, const double *a, int lda, const double *b, double *c,
-                      int ldc)
+# define VT vd8
+# define VTU vd8u
+# define TW 8
+# define TSPLAT(v) ((vd8) {(v), (v), (v), (v), (v), (v), (v), (v)})
+# define TILE_FMA(x, y, acc) ((vd8) _mm512_fmadd_pd((__m512d) (x), (__m512d) (y),          \
+                                                    (__m512d) (acc)))
+SIMD_AVX512_ATTR
+static void tile_avx512(int kc, const double *a, int lda, const double *b, double *c,
+                        int ldc)
 {
-    T2_LOAD(0); T2_LOAD(1); T2_LOAD(2); T2_LOAD(3);
-    for (int p = 0; p < kc; p++) {
-        const double *ap = a + (size_t) p * lda, *bp = b + (size_t) p * 4;
-        __m128d x0 = _mm_loadu_pd(ap), x1 = _mm_loadu_pd(ap + 2), x2 = _mm_loadu_pd(ap + 4);
-        T2_FMA(0); T2_FMA(1); T2_FMA(2); T2_FMA(3);
-    }
-    T2_STORE(0); T2_STORE(1); T2_STORE(2); T2_STORE(3);
+    TILE_BODY(8, TILE_COLUMNS8);
 }
-#endif
-
-#ifdef SIMD_ARM64
-/* NEON: 8 x 4, two doubles a vector, fused multiply-adds by lane (16
- * accumulators of aarch64's 32 vector registers). */
-# define TN_LOAD(j) float64x2_t c0##j = vld1q_f64(c + (size_t) (j) * ldc),            \
-        c1##j = vld1q_f64(c + (size_t) (j) * ldc + 2),                                  \
-        c2##j = vld1q_f64(c + (size_t) (j) * ldc + 4),                                  \
-        c3##j = vld1q_f64(c + (size_t) (j) * ldc + 6)
-# define TN_FMA(j, y, lane) do {                                                     \
-        c0##j = vfmaq_laneq_f64(c0##j, x0, y, lane);                                    \
-        c1##j = vfmaq_laneq_f64(c1##j, x1, y, lane);                                    \
-        c2##j = vfmaq_laneq_f64(c2##j, x2, y, lane);                                    \
-        c3##j = vfmaq_laneq_f64(c3##j, x3, y, lane);                                    \
-    } while (0)
-# define TN_STORE(j) do {                                                            \
-        vst1q_f64(c + (size_t) (j) * ldc, c0##j);                                       \
-        vst1q_f64(c + (size_t) (j) * ldc + 2, c1##j);                                   \
-        vst1q_f64(c + (size_t) (j) * ldc + 4, c2##j);                                   \
-        vst1q_f64(c + (size_t) (j) * ldc + 6, c3##j);                                   \
-    } while (0)
-static void tile_neon(int kc, const double *a, int lda, const double *b, double *c,
-                      int ldc)
-{
-    TN_LOAD(0); TN_LOAD(1); TN_LOAD(2); TN_LOAD(3);
-    for (int p = 0; p < kc; p++) {
-        const double *ap = a + (size_t) p * lda, *bp = b + (size_t) p * 4;
-        float64x2_t x0 = vld1q_f64(ap), x1 = vld1q_f64(ap + 2), x2 = vld1q_f64(ap + 4),
-            x3 = vld1q_f64(ap + 6);
-        float64x2_t b01 = vld1q_f64(bp), b23 = vld1q_f64(bp + 2);
-        TN_FMA(0, b01, 0); TN_FMA(1, b01, 1); TN_FMA(2, b23, 0); TN_FMA(3, b23, 1);
-    }
-    TN_STORE(0); TN_STORE(1); TN_STORE(2); TN_STORE(3);
-}
+# undef VT
+# undef VTU
+# undef TW
+# undef TSPLAT
+# undef TILE_FMA
 #endif
 
 /* Plain loops: every system and compiler (and the "plain" path). */
@@ -221,10 +191,9 @@ static tile_kernel tile_kernel_for(simd_path path)
 #ifdef SIMD_X86
     case SIMD_AVX512: return (tile_kernel) {24, 8, tile_avx512, path};
     case SIMD_AVX2: return (tile_kernel) {12, 4, tile_avx2, path};
-    case SIMD_SSE2: return (tile_kernel) {6, 4, tile_sse2, path};
 #endif
-#ifdef SIMD_ARM64
-    case SIMD_NEON: return (tile_kernel) {8, 4, tile_neon, path};
+#ifdef SIMD_VECTOR
+    case SIMD_SSE2: case SIMD_NEON: return (tile_kernel) {6, 4, tile_v2, path};
 #endif
     default: return (tile_kernel) {4, 4, tile_plain, SIMD_PLAIN};
     }
