@@ -87,8 +87,11 @@
 #' session uses, and `options(fastkpca.simd = "plain")` (or the
 #' environment variable `FASTKPCA_SIMD` set before the package loads)
 #' switches the vector code off. Every value is summed in the same order
-#' on every path and for any number of threads; the paths differ only in
-#' rounding (fused multiply-adds), in the last bits.
+#' on every path and for any number of threads (but for the randomized
+#' solver's products, whose sums the compiler splits between the lanes of
+#' each instruction set); the paths differ only in rounding (fused
+#' multiply-adds, and the vector exponential of the kernels), in the last
+#' bits.
 #'
 #' @section Differences from kernlab:
 #' The numbers are the same. The differences:

@@ -71,7 +71,9 @@ simd_path_resolve <- function(code) .Call(C_simd_path_resolve, as.integer(code))
 #' `FASTKPCA_SIMD=plain R CMD check`).
 #'
 #' Each path sums every value in a fixed order, the same for any number of
-#' threads, so a build of the package gives the same bits on a path in
+#' threads and on every path (the randomized solver's products excepted:
+#' the compiler splits their sums between the lanes of each instruction
+#' set), so a build of the package gives the same bits on a path in
 #' every session, on every machine that runs the path. Paths with fused multiply-adds round differently
 #' from those without, and the vector exponential of `rbfdot()` and
 #' `laplacedot()` differs from the C library's `exp()` of `"plain"` in the
