@@ -18,7 +18,7 @@ engine_option_names <- c("fastkpca.simd", "fastkpca.tile_thread_work",
 simd_code <- function(value = getOption("fastkpca.simd", "auto")) {
   if (!is.character(value) || length(value) != 1L || is.na(value) ||
       !(value %in% simd_path_names))
-    stop_argument(sprintf("option 'fastkpca.simd' must be one of %s, not %s",
+    stop_argument(sprintf("'getOption(\"fastkpca.simd\")' must be one of %s, not %s",
                           paste0("\"", simd_path_names, "\"", collapse = ", "),
                           paste(format(value), collapse = " ")))
   match(value, simd_path_names) - 1L
@@ -29,7 +29,7 @@ engine_number_option <- function(name) {
   value <- getOption(name)
   if (is.null(value)) return(NA_real_)
   if (!is.numeric(value) || length(value) != 1L || is.na(value) || value < 0)
-    stop_argument(sprintf("option '%s' must be one non-negative number", name))
+    stop_argument(sprintf("'getOption(\"%s\")' must be one non-negative number", name))
   as.double(value)
 }
 
