@@ -24,20 +24,36 @@ simd_code <- function(value = getOption("fastkpca.simd", "auto")) {
   match(value, simd_path_names) - 1L
 }
 
-# A numeric option (NA when unset): one non-negative number.
-engine_number_option <- function(name) {
+# The defaults of the numeric settings, from C (where they were measured),
+# asked once per session.
+engine_defaults <- local({
+  known <- NULL
+  function() {
+    if (is.null(known)) known <<- .Call(C_engine_defaults)
+    known
+  }
+})
+
+# A numeric option: one non-negative number (positive when positive), or
+# the default when unset.
+engine_number_option <- function(name, default, positive = FALSE) {
   value <- getOption(name)
-  if (is.null(value)) return(NA_real_)
-  if (!is.numeric(value) || length(value) != 1L || is.na(value) || value < 0)
-    stop_argument(sprintf("'getOption(\"%s\")' must be one non-negative number", name))
+  if (is.null(value)) return(default)
+  if (!is.numeric(value) || length(value) != 1L || !is.finite(value) || value < 0 ||
+      (positive && value == 0))
+    stop_argument(sprintf("'getOption(\"%s\")' must be one %s number", name,
+                          if (positive) "positive" else "non-negative"))
   as.double(value)
 }
 
 # Pass the options to C (src/simd.c); called by engine_call() before each
 # call into the engine.
 engine_settings <- function() {
-  .Call(C_engine_settings, simd_code(), engine_number_option("fastkpca.tile_thread_work"),
-        engine_number_option("fastkpca.string_dense_share"))
+  defaults <- engine_defaults()
+  .Call(C_engine_settings, simd_code(),
+        engine_number_option("fastkpca.tile_thread_work", defaults[["thread_work"]]),
+        engine_number_option("fastkpca.string_dense_share", defaults[["dense_share"]],
+                             positive = TRUE))
 }
 
 # The options as a list, for a worker process (R/workers.R), and code run

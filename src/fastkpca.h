@@ -370,10 +370,14 @@ void matrix_product(int m, int n, int k, const double *A, int lda, int transa,
                     int threads);
 
 /* simd.c: the engine's settings from R (the vector path, the tiles'
- * thread work, the string kernels' dense share), and the name of the
- * path a request gives on this CPU */
+ * thread work, the string kernels' dense share), their defaults, and
+ * the name of the path a request gives on this CPU */
 SEXP engine_settings(SEXP path, SEXP thread_work, SEXP dense_share);
+SEXP engine_defaults(void);
 SEXP simd_path_resolve(SEXP path);
+/* the defaults of the settings, where they are measured */
+double tile_thread_work_default(void);      /* tiles.c */
+double string_dense_share_default(void);    /* string_kernel.c */
 
 /* kcca.c: kernel canonical correlation */
 SEXP kcca_ichol(SEXP x, SEXP kernel, SEXP weights, SEXP tol, SEXP max_rank);

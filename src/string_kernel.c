@@ -274,6 +274,11 @@ static void profiles_at_cap(const int *p, const int *lcp, int N, const int *owne
 /* STRING_DENSE_SHARE, or the R option fastkpca.string_dense_share
  * (engine_settings(), simd.c), which bench/string-dense-rule.R sets to
  * measure the rule (the values do not depend on it, beyond rounding). */
+double string_dense_share_default(void)
+{
+    return STRING_DENSE_SHARE;
+}
+
 static double string_dense_share(void)
 {
     double share = engine_string_dense_share();

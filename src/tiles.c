@@ -55,6 +55,11 @@
  * fastkpca.tile_thread_work replaces it (engine_settings(); the tests set
  * 0, so that small problems run on their threads). */
 #define TILE_THREAD_WORK 3e7
+double tile_thread_work_default(void)
+{
+    return TILE_THREAD_WORK;
+}
+
 static double thread_work_min(void)
 {
     double w = engine_thread_work();
