@@ -76,7 +76,6 @@ typedef void (*tile_fn)(int kc, const double *a, int lda, const double *b, doubl
 typedef struct {
     int mr, nr;
     tile_fn tile;
-    simd_path path;
 } tile_kernel;
 
 /* The tiles, one source for every instruction set: 3 vectors of W doubles
@@ -194,13 +193,13 @@ static tile_kernel tile_kernel_for(simd_path path)
 {
     switch (path) {
 #ifdef SIMD_X86
-    case SIMD_AVX512: return (tile_kernel) {24, 8, tile_avx512, path};
-    case SIMD_AVX2: return (tile_kernel) {12, 4, tile_avx2, path};
+    case SIMD_AVX512: return (tile_kernel) {24, 8, tile_avx512};
+    case SIMD_AVX2: return (tile_kernel) {12, 4, tile_avx2};
 #endif
 #ifdef SIMD_VECTOR
-    case SIMD_SSE2: case SIMD_NEON: return (tile_kernel) {6, 4, tile_v2, path};
+    case SIMD_SSE2: case SIMD_NEON: return (tile_kernel) {6, 4, tile_v2};
 #endif
-    default: return (tile_kernel) {4, 4, tile_plain, SIMD_PLAIN};
+    default: return (tile_kernel) {4, 4, tile_plain};
     }
 }
 
@@ -1217,7 +1216,7 @@ SEXP tile_product(SEXP a, SEXP b, SEXP c, SEXP trans_a, SEXP trans_b, SEXP threa
         tile_product_with(K, m, n, k, REAL(a), nrows(a) > 0 ? nrows(a) : 1, ta, REAL(b),
                           nrows(b) > 0 ? nrows(b) : 1, tb, 1.0, out, m > 0 ? m : 1,
                           nthreads);
-        ran = K.path;
+        ran = K.mr == 24 ? SIMD_AVX512 : K.mr == 12 ? SIMD_AVX2 : K.mr == 6 ? run : SIMD_PLAIN;
     } else if (what == 1) {
         symv_quad_fn quad = symv_quad_for(run);
         double *work = (double *) R_alloc(symv_lower_work(m) + 1, sizeof(double));
