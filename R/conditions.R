@@ -173,6 +173,7 @@ with_error_kind <- function(expr, kind) {
 # arguments are what R's API checks there, such as a vector too long), with
 # its message unchanged and the original error kept in 'parent'.
 engine_call <- function(expr) {
+  engine_settings()
   tryCatch(expr, error = function(e) {
     if (inherits(e, "fastkpca_error")) stop(e)
     message <- conditionMessage(e)

@@ -79,6 +79,20 @@
 #' [stats::prcomp()], scikit-learn) agree with fastkpca's up to the sign of
 #' each column: align the signs before comparing.
 #'
+#' @section Platforms:
+#' The engine's hot loops (kernel values, matrix products) have a copy per
+#' vector instruction set: SSE2, AVX2 and AVX-512 on x86-64 (the widest
+#' the CPU has, found at run time), NEON on 64-bit ARM (aarch64), and
+#' plain loops, which every system runs. [simd_path()] says which one the
+#' session uses, and `options(fastkpca.simd = "plain")` (or the
+#' environment variable `FASTKPCA_SIMD` set before the package loads)
+#' switches the vector code off. Every value is summed in the same order
+#' on every path and for any number of threads (but for the randomized
+#' solver's products, whose sums the compiler splits between the lanes of
+#' each instruction set); the paths differ only in rounding (fused
+#' multiply-adds, and the vector exponential of the kernels), in the last
+#' bits.
+#'
 #' @section Differences from kernlab:
 #' The numbers are the same. The differences:
 #' * missing entries of `kpar` take the kernel's defaults, so

@@ -71,8 +71,13 @@ run_on_workers <- function(batches, fun, args, label) {
 # A future of fun(batch, args), or the FutureError of a launch that found
 # its worker gone (marked "at_launch").
 launch_batch <- function(batch, fun, args) {
-  tryCatch(future::future(fun(batch, args),
-                          globals = list(fun = fun, batch = batch, args = args),
+  # the engine's options (R/simd.R) go with the batch: a worker is another
+  # R process
+  settings <- engine_options()
+  tryCatch(future::future(with_engine_options(settings, fun(batch, args)),
+                          globals = list(fun = fun, batch = batch, args = args,
+                                         settings = settings,
+                                         with_engine_options = with_engine_options),
                           packages = "fastkpca", seed = TRUE),
            FutureError = function(e) structure(e, at_launch = TRUE))
 }

@@ -1,6 +1,10 @@
 # Hooks run when the namespace is loaded and unloaded.
 
 .onLoad <- function(libname, pkgname) {
+  # the vector path from the environment, for a whole session or check
+  # (R/simd.R); the C engine reads no environment variable
+  simd <- Sys.getenv("FASTKPCA_SIMD")
+  if (nzchar(simd) && is.null(getOption("fastkpca.simd"))) options(fastkpca.simd = simd)
   # kernlab's accessors (R/kernlab_accessors.R): methods for fastkpca's fits
   # go on kernlab's S4 generics now if kernlab is loaded, or when it is;
   # kernlab stays a suggested package.

@@ -34,8 +34,8 @@
 # per case and build (wall time), the ratios of wall and of CPU time (user +
 # system, all threads: on a shared machine the steadier), the load average before each
 # BLAS, and what each child's fastkpca found (the BLAS R reports, and for
-# this build whether tiles.c saw an optimized BLAS and where its large
-# general products go, "tiles" or "blas", as its probe decided).
+# this build whether blas.c saw an optimized BLAS and where its large
+# general products go, "tiles" or "blas", by its rule on their size).
 args <- commandArgs(trailingOnly = TRUE)
 
 bench_x <- function(n, d, seed) {

@@ -6,7 +6,8 @@
  *             rows, or strings), the fit's lower triangle, cross-kernels, Gram
  *             matrices
  *   kernel_fast.c (with kernel_simd.h) the fast blocks of the kernels of an
- *             inner product or a squared distance, SSE2 or AVX2 chosen at run time
+ *             inner product or a squared distance, a copy per vector path
+ *             (plain, SSE2, AVX2, NEON) chosen by simd.h's switch
  *   string_kernel.c the values of the string base kernels (kernlab's stringdot
  *             types): the strings of a call indexed once (a generalized suffix
  *             array, then profiles or the suffix tree's nodes as a dense matrix
@@ -22,8 +23,7 @@
  *             (predict(), and the scores of a Nystrom fit)
  *   args.c    argument checks shared by the entry points
  *   nystrom.c centered Nystrom kernel PCA: the sufficient statistics over
- *             row blocks, the blocked rank-k update, the landmark
- *             coefficients, k-means++ landmarks
+ *             row blocks, the landmark coefficients, k-means++ landmarks
  *   randomized.c the randomized solver (Halko, Martinsson and Tropp)
  *   preimage.c the linear system of the pre-image map (kernel ridge regression)
  *             and the fixed-point pre-images, in blocks of rows
@@ -31,8 +31,17 @@
  *   kica.c    kernel ICA: the KGV and KCCA contrasts and the Jacobi sweeps over
  *             pairwise rotations (Brent's method), on cached factors
  *   kcca.c    kernel canonical correlation: incomplete Cholesky for any kernel
- *   tiles.c   matrix products in register tiles (runtime dispatch), the
- *             symmetric matrix-vector product, and which BLAS is loaded
+ *   simd.h    the arithmetic layer: the vector types (GCC and clang vector
+ *             extensions: SSE2, AVX2, AVX-512, NEON) and the one switch,
+ *             the session's vector path, that every vector kernel honours
+ *   simd.c    the CPU's features, the path R asks for (options(
+ *             fastkpca.simd)) and the engine's other settings from R
+ *   tiles.c   every register-tile product: general, rank-k (the Nystrom
+ *             statistics), symmetric and general matrix-vector, the
+ *             randomized solver's symmetric product, the string kernels'
+ *             dense products (through the general one)
+ *   blas.c    which BLAS is loaded, and which products go to it (a rule
+ *             on their shapes)
  *   memory.c  the memory the system can still give, from the OS's own calls
  *   errors.c  the engine's errors, raised as classed R conditions
  *   init.c    registration
@@ -231,7 +240,7 @@ double string_value_cost(const kernel_spec *spec);
 void string_segment(const kernel_spec *spec, int x0, int i0, int i1, int y, double *dst,
                     double *work);
 void string_tiles(const kernel_eval *k, const kernel_points *a, const kernel_points *b,
-                  int row0, int j0, int j1);
+                  int row0, int j0, int j1, int threads);
 void string_tiles_release(const kernel_eval *k);
 
 /* center.c */
@@ -336,43 +345,63 @@ SEXP kica_sweeps(SEXP z, SEXP V, SEXP par, SEXP contrast, SEXP angles, SEXP half
                  SEXP tol, SEXP maxit, SEXP step);
 
 
-/* tiles.c: matrix products in register tiles (for the reference BLAS).
- * tile_gemm_add: C (m x n) += A (m x k) B (k x n), column-major, one
- * thread, each entry summed over k in increasing order (so a row's result
- * depends on nothing but its own row of A and on B).
+/* tiles.c: every register-tile product (for the reference BLAS), each
+ * with a copy per path of the arithmetic layer (simd.h), the session's
+ * path choosing. tile_gemm_add: C (m x n) += A (m x k) B (k x n),
+ * column-major, one thread, each entry summed over k in increasing order
+ * (so a row's result depends on nothing but its own row of A and on B).
  * tile_gemm: C += sign op(A) op(B), op(X) = X' when trans is set, sign +1
  * or -1, with threads threads; the same sums in the same order.
- * tile_kernels_ready: choose the tile for this CPU, on the main thread,
- * before tile_gemm_add() runs inside a parallel region. */
-typedef enum { TILE_AUTO = 0, TILE_PLAIN, TILE_SSE2, TILE_AVX2, TILE_AVX512 } tile_path;
+ * tile_kernels_ready: the CPU's features found on the main thread, before
+ * tile_gemm_add() runs inside a parallel region. */
 void tile_gemm_add(int m, int n, int k, const double *A, int lda, const double *B,
                    int ldb, double *C, int ldc);
 void tile_kernels_ready(void);
 void tile_gemm(int m, int n, int k, const double *A, int lda, int transa,
                const double *B, int ldb, int transb, double sign, double *C, int ldc,
                int threads);
-/* blas_is_optimized: OpenBLAS, MKL or BLIS is loaded. tiles_preferred:
- * whether a product of work multiply-adds goes to the tiles rather than
- * the BLAS. matrix_product: C (+)= op(A) op(B) (beta 1 or 0) by whichever
- * tiles_preferred() names. */
+/* syrk_lower_add: G (m x m, lower triangle) += (B - 1 c')' (B - 1 c') and
+ * colsum += (B - 1 c')' 1 for the nb x m block B given by its rows (Bt,
+ * m x nb), in slices of SYRK_KC rows; each entry summed in one order
+ * whatever the thread count. Main thread. */
+#define SYRK_KC 128
+void syrk_lower_add(const double *Bt, int nb, int m, const double *c, double *G,
+                    double *colsum, int threads);
 /* symv_lower: y = A x, A symmetric n x n from its lower triangle, with
  * scratch of symv_lower_work(n) doubles; each y(i) summed in one order
- * whatever the thread count. */
+ * whatever the thread count. symm_lower: Y (n x l) = A X, the same A, the
+ * columns split between the threads (main thread). */
 size_t symv_lower_work(int n);
 void symv_lower(int n, const double *A, int lda, const double *x, double *y,
                 double *work, int threads);
+void symm_lower(const double *A, int n, const double *X, int l, double *Y, int threads);
 /* gemv_add: y (n) += sign A x, A n x k; each y(i) summed over the columns
  * in order. gemv_t: y (k) = A' x, the dot products in vector lanes. */
 void gemv_add(int n, int k, const double *A, int lda, const double *x, double sign,
               double *y);
 void gemv_t(int n, int k, const double *A, int lda, const double *x, double *y);
+SEXP tile_product(SEXP a, SEXP b, SEXP c, SEXP trans_a, SEXP trans_b, SEXP threads,
+                  SEXP path, SEXP op);
+
+/* blas.c: blas_is_optimized: OpenBLAS, MKL or BLIS is loaded.
+ * tiles_preferred: whether a product of work multiply-adds goes to the
+ * tiles rather than the BLAS, by its size alone. matrix_product: C (+)=
+ * op(A) op(B) (beta 1 or 0) by whichever tiles_preferred() names. */
 int blas_is_optimized(void);
 int tiles_preferred(double work, int threads);
 void matrix_product(int m, int n, int k, const double *A, int lda, int transa,
                     const double *B, int ldb, int transb, double beta, double *C, int ldc,
                     int threads);
-SEXP tile_product(SEXP a, SEXP b, SEXP c, SEXP trans_a, SEXP trans_b, SEXP threads,
-                  SEXP path, SEXP op);
+
+/* simd.c: the engine's settings from R (the vector path, the tiles'
+ * thread work, the string kernels' dense share), their defaults, and
+ * the name of the path a request gives on this CPU */
+SEXP engine_settings(SEXP path, SEXP thread_work, SEXP dense_share);
+SEXP engine_defaults(void);
+SEXP simd_path_resolve(SEXP path);
+/* the defaults of the settings, where they are measured */
+double tile_thread_work_default(void);      /* tiles.c */
+double string_dense_share_default(void);    /* string_kernel.c */
 
 /* kcca.c: kernel canonical correlation */
 SEXP kcca_ichol(SEXP x, SEXP kernel, SEXP weights, SEXP tol, SEXP max_rank);

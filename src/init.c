@@ -23,6 +23,9 @@ static const R_CallMethodDef call_methods[] = {
     CALLDEF(oriented_columns, 1),
     CALLDEF(tile_product, 8),
     CALLDEF(available_bytes, 1),
+    CALLDEF(engine_settings, 3),
+    CALLDEF(engine_defaults, 0),
+    CALLDEF(simd_path_resolve, 1),
     {NULL, NULL, 0}
 };
 

@@ -622,8 +622,8 @@ void kernel_block(const kernel_eval *k, const kernel_points *a, const kernel_poi
         int j1 = column_block_end(j0, cols, rows, lower_only, 0, cost, cost,
                                   KERNEL_BLOCK_WORK, KERNEL_BLOCK_MIN_COLUMNS * threads);
         int nonfinite = 0;
-        /* string kernels: the dense part of the block's tile, one dgemm */
-        if (k->any_string) string_tiles(k, a, b, lower_only ? j0 : 0, j0, j1);
+        /* string kernels: the dense part of the block's tile, one product */
+        if (k->any_string) string_tiles(k, a, b, lower_only ? j0 : 0, j0, j1, threads);
 #ifdef _OPENMP
 #pragma omp parallel for num_threads(threads) schedule(dynamic, 4) if (threads > 1) \
     reduction(|:nonfinite)

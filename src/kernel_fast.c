@@ -6,10 +6,11 @@
  * coordinate beforehand (as a matrix product packs its operands), then the
  * kernel's function is applied to each column segment in a vector loop: a
  * vector exp (kernel_simd.h) for rbfdot and laplacedot, whose sqrt is the
- * vector one. Where the CPU has AVX2 and FMA (checked at run time, as
- * nystrom.c does for its tile), a copy of this code compiled for them is
- * used; otherwise the SSE2 copy every x86-64 CPU runs; on other systems and
- * compilers, plain loops and exp().
+ * vector one. The vector code is written once, in the vector types of
+ * simd.h, and compiled per path: AVX2 with FMA (for the AVX2 and AVX-512
+ * paths), two doubles a vector (SSE2 on x86-64, NEON on aarch64); the
+ * "plain" path, and compilers without vector extensions, run plain loops
+ * and exp(). The session's path (simd_active()) chooses.
  *
  * Squared distances: below KERNEL_EXPANDED_MIN_D coordinates they are summed
  * from the differences, exactly as the definition (duplicated rows give
@@ -34,6 +35,7 @@
  * CPUs that share one set of units the gain is larger. laplacedot always
  * sums differences (see kernel_expanded_form()). */
 #include "fastkpca.h"
+#include "simd.h"
 #include <Rmath.h>
 #include <float.h>
 #include <limits.h>
@@ -60,23 +62,38 @@ typedef struct {
     double *out;                   /* rows x columns, leading dimension rows */
 } fast_job;
 
-#if defined(__GNUC__) && defined(__x86_64__) && (__GNUC__ >= 6 || defined(__clang__))
-# define KERNEL_FAST_X86 1
-# include <immintrin.h>
-typedef double v2d __attribute__((vector_size(16)));
-typedef long long v2i __attribute__((vector_size(16)));
-typedef double v4d __attribute__((vector_size(32)));
-typedef long long v4i __attribute__((vector_size(32)));
-
-/* SSE2: every x86-64 CPU */
+#ifdef SIMD_VECTOR
+# define KF_COPY_V2 1
+/* Two doubles a vector: SSE2 (every x86-64 CPU) or NEON (every aarch64
+ * CPU, whose multiply-adds the compiler fuses) */
 # define W 2
-# define VD v2d
-# define VI v2i
-# define VSPLAT(x) ((v2d) {(x), (x)})
-# define VSQRT(v) ((v2d) _mm_sqrt_pd((__m128d) (v)))
-# define VMIN(a, b) ((v2d) _mm_min_pd((__m128d) (a), (__m128d) (b)))
-# define VMAX(a, b) ((v2d) _mm_max_pd((__m128d) (a), (__m128d) (b)))
-# define KF(name) name##_sse2
+# define VD vd2
+# define VI vi2
+# define VSPLAT(x) ((vd2) {(x), (x)})
+# ifdef SIMD_X86
+#  define VSQRT(v) ((vd2) _mm_sqrt_pd((__m128d) (v)))
+#  define VMIN(a, b) ((vd2) _mm_min_pd((__m128d) (a), (__m128d) (b)))
+#  define VMAX(a, b) ((vd2) _mm_max_pd((__m128d) (a), (__m128d) (b)))
+# elif defined(SIMD_ARM64)
+#  define VSQRT(v) ((vd2) vsqrtq_f64((float64x2_t) (v)))
+#  define VMIN(a, b) ((vd2) vminq_f64((float64x2_t) (a), (float64x2_t) (b)))
+#  define VMAX(a, b) ((vd2) vmaxq_f64((float64x2_t) (a), (float64x2_t) (b)))
+# else
+/* other systems: the lanes one by one */
+static inline vd2 vd2_sqrt(vd2 v) { return (vd2) {sqrt(v[0]), sqrt(v[1])}; }
+static inline vd2 vd2_min(vd2 a, vd2 b)
+{
+    return (vd2) {a[0] < b[0] ? a[0] : b[0], a[1] < b[1] ? a[1] : b[1]};
+}
+static inline vd2 vd2_max(vd2 a, vd2 b)
+{
+    return (vd2) {a[0] > b[0] ? a[0] : b[0], a[1] > b[1] ? a[1] : b[1]};
+}
+#  define VSQRT(v) vd2_sqrt(v)
+#  define VMIN(a, b) vd2_min(a, b)
+#  define VMAX(a, b) vd2_max(a, b)
+# endif
+# define KF(name) name##_v2
 # define KF_ATTR
 # include "kernel_simd.h"
 # undef W
@@ -88,17 +105,19 @@ typedef long long v4i __attribute__((vector_size(32)));
 # undef VMAX
 # undef KF
 # undef KF_ATTR
+#endif
 
-/* AVX2 with FMA, chosen at run time */
+#ifdef SIMD_X86
+/* AVX2 with FMA, for the AVX2 and AVX-512 paths */
 # define W 4
-# define VD v4d
-# define VI v4i
-# define VSPLAT(x) ((v4d) {(x), (x), (x), (x)})
-# define VSQRT(v) ((v4d) _mm256_sqrt_pd((__m256d) (v)))
-# define VMIN(a, b) ((v4d) _mm256_min_pd((__m256d) (a), (__m256d) (b)))
-# define VMAX(a, b) ((v4d) _mm256_max_pd((__m256d) (a), (__m256d) (b)))
+# define VD vd4
+# define VI vi4
+# define VSPLAT(x) ((vd4) {(x), (x), (x), (x)})
+# define VSQRT(v) ((vd4) _mm256_sqrt_pd((__m256d) (v)))
+# define VMIN(a, b) ((vd4) _mm256_min_pd((__m256d) (a), (__m256d) (b)))
+# define VMAX(a, b) ((vd4) _mm256_max_pd((__m256d) (a), (__m256d) (b)))
 # define KF(name) name##_avx2
-# define KF_ATTR __attribute__((target("avx2,fma")))
+# define KF_ATTR SIMD_AVX2_ATTR
 # include "kernel_simd.h"
 # undef W
 # undef VD
@@ -109,24 +128,9 @@ typedef long long v4i __attribute__((vector_size(32)));
 # undef VMAX
 # undef KF
 # undef KF_ATTR
-
-/* The AVX2 copy where the CPU has it, unless the environment variable
- * FASTKPCA_SIMD is "sse2": the tests and benchmarks set it to check the
- * SSE2 copy (its vector exp, through kernel values) on any x86-64 CPU. */
-static int use_avx2(void)
-{
-    static int known = 0, avx2 = 0;
-    if (!known) {
-        avx2 = __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma");
-        known = 1;
-    }
-    const char *forced = getenv("FASTKPCA_SIMD");
-    return avx2 && !(forced != NULL && strcmp(forced, "sse2") == 0);
-}
 #endif
 
-/* Plain versions, for other systems and compilers. */
-#ifndef KERNEL_FAST_X86
+/* Plain loops and exp(): every system and compiler, and the "plain" path. */
 static void transform_plain(const fast_job *J, double *v, int n)
 {
     for (int i = 0; i < n; i++) {
@@ -167,16 +171,39 @@ static int columns_plain(const fast_job *J, int c0, int c1)
     }
     return bad;
 }
-#endif
 
+/* The copy of the session's path (simd.h): AVX2 for AVX2 and AVX-512,
+ * two doubles a vector for SSE2 and NEON, else plain. */
 static int fast_columns(const fast_job *J, int c0, int c1)
 {
-#ifdef KERNEL_FAST_X86
-    if (use_avx2()) return columns_avx2(J, c0, c1);
-    return columns_sse2(J, c0, c1);
-#else
-    return columns_plain(J, c0, c1);
+    simd_path path = simd_active();
+#ifdef SIMD_X86
+    if (path == SIMD_AVX2 || path == SIMD_AVX512) return columns_avx2(J, c0, c1);
 #endif
+#ifdef KF_COPY_V2
+    if (path != SIMD_PLAIN) return columns_v2(J, c0, c1);
+#endif
+    (void) path;
+    return columns_plain(J, c0, c1);
+}
+
+static void fast_transform(const fast_job *J, double *v, int n)
+{
+    simd_path path = simd_active();
+#ifdef SIMD_X86
+    if (path == SIMD_AVX2 || path == SIMD_AVX512) {
+        transform_avx2(J, v, n);
+        return;
+    }
+#endif
+#ifdef KF_COPY_V2
+    if (path != SIMD_PLAIN) {
+        transform_v2(J, v, n);
+        return;
+    }
+#endif
+    (void) path;
+    transform_plain(J, v, n);
 }
 
 /* Whether kernel_fast_block() computes the base kernel spec. */
@@ -291,9 +318,7 @@ kernel_fast_plan *kernel_fast_prepare(const kernel_spec *spec, const kernel_poin
 {
     kernel_fast_plan *P = (kernel_fast_plan *) R_alloc(1, sizeof(kernel_fast_plan));
     fast_job_prepare(spec, a, b, 0, NULL, &P->J);
-#ifdef KERNEL_FAST_X86
-    use_avx2(); /* its CPU check, once, here rather than on the threads */
-#endif
+    (void) simd_active(); /* the CPU check, once, here rather than on the threads */
     return P;
 }
 
@@ -326,9 +351,5 @@ void kernel_fast_transform(const kernel_spec *spec, double *v, int n)
     J.scale = spec->scale;
     J.offset = spec->offset;
     J.degree = spec->code == KERNEL_POLY ? (int) spec->degree : 1;
-#ifdef KERNEL_FAST_X86
-    if (use_avx2()) transform_avx2(&J, v, n); else transform_sse2(&J, v, n);
-#else
-    transform_plain(&J, v, n);
-#endif
+    fast_transform(&J, v, n);
 }

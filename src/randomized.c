@@ -14,99 +14,11 @@
  * (laplacedot on noisy data, a small sigma) needs more steps or more
  * oversampling. Orthonormalisation by Householder QR (dgeqrf, dorgqr).
  *
- * Products with A (lower triangle of the n x n buffer) are a blocked loop
- * (sym_product), the l columns split between the threads. */
+ * Products with A (lower triangle of the n x n buffer) are symm_lower()
+ * (tiles.c), the l columns split between the threads. */
 #include "fastkpca.h"
 #include <Rmath.h>
 #include <string.h>
-
-/* Columns per panel and rows per chunk of the symmetric product: a chunk
- * of a panel of A (512 x 32 doubles, 128 KB) stays in the L2 cache while
- * every column of X goes over it. */
-#define SYM_PANEL 32
-#define SYM_CHUNK 512
-
-/* Y[, c0..c1-1] = A X[, c0..c1-1], A symmetric in its lower triangle (n x
- * n), X and Y n x l. Each entry of A below the diagonal serves twice:
- * Y[i, c] += A[i, k] X[k, c] and Y[k, c] += A[i, k] X[i, c], in one pass
- * over A, panel by panel. R's reference dsymm runs at about 1 G
- * multiply-adds per second on the project machine; this loop, which the
- * compiler vectorizes, several times that (bench/randomized.R). */
-static inline __attribute__((always_inline))
-void sym_product_body(const double *A, int n, const double *X, double *Y, int c0, int c1)
-{
-    for (int c = c0; c < c1; c++) memset(Y + (size_t) c * n, 0, (size_t) n * sizeof(double));
-    for (int j0 = 0; j0 < n; j0 += SYM_PANEL) {
-        int j1 = j0 + SYM_PANEL < n ? j0 + SYM_PANEL : n;
-        for (int c = c0; c < c1; c++) {       /* the diagonal block */
-            const double *x = X + (size_t) c * n;
-            double *y = Y + (size_t) c * n;
-            for (int k = j0; k < j1; k++) {
-                const double *a = A + (size_t) k * n;
-                double s = a[k] * x[k];
-                for (int i = k + 1; i < j1; i++) { y[i] += a[i] * x[k]; s += a[i] * x[i]; }
-                y[k] += s;
-            }
-        }
-        for (int r0 = j1; r0 < n; r0 += SYM_CHUNK) {
-            int r1 = r0 + SYM_CHUNK < n ? r0 + SYM_CHUNK : n;
-            for (int c = c0; c < c1; c++) {
-                const double *x = X + (size_t) c * n;
-                double *y = Y + (size_t) c * n;
-                for (int k = j0; k < j1; k++) {
-                    const double *a = A + (size_t) k * n;
-                    double xk = x[k], s = 0.0;
-#ifdef _OPENMP
-#pragma omp simd reduction(+:s)
-#endif
-                    for (int i = r0; i < r1; i++) { y[i] += a[i] * xk; s += a[i] * x[i]; }
-                    y[k] += s;
-                }
-            }
-        }
-    }
-}
-
-static void sym_product_plain(const double *A, int n, const double *X, double *Y,
-                              int c0, int c1)
-{
-    sym_product_body(A, n, X, Y, c0, c1);
-}
-
-#if defined(__GNUC__) && defined(__x86_64__) && (__GNUC__ >= 6 || defined(__clang__))
-# define SYM_AVX2 1
-__attribute__((target("avx2,fma")))
-static void sym_product_avx2(const double *A, int n, const double *X, double *Y,
-                             int c0, int c1)
-{
-    sym_product_body(A, n, X, Y, c0, c1);
-}
-#endif
-
-/* Y (n x l) = A X, A symmetric in its lower triangle; the columns in one
- * slice per thread, so that each entry is summed in the same order
- * whatever the number of threads. */
-static void sym_product(const double *A, int n, const double *X, int l, double *Y,
-                        int threads)
-{
-    void (*product)(const double *, int, const double *, double *, int, int) =
-        sym_product_plain;
-#ifdef SYM_AVX2
-    if (__builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma"))
-        product = sym_product_avx2;
-#endif
-    if (threads > l) threads = l;
-    if (threads < 1) threads = 1;
-#ifdef _OPENMP
-#pragma omp parallel for num_threads(threads) schedule(static) if (threads > 1)
-#endif
-    for (int t = 0; t < threads; t++) {
-        int c0 = (int) ((long long) l * t / threads);
-        int c1 = (int) ((long long) l * (t + 1) / threads);
-        product(A, n, X, Y, c0, c1);
-    }
-    R_CheckUserInterrupt();
-}
 
 /* Y (n x l, l <= n) <- an orthonormal basis of its columns (Householder QR). */
 static void orthonormalise(double *Y, int n, int l)
@@ -139,15 +51,15 @@ void top_eigen_randomized(const double *A, int n, int k, int oversample, int pow
     GetRNGstate();
     for (size_t i = 0; i < (size_t) n * l; i++) Q[i] = norm_rand();
     PutRNGstate();
-    sym_product(A, n, Q, l, Y, threads);
+    symm_lower(A, n, Q, l, Y, threads);
     for (int q = 0; q < power; q++) {
         orthonormalise(Y, n, l);
         double *t = Q; Q = Y; Y = t;
-        sym_product(A, n, Q, l, Y, threads);
+        symm_lower(A, n, Q, l, Y, threads);
     }
     orthonormalise(Y, n, l);
     double *t = Q; Q = Y; Y = t;
-    sym_product(A, n, Q, l, Y, threads);   /* Y = A Q */
+    symm_lower(A, n, Q, l, Y, threads);   /* Y = A Q */
 
     /* As scikit-learn's randomized SVD, the leading singular vectors of
      * Q'A, that is the leading eigenvectors U of C = Y'Y = Q' A^2 Q, which

@@ -34,7 +34,7 @@
  *   shared prefix). Nodes shared by a large share of the strings (the
  *   short substrings) are columns of a dense matrix A, scaled by the root
  *   of their weights, and a tile of the kernel is one product A_rows A_cols'
- *   (dgemm); the other nodes shared by two strings or more form an inverted
+ *   (in register tiles, tiles.c); the other nodes shared by two strings or more form an inverted
  *   index (each string's nodes; each node's strings), which adds their
  *   terms column by column. Nodes of one string only add to k(x, x).
  * Normalized kernels divide by sqrt(k(x, x) k(y, y)); a string with no
@@ -48,6 +48,7 @@
  * strings of a call (string_kernels_prepare(), from kernel_point_sets())
  * and gives the base kernel's values on a column segment (string_segment()). */
 #include "fastkpca.h"
+#include "simd.h"
 #include <Rmath.h>
 #include <limits.h>
 #include <float.h>
@@ -257,7 +258,7 @@ static void profiles_at_cap(const int *p, const int *lcp, int N, const int *owne
 
 /* A node shared by at least this share of the strings (and by at least
  * STRING_DENSE_MIN of them) is a column of the dense matrix A: its terms
- * cost one multiply-add per kernel value in a dgemm, where the inverted
+ * cost one multiply-add per kernel value in a tiled product, where the inverted
  * index pays one scattered add per pair of its strings that share it.
  * Measured (bench/string-dense-rule.R: "constant" and "exponential" on 400
  * and 1000 DNA strings of 200 to 1000 characters, 2000 of 50 to 100, and
@@ -270,13 +271,17 @@ static void profiles_at_cap(const int *p, const int *lcp, int N, const int *owne
 #define STRING_DENSE_SHARE 0.5
 #define STRING_DENSE_MIN 8
 
-/* STRING_DENSE_SHARE, or the environment variable
- * FASTKPCA_STRING_DENSE_SHARE, which bench/string-dense-rule.R sets to
+/* STRING_DENSE_SHARE, or the R option fastkpca.string_dense_share
+ * (engine_settings(), simd.c), which bench/string-dense-rule.R sets to
  * measure the rule (the values do not depend on it, beyond rounding). */
+double string_dense_share_default(void)
+{
+    return STRING_DENSE_SHARE;
+}
+
 static double string_dense_share(void)
 {
-    const char *v = getenv("FASTKPCA_STRING_DENSE_SHARE");
-    double share = v != NULL ? atof(v) : STRING_DENSE_SHARE;
+    double share = engine_string_dense_share();
     return share > 0 ? share : STRING_DENSE_SHARE;
 }
 
@@ -611,8 +616,9 @@ double string_value_cost(const kernel_spec *spec)
 }
 
 /* The dense nodes' part of the kernel between strings x0.. and y, as the
- * dgemm of string_tiles() gives it, or (outside a tile: the diagonal of
- * kernel_self()) one dot product per value. */
+ * product of string_tiles() gives it, or (outside a tile: the diagonal of
+ * kernel_self()) by the same tiles, one thread, so that each value is the
+ * same sum in the same order either way. */
 static void dense_segment(const string_base *b, int lo, int hi, int y, double *dst)
 {
     if (b->tile != NULL && lo >= b->tile_x0 && hi <= b->tile_x0 + b->tile_rows &&
@@ -621,12 +627,10 @@ static void dense_segment(const string_base *b, int lo, int hi, int y, double *d
         for (int x = lo; x < hi; x++) dst[x - lo] = t[x];
         return;
     }
-    size_t n = (size_t) b->nstr;
-    for (int x = lo; x < hi; x++) {
-        double sum = 0.0;
-        for (int d = 0; d < b->ndense; d++) sum += b->A[x + d * n] * b->A[y + d * n];
-        dst[x - lo] = sum;
-    }
+    if (hi <= lo) return;
+    memset(dst, 0, (size_t) (hi - lo) * sizeof(double));
+    tile_gemm(hi - lo, 1, b->ndense, b->A + lo, b->nstr, 0, b->A + y, b->nstr, 1, 1.0, dst,
+              hi - lo, 1);
 }
 
 /* raw[x - lo] = k(x, y), unnormalized, for x in [lo, hi) (nlev == 0): the
@@ -671,10 +675,12 @@ void string_segment(const kernel_spec *spec, int x0, int i0, int i1, int y, doub
 
 /* The dense part of the tile of kernel_block() between the points a (rows
  * row0 ..) and the columns j0 .. j1 - 1 of b, for every string kernel
- * with dense nodes: one dgemm each, outside the threads' region. The tile
- * lives until string_tiles_release(), at the end of kernel_block(). */
+ * with dense nodes: one product in register tiles each (tiles.c: each
+ * value summed over the nodes in order, for any thread count), outside
+ * the threads' region. The tile lives until string_tiles_release(), at the
+ * end of kernel_block(). */
 void string_tiles(const kernel_eval *k, const kernel_points *a, const kernel_points *b,
-                  int row0, int j0, int j1)
+                  int row0, int j0, int j1, int threads)
 {
     for (int i = 0; i < k->nbase; i++) {
         string_base *s = k->bases[i].code == KERNEL_STRING ? k->bases[i].strings : NULL;
@@ -688,9 +694,9 @@ void string_tiles(const kernel_eval *k, const kernel_points *a, const kernel_poi
             s->tile = (double *) R_alloc(need, sizeof(double));
             s->tile_cap = need;
         }
-        double one = 1.0, zero = 0.0;
-        F77_CALL(dgemm)("N", "T", &rows, &cols, &inner, &one, s->A + a->first + row0, &lda,
-                        s->A + b->first + j0, &lda, &zero, s->tile, &rows FCONE FCONE);
+        memset(s->tile, 0, need * sizeof(double));
+        tile_gemm(rows, cols, inner, s->A + a->first + row0, lda, 0, s->A + b->first + j0,
+                  lda, 1, 1.0, s->tile, rows, threads);
         s->tile_x0 = a->first + row0;
         s->tile_rows = rows;
         s->tile_y0 = b->first + j0;

@@ -1,12 +1,20 @@
-/* Matrix products in register tiles, for R's reference BLAS, whose dgemm
- * runs at about 1.6 G multiply-adds per second on the project machine.
+/* Every register-tile product of the package, for R's reference BLAS, whose
+ * dgemm runs at about 1.6 G multiply-adds per second on the project
+ * machine: the general product (tile_gemm(), and the string kernels' dense
+ * products), the rank-k update of the Nystrom statistics
+ * (syrk_lower_add()), the symmetric matrix-vector and matrix products of
+ * the solvers (symv_lower(), symm_lower()) and the general matrix-vector
+ * products (gemv_add(), gemv_t()). Each has a copy per path of the
+ * arithmetic layer (simd.h): plain loops, two doubles a vector (SSE2 or
+ * NEON), AVX2 with FMA, AVX-512; the session's path (simd_active()) picks
+ * the copy, the widest at or below it. Which BLAS is loaded, and when a
+ * product goes to it, is blas.c's.
  *
  * C += op(A) op(B) is computed in tiles of mr rows by nr columns of C whose
  * accumulators stay in registers: 24 x 8 with AVX-512, 12 x 4 with AVX2 and
- * FMA (both checked at run time, as nystrom.c and kernel_fast.c do), 6 x 4
- * with SSE2 (every x86-64 CPU), 4 x 4 in plain loops elsewhere. B is packed
- * per slice of TILE_KC rows into panels of nr columns (row by row); A is
- * read in place when it is not transposed (the mr rows of a tile are
+ * FMA, 6 x 4 with SSE2 or NEON (FMA), 4 x 4 in plain loops. B is
+ * packed per slice of TILE_KC rows into panels of nr columns (row by row);
+ * A is read in place when it is not transposed (the mr rows of a tile are
  * contiguous in each column), and packed otherwise and for the last,
  * partial row group (zero-padded).
  *
@@ -15,21 +23,19 @@
  * one vector lane, so an entry of C does not depend on m or n, on which
  * rows or columns are in the call, on the slice length or on the thread
  * count: padded rows and columns only touch entries that are thrown away.
- * Row results do depend on the instruction set (fused multiply-adds round
- * once), which is fixed per machine.
+ * The paths differ only in rounding: fused multiply-adds (AVX2, AVX-512,
+ * NEON) round once, so plain and SSE2 give the same bits, as do AVX2 and
+ * AVX-512.
  *
- * Nothing here calls R except the .Call entry point for the tests at the
- * end: the products run inside OpenMP regions (their scratch is on the
- * stack, about 80 KB). */
+ * The products run inside OpenMP regions and call no R (their scratch is
+ * on the stack, about 80 KB), except syrk_lower_add() and symm_lower(),
+ * which run on the main thread and make their own regions, and the .Call
+ * entry point for the tests at the end. */
 #include "fastkpca.h"
+#include "simd.h"
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
-#if defined(__unix__) || defined(__APPLE__)
-# define TILES_DLSYM 1
-# include <dlfcn.h>
-# include <time.h>
-#endif
 
 /* Rows of A (columns of op(A)) per slice: a packed slice of B
  * (TILE_KC x TILE_NC) stays in the L1 cache. */
@@ -45,15 +51,22 @@
  * slice of milliseconds: with regions of 2 M multiply-adds, the exact
  * solver's reduction at n = 3000 (thousands of regions) ran 3 to 4 times
  * slower on 2 threads than on 1 at a load of 5 on 2 cores. 3e7 (about a
- * millisecond on one core) bounds that loss. The environment variable
- * FASTKPCA_TILE_THREAD_WORK replaces it (the tests set 0, so that small
- * problems run on their threads). */
+ * millisecond on one core) bounds that loss. The R option
+ * fastkpca.tile_thread_work replaces it (engine_settings(); the tests set
+ * 0, so that small problems run on their threads). */
 #define TILE_THREAD_WORK 3e7
+double tile_thread_work_default(void)
+{
+    return TILE_THREAD_WORK;
+}
+
 static double thread_work_min(void)
 {
-    const char *s = getenv("FASTKPCA_TILE_THREAD_WORK");
-    return s && *s ? atof(s) : TILE_THREAD_WORK;
+    double w = engine_thread_work();
+    return w >= 0 ? w : TILE_THREAD_WORK;
 }
+
+/* ---- the general product -------------------------------------------------- */
 
 /* c (mr x nr, leading dimension ldc) += sum over p < kc of a[., p] b[p, .]:
  * a's column p is a + p lda (mr doubles), b's row p is b + p nr. */
@@ -65,99 +78,101 @@ typedef struct {
     tile_fn tile;
 } tile_kernel;
 
-#if defined(__GNUC__) && defined(__x86_64__) && (__GNUC__ >= 7 || defined(__clang__))
-# define TILES_X86 1
-# include <immintrin.h>
+/* The tiles, one source for every instruction set: 3 vectors of W doubles
+ * (3W rows) by 4 columns (8 with AVX-512), in the vector types of simd.h.
+ * They are written out in full: GCC keeps an array of accumulators in
+ * memory. The fused multiply-adds are intrinsics (TILE_FMA), so that they
+ * do not depend on the compiler's contraction flags; SSE2 has none (a
+ * product, then a sum, as the plain loops). Written with the compiler's
+ * own contraction instead, the AVX2 and AVX-512 tiles gave the same bits
+ * at the same speed, within the noise of the shared project machine. */
+#define TILE_LOAD(j) VT c0##j = *(const VTU *) (c + (size_t) (j) * ldc),              \
+        c1##j = *(const VTU *) (c + (size_t) (j) * ldc + TW),                           \
+        c2##j = *(const VTU *) (c + (size_t) (j) * ldc + 2 * TW)
+#define TILE_STEP(j) do {                                                            \
+        VT y = TSPLAT(bp[j]);                                                           \
+        c0##j = TILE_FMA(x0, y, c0##j); c1##j = TILE_FMA(x1, y, c1##j);                 \
+        c2##j = TILE_FMA(x2, y, c2##j);                                                 \
+    } while (0)
+#define TILE_STORE(j) do {                                                           \
+        *(VTU *) (c + (size_t) (j) * ldc) = c0##j;                                      \
+        *(VTU *) (c + (size_t) (j) * ldc + TW) = c1##j;                                 \
+        *(VTU *) (c + (size_t) (j) * ldc + 2 * TW) = c2##j;                             \
+    } while (0)
+#define TILE_BODY(NR, COLUMNS)                                                       \
+    COLUMNS(TILE_LOAD, ;);                                                              \
+    for (int p = 0; p < kc; p++) {                                                      \
+        const double *ap = a + (size_t) p * lda, *bp = b + (size_t) p * NR;             \
+        VT x0 = *(const VTU *) ap, x1 = *(const VTU *) (ap + TW),                       \
+            x2 = *(const VTU *) (ap + 2 * TW);                                          \
+        COLUMNS(TILE_STEP, ;);                                                          \
+    }                                                                                   \
+    COLUMNS(TILE_STORE, ;)
+#define TILE_COLUMNS4(F, SEP) F(0) SEP F(1) SEP F(2) SEP F(3)
+#define TILE_COLUMNS8(F, SEP) F(0) SEP F(1) SEP F(2) SEP F(3) SEP F(4) SEP F(5) SEP F(6) SEP F(7)
 
-/* The tiles are written out in full: GCC keeps an array of accumulators in
- * memory. The fused multiply-adds are intrinsics, so that they do not
- * depend on the compiler's contraction flags. */
-# define T8_LOAD(j) __m512d c0##j = _mm512_loadu_pd(c + (size_t) (j) * ldc),          \
-        c1##j = _mm512_loadu_pd(c + (size_t) (j) * ldc + 8),                            \
-        c2##j = _mm512_loadu_pd(c + (size_t) (j) * ldc + 16)
-# define T8_FMA(j) do {                                                              \
-        __m512d y = _mm512_set1_pd(bp[j]);                                              \
-        c0##j = _mm512_fmadd_pd(x0, y, c0##j); c1##j = _mm512_fmadd_pd(x1, y, c1##j);   \
-        c2##j = _mm512_fmadd_pd(x2, y, c2##j);                                          \
-    } while (0)
-# define T8_STORE(j) do {                                                            \
-        _mm512_storeu_pd(c + (size_t) (j) * ldc, c0##j);                                \
-        _mm512_storeu_pd(c + (size_t) (j) * ldc + 8, c1##j);                            \
-        _mm512_storeu_pd(c + (size_t) (j) * ldc + 16, c2##j);                           \
-    } while (0)
-__attribute__((target("avx512f")))
-static void tile_avx512(int kc, const double *a, int lda, const double *b, double *c,
-                        int ldc)
+#ifdef SIMD_VECTOR
+/* two doubles a vector: SSE2 (no fused multiply-add) or NEON (fused) */
+# define VT vd2
+# define VTU vd2u
+# define TW 2
+# define TSPLAT(v) ((vd2) {(v), (v)})
+# if defined(SIMD_ARM64)
+#  define TILE_FMA(x, y, acc) ((vd2) vfmaq_f64((float64x2_t) (acc), (float64x2_t) (x),  \
+                                               (float64x2_t) (y)))
+# else
+#  define TILE_FMA(x, y, acc) ((acc) + (x) * (y))
+# endif
+static void tile_v2(int kc, const double *a, int lda, const double *b, double *c, int ldc)
 {
-    T8_LOAD(0); T8_LOAD(1); T8_LOAD(2); T8_LOAD(3);
-    T8_LOAD(4); T8_LOAD(5); T8_LOAD(6); T8_LOAD(7);
-    for (int p = 0; p < kc; p++) {
-        const double *ap = a + (size_t) p * lda, *bp = b + (size_t) p * 8;
-        __m512d x0 = _mm512_loadu_pd(ap), x1 = _mm512_loadu_pd(ap + 8),
-            x2 = _mm512_loadu_pd(ap + 16);
-        T8_FMA(0); T8_FMA(1); T8_FMA(2); T8_FMA(3);
-        T8_FMA(4); T8_FMA(5); T8_FMA(6); T8_FMA(7);
-    }
-    T8_STORE(0); T8_STORE(1); T8_STORE(2); T8_STORE(3);
-    T8_STORE(4); T8_STORE(5); T8_STORE(6); T8_STORE(7);
+    TILE_BODY(4, TILE_COLUMNS4);
 }
+# undef VT
+# undef VTU
+# undef TW
+# undef TSPLAT
+# undef TILE_FMA
+#endif
 
-# define T4_LOAD(j) __m256d c0##j = _mm256_loadu_pd(c + (size_t) (j) * ldc),          \
-        c1##j = _mm256_loadu_pd(c + (size_t) (j) * ldc + 4),                            \
-        c2##j = _mm256_loadu_pd(c + (size_t) (j) * ldc + 8)
-# define T4_FMA(j) do {                                                              \
-        __m256d y = _mm256_broadcast_sd(bp + (j));                                      \
-        c0##j = _mm256_fmadd_pd(x0, y, c0##j); c1##j = _mm256_fmadd_pd(x1, y, c1##j);   \
-        c2##j = _mm256_fmadd_pd(x2, y, c2##j);                                          \
-    } while (0)
-# define T4_STORE(j) do {                                                            \
-        _mm256_storeu_pd(c + (size_t) (j) * ldc, c0##j);                                \
-        _mm256_storeu_pd(c + (size_t) (j) * ldc + 4, c1##j);                            \
-        _mm256_storeu_pd(c + (size_t) (j) * ldc + 8, c2##j);                            \
-    } while (0)
-__attribute__((target("avx2,fma")))
+#ifdef SIMD_X86
+# define VT vd4
+# define VTU vd4u
+# define TW 4
+# define TSPLAT(v) ((vd4) {(v), (v), (v), (v)})
+# define TILE_FMA(x, y, acc) ((vd4) _mm256_fmadd_pd((__m256d) (x), (__m256d) (y),          \
+                                                    (__m256d) (acc)))
+SIMD_AVX2_ATTR
 static void tile_avx2(int kc, const double *a, int lda, const double *b, double *c,
                       int ldc)
 {
-    T4_LOAD(0); T4_LOAD(1); T4_LOAD(2); T4_LOAD(3);
-    for (int p = 0; p < kc; p++) {
-        const double *ap = a + (size_t) p * lda, *bp = b + (size_t) p * 4;
-        __m256d x0 = _mm256_loadu_pd(ap), x1 = _mm256_loadu_pd(ap + 4),
-            x2 = _mm256_loadu_pd(ap + 8);
-        T4_FMA(0); T4_FMA(1); T4_FMA(2); T4_FMA(3);
-    }
-    T4_STORE(0); T4_STORE(1); T4_STORE(2); T4_STORE(3);
+    TILE_BODY(4, TILE_COLUMNS4);
 }
+# undef VT
+# undef VTU
+# undef TW
+# undef TSPLAT
+# undef TILE_FMA
 
-/* SSE2 has no fused multiply-add: a product then a sum, as plain loops */
-# define T2_LOAD(j) __m128d c0##j = _mm_loadu_pd(c + (size_t) (j) * ldc),              \
-        c1##j = _mm_loadu_pd(c + (size_t) (j) * ldc + 2),                               \
-        c2##j = _mm_loadu_pd(c + (size_t) (j) * ldc + 4)
-# define T2_FMA(j) do {                                                              \
-        __m128d y = _mm_set1_pd(bp[j]);                                                 \
-        c0##j = _mm_add_pd(c0##j, _mm_mul_pd(x0, y));                                   \
-        c1##j = _mm_add_pd(c1##j, _mm_mul_pd(x1, y));                                   \
-        c2##j = _mm_add_pd(c2##j, _mm_mul_pd(x2, y));                                   \
-    } while (0)
-# define T2_STORE(j) do {                                                            \
-        _mm_storeu_pd(c + (size_t) (j) * ldc, c0##j);                                   \
-        _mm_storeu_pd(c + (size_t) (j) * ldc + 2, c1##j);                               \
-        _mm_storeu_pd(c + (size_t) (j) * ldc + 4, c2##j);                               \
-    } while (0)
-static void tile_sse2(int kc, const double *a, int lda, const double *b, double *c,
-                      int ldc)
+# define VT vd8
+# define VTU vd8u
+# define TW 8
+# define TSPLAT(v) ((vd8) {(v), (v), (v), (v), (v), (v), (v), (v)})
+# define TILE_FMA(x, y, acc) ((vd8) _mm512_fmadd_pd((__m512d) (x), (__m512d) (y),          \
+                                                    (__m512d) (acc)))
+SIMD_AVX512_ATTR
+static void tile_avx512(int kc, const double *a, int lda, const double *b, double *c,
+                        int ldc)
 {
-    T2_LOAD(0); T2_LOAD(1); T2_LOAD(2); T2_LOAD(3);
-    for (int p = 0; p < kc; p++) {
-        const double *ap = a + (size_t) p * lda, *bp = b + (size_t) p * 4;
-        __m128d x0 = _mm_loadu_pd(ap), x1 = _mm_loadu_pd(ap + 2), x2 = _mm_loadu_pd(ap + 4);
-        T2_FMA(0); T2_FMA(1); T2_FMA(2); T2_FMA(3);
-    }
-    T2_STORE(0); T2_STORE(1); T2_STORE(2); T2_STORE(3);
+    TILE_BODY(8, TILE_COLUMNS8);
 }
+# undef VT
+# undef VTU
+# undef TW
+# undef TSPLAT
+# undef TILE_FMA
 #endif
 
-/* Plain loops: every system and compiler. */
+/* Plain loops: every system and compiler (and the "plain" path). */
 static void tile_plain(int kc, const double *a, int lda, const double *b, double *c,
                        int ldc)
 {
@@ -173,49 +188,19 @@ static void tile_plain(int kc, const double *a, int lda, const double *b, double
     }
 }
 
-/* Whether the CPU has AVX2 and FMA (asked once). */
-static int cpu_has_avx2_fma(void)
+/* The tile of a path (simd_resolve()d: one this CPU runs). */
+static tile_kernel tile_kernel_for(simd_path path)
 {
-#ifdef TILES_X86
-    static int avx2 = -1;
-    if (avx2 < 0) avx2 = __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma");
-    return avx2;
-#else
-    return 0;
+    switch (path) {
+#ifdef SIMD_X86
+    case SIMD_AVX512: return (tile_kernel) {24, 8, tile_avx512};
+    case SIMD_AVX2: return (tile_kernel) {12, 4, tile_avx2};
 #endif
-}
-
-/* The kernel of a path: TILE_AUTO picks the widest this CPU runs. Asking
- * for one the CPU lacks gives the best it has below it. */
-static tile_kernel tile_kernel_for(int path)
-{
-    tile_kernel kern = {4, 4, tile_plain};
-    if (path == TILE_PLAIN) return kern;
-#ifdef TILES_X86
-    kern = (tile_kernel) {6, 4, tile_sse2};
-    if (path == TILE_SSE2) return kern;
-    if (cpu_has_avx2_fma()) kern = (tile_kernel) {12, 4, tile_avx2};
-    if (path == TILE_AVX2) return kern;
-    if (__builtin_cpu_supports("avx512f")) kern = (tile_kernel) {24, 8, tile_avx512};
+#ifdef SIMD_VECTOR
+    case SIMD_SSE2: case SIMD_NEON: return (tile_kernel) {6, 4, tile_v2};
 #endif
-    return kern;
-}
-
-static tile_kernel tile_kernel_auto(void)
-{
-    static int known = 0;
-    static tile_kernel kern;
-    if (!known) {
-        kern = tile_kernel_for(TILE_AUTO);
-        known = 1;
+    default: return (tile_kernel) {4, 4, tile_plain};
     }
-    return kern;
-}
-
-/* The name of the path a kernel is, for the tests and benchmarks. */
-static const char *tile_kernel_name(tile_kernel k)
-{
-    return k.mr == 24 ? "avx512" : k.mr == 12 ? "avx2" : k.mr == 6 ? "sse2" : "plain";
 }
 
 /* Pack rows p0 .. p0 + kc - 1 and columns j0 .. j0 + nc - 1 of op(B)
@@ -366,19 +351,331 @@ void tile_gemm(int m, int n, int k, const double *A, int lda, int transa,
                const double *B, int ldb, int transb, double sign, double *C, int ldc,
                int threads)
 {
-    tile_product_with(tile_kernel_auto(), m, n, k, A, lda, transa, B, ldb, transb, sign,
-                      C, ldc, threads);
+    tile_product_with(tile_kernel_for(simd_active()), m, n, k, A, lda, transa, B, ldb,
+                      transb, sign, C, ldc, threads);
 }
 
 void tile_kernels_ready(void)
 {
-    (void) tile_kernel_auto();
+    (void) simd_active();
 }
 
 void tile_gemm_add(int m, int n, int k, const double *A, int lda, const double *B,
                    int ldb, double *C, int ldc)
 {
-    tile_product_serial(tile_kernel_auto(), m, n, k, A, lda, 0, B, ldb, 0, 1.0, C, ldc);
+    tile_product_serial(tile_kernel_for(simd_active()), m, n, k, A, lda, 0, B, ldb, 0, 1.0,
+                        C, ldc);
+}
+
+/* ---- the rank-k update of the Nystrom statistics ------------------------- */
+
+/* The result is updated in register tiles of 3w rows by w columns, w = 8
+ * with AVX-512 and 4 otherwise; the packed slice is stored in panels of w
+ * columns (row by row, w doubles each), so that a tile reads three
+ * consecutive panels as its rows and one panel as its columns. A tile of
+ * 3 x 4 (or 3 x 8) vector accumulators keeps both FMA units busy: the
+ * 8 x 4 tile of before reached about 60% of the AVX2 peak. R's reference
+ * dsyrk (as crossprod()) runs at 1.6 G multiply-adds per second on the
+ * project machine (an AMD EPYC with AVX-512), this update at about 23 per
+ * CPU-second with AVX-512 and 17 with AVX2 at m = 500, 13 at m = 200
+ * (bench/nystrom.R, part syrk; the 8 x 4 tiles before ran at 12.5). */
+typedef struct {
+    int w;  /* panel width: the tile is 3w x w */
+    void (*tile)(int kc, const double *a, size_t panel_len, const double *b, double *acc);
+    simd_path path;
+} syrk_kernel;
+
+/* The tile kernels: acc (3w x w, column-major) = sum over kc rows of
+ * a[k, 0:3w] b[k, 0:w]', with a's three panels panel_len doubles apart and
+ * every panel's rows w doubles apart, in the vector types of simd.h: two
+ * doubles (SSE2, NEON), 4 or 8 with fused multiply-adds (AVX2, AVX-512),
+ * or plain loops. Each entry is summed over k in order, whichever runs. */
+#ifdef SIMD_X86
+/* written out in full: GCC at -O2 keeps an array of accumulators in memory */
+# define SYRK_FMA8(j, r0, r1, r2) do {                                         \
+        vd8 y = {bk[j], bk[j], bk[j], bk[j], bk[j], bk[j], bk[j], bk[j]};       \
+        r0 += x0 * y; r1 += x1 * y; r2 += x2 * y;                               \
+    } while (0)
+SIMD_AVX512_ATTR
+static void syrk_tile_avx512(int kc, const double *a, size_t panel_len, const double *b,
+                             double *acc)
+{
+    vd8 z = {0, 0, 0, 0, 0, 0, 0, 0};
+    vd8 c00 = z, c10 = z, c20 = z, c01 = z, c11 = z, c21 = z, c02 = z, c12 = z, c22 = z,
+        c03 = z, c13 = z, c23 = z, c04 = z, c14 = z, c24 = z, c05 = z, c15 = z, c25 = z,
+        c06 = z, c16 = z, c26 = z, c07 = z, c17 = z, c27 = z;
+    const double *a0 = a, *a1 = a + panel_len, *a2 = a + 2 * panel_len;
+    for (int k = 0; k < kc; k++) {
+        vd8 x0 = *(const vd8u *) (a0 + 8 * k), x1 = *(const vd8u *) (a1 + 8 * k),
+            x2 = *(const vd8u *) (a2 + 8 * k);
+        const double *bk = b + 8 * k;
+        SYRK_FMA8(0, c00, c10, c20);
+        SYRK_FMA8(1, c01, c11, c21);
+        SYRK_FMA8(2, c02, c12, c22);
+        SYRK_FMA8(3, c03, c13, c23);
+        SYRK_FMA8(4, c04, c14, c24);
+        SYRK_FMA8(5, c05, c15, c25);
+        SYRK_FMA8(6, c06, c16, c26);
+        SYRK_FMA8(7, c07, c17, c27);
+    }
+    *(vd8u *) (acc + 0) = c00; *(vd8u *) (acc + 8) = c10; *(vd8u *) (acc + 16) = c20;
+    *(vd8u *) (acc + 24) = c01; *(vd8u *) (acc + 32) = c11; *(vd8u *) (acc + 40) = c21;
+    *(vd8u *) (acc + 48) = c02; *(vd8u *) (acc + 56) = c12; *(vd8u *) (acc + 64) = c22;
+    *(vd8u *) (acc + 72) = c03; *(vd8u *) (acc + 80) = c13; *(vd8u *) (acc + 88) = c23;
+    *(vd8u *) (acc + 96) = c04; *(vd8u *) (acc + 104) = c14; *(vd8u *) (acc + 112) = c24;
+    *(vd8u *) (acc + 120) = c05; *(vd8u *) (acc + 128) = c15; *(vd8u *) (acc + 136) = c25;
+    *(vd8u *) (acc + 144) = c06; *(vd8u *) (acc + 152) = c16; *(vd8u *) (acc + 160) = c26;
+    *(vd8u *) (acc + 168) = c07; *(vd8u *) (acc + 176) = c17; *(vd8u *) (acc + 184) = c27;
+}
+# undef SYRK_FMA8
+
+SIMD_AVX2_ATTR
+static void syrk_tile_avx2(int kc, const double *a, size_t panel_len, const double *b,
+                           double *acc)
+{
+    vd4 z = {0, 0, 0, 0};
+    vd4 c00 = z, c10 = z, c20 = z, c01 = z, c11 = z, c21 = z,
+        c02 = z, c12 = z, c22 = z, c03 = z, c13 = z, c23 = z;
+    const double *a0 = a, *a1 = a + panel_len, *a2 = a + 2 * panel_len;
+    for (int k = 0; k < kc; k++) {
+        vd4 x0 = *(const vd4u *) (a0 + 4 * k), x1 = *(const vd4u *) (a1 + 4 * k),
+            x2 = *(const vd4u *) (a2 + 4 * k);
+        const double *bk = b + 4 * k;
+        vd4 y = {bk[0], bk[0], bk[0], bk[0]};
+        c00 += x0 * y; c10 += x1 * y; c20 += x2 * y;
+        y = (vd4) {bk[1], bk[1], bk[1], bk[1]};
+        c01 += x0 * y; c11 += x1 * y; c21 += x2 * y;
+        y = (vd4) {bk[2], bk[2], bk[2], bk[2]};
+        c02 += x0 * y; c12 += x1 * y; c22 += x2 * y;
+        y = (vd4) {bk[3], bk[3], bk[3], bk[3]};
+        c03 += x0 * y; c13 += x1 * y; c23 += x2 * y;
+    }
+    *(vd4u *) (acc + 0) = c00;  *(vd4u *) (acc + 4) = c10;  *(vd4u *) (acc + 8) = c20;
+    *(vd4u *) (acc + 12) = c01; *(vd4u *) (acc + 16) = c11; *(vd4u *) (acc + 20) = c21;
+    *(vd4u *) (acc + 24) = c02; *(vd4u *) (acc + 28) = c12; *(vd4u *) (acc + 32) = c22;
+    *(vd4u *) (acc + 36) = c03; *(vd4u *) (acc + 40) = c13; *(vd4u *) (acc + 44) = c23;
+}
+#endif
+
+#ifdef SIMD_VECTOR
+/* One 4 x 4 part of the 12 x 4 tile (rows of panel a), into acc with
+ * leading dimension 12, two doubles a vector (SSE2; NEON, whose
+ * multiply-adds the compiler fuses). 8 accumulators, within SSE2's 16
+ * registers. */
+static void syrk_quad_v2(int kc, const double *a, const double *b, double *acc)
+{
+    vd2 c00 = {0, 0}, c10 = c00, c01 = c00, c11 = c00, c02 = c00, c12 = c00,
+        c03 = c00, c13 = c00;
+    for (int k = 0; k < kc; k++) {
+        const double *ak = a + 4 * k, *bk = b + 4 * k;
+        vd2 a0 = *(const vd2u *) ak, a1 = *(const vd2u *) (ak + 2);
+        vd2 b0 = {bk[0], bk[0]};
+        c00 += a0 * b0; c10 += a1 * b0;
+        vd2 b1 = {bk[1], bk[1]};
+        c01 += a0 * b1; c11 += a1 * b1;
+        vd2 b2 = {bk[2], bk[2]};
+        c02 += a0 * b2; c12 += a1 * b2;
+        vd2 b3 = {bk[3], bk[3]};
+        c03 += a0 * b3; c13 += a1 * b3;
+    }
+    *(vd2u *) (acc + 0) = c00;  *(vd2u *) (acc + 2) = c10;
+    *(vd2u *) (acc + 12) = c01; *(vd2u *) (acc + 14) = c11;
+    *(vd2u *) (acc + 24) = c02; *(vd2u *) (acc + 26) = c12;
+    *(vd2u *) (acc + 36) = c03; *(vd2u *) (acc + 38) = c13;
+}
+
+static void syrk_tile_v2(int kc, const double *a, size_t panel_len, const double *b,
+                         double *acc)
+{
+    for (int h = 0; h < 3; h++) syrk_quad_v2(kc, a + h * panel_len, b, acc + 4 * h);
+}
+#endif
+
+static void syrk_quad_plain(int kc, const double *a, const double *b, double *acc)
+{
+    for (int j = 0; j < 4; j++)
+        for (int i = 0; i < 4; i++) acc[i + 12 * j] = 0.0;
+    for (int k = 0; k < kc; k++)
+        for (int j = 0; j < 4; j++)
+            for (int i = 0; i < 4; i++) acc[i + 12 * j] += a[4 * k + i] * b[4 * k + j];
+}
+
+static void syrk_tile_plain(int kc, const double *a, size_t panel_len, const double *b,
+                            double *acc)
+{
+    for (int h = 0; h < 3; h++) syrk_quad_plain(kc, a + h * panel_len, b, acc + 4 * h);
+}
+
+/* The tile kernel of a path (simd_resolve()d). */
+static syrk_kernel syrk_kernel_for(simd_path path)
+{
+    switch (path) {
+#ifdef SIMD_X86
+    case SIMD_AVX512: return (syrk_kernel) {8, syrk_tile_avx512, path};
+    case SIMD_AVX2: return (syrk_kernel) {4, syrk_tile_avx2, path};
+#endif
+#ifdef SIMD_VECTOR
+    case SIMD_SSE2: case SIMD_NEON: return (syrk_kernel) {4, syrk_tile_v2, path};
+#endif
+    default: return (syrk_kernel) {4, syrk_tile_plain, SIMD_PLAIN};
+    }
+}
+
+/* Pack rows k0 .. k0 + kc - 1 of B - 1 c' into P in panels of w columns,
+ * each panel_len doubles, row by row; columns past m (up to npanels w) are
+ * zero. B holds the block's rows one after another (Bt, m x nb: row i at
+ * Bt + i m), so that a slice is read as one contiguous run: read column by
+ * column from an nb x m block, its 128-value pieces of 200 columns far
+ * apart cost as much as a third of the update at m = 200. With run (not
+ * NULL), add each column's values to run[j], in the order of the rows.
+ * The vector and the plain loops give the same values (one subtraction and
+ * one addition per value). */
+static void syrk_pack_slice(const double *Bt, int m, const double *c, int w, int npanels,
+                            int k0, int kc, double *P, size_t panel_len, double *run,
+                            int vector)
+{
+    int full = m / w; /* panels wholly inside the m columns */
+    for (int k = 0; k < kc; k++) {
+        const double *row = Bt + (size_t) (k0 + k) * m;
+        double *dst = P + (size_t) k * w;
+        int j = 0;
+#ifdef SIMD_VECTOR
+        if (vector) {
+            /* two doubles at a time: R's -O2 leaves these loops scalar */
+            for (int p = 0; p < full; p++) {
+                double *d = dst + (size_t) p * panel_len;
+                for (int jj = 0; jj < w; jj += 2, j += 2)
+                    *(vd2u *) (d + jj) = *(const vd2u *) (row + j) - *(const vd2u *) (c + j);
+            }
+            if (run)
+                for (int i = 0; i + 2 <= m; i += 2)
+                    *(vd2u *) (run + i) += *(const vd2u *) (row + i) - *(const vd2u *) (c + i);
+        } else
+#endif
+        {
+            (void) vector;
+            for (int p = 0; p < full; p++)
+                for (int jj = 0; jj < w; jj++, j++)
+                    dst[(size_t) p * panel_len + jj] = row[j] - c[j];
+            if (run)
+                for (int i = 0; i + 2 <= m; i += 2) {
+                    run[i] += row[i] - c[i];
+                    run[i + 1] += row[i + 1] - c[i + 1];
+                }
+        }
+        for (int p = full; p < npanels; p++)
+            for (int jj = 0; jj < w; jj++) {
+                int jc = p * w + jj;
+                dst[(size_t) p * panel_len + jj] = jc < m ? row[jc] - c[jc] : 0.0;
+            }
+        if (run && m % 2) run[m - 1] += row[m - 1] - c[m - 1];
+    }
+}
+
+/* Add the lower-triangle entries of the tile acc (3w x w, rows from i0,
+ * columns from j0) to G. A tile wholly inside the lower triangle is added
+ * column by column in loops of fixed length, which the compiler
+ * vectorizes: at m = 200 the scalar loop cost a third of the update. */
+static void syrk_tile_add(const double *acc, int w, int i0, int j0, int m, double *G)
+{
+    int mr = 3 * w;
+    if (j0 + w - 1 <= i0 && i0 + mr <= m && j0 + w <= m) {
+        for (int jj = 0; jj < w; jj++) {
+            double *gcol = G + (size_t) (j0 + jj) * m + i0;
+            const double *t = acc + (size_t) jj * mr;
+            if (w == 8)
+                for (int ii = 0; ii < 24; ii++) gcol[ii] += t[ii];
+            else
+                for (int ii = 0; ii < 12; ii++) gcol[ii] += t[ii];
+        }
+        return;
+    }
+    for (int jj = 0; jj < w && j0 + jj < m; jj++) {
+        int j = j0 + jj, ii = j > i0 ? j - i0 : 0;
+        double *gcol = G + (size_t) j * m + i0;
+        const double *t = acc + (size_t) jj * mr;
+        for (; ii < mr && i0 + ii < m; ii++) gcol[ii] += t[ii];
+    }
+}
+
+/* The thread that updates each row group of G: the groups, largest first
+ * (group g has 3 (g + 1) tiles), each to the thread with the least work so
+ * far. Fixed by the number of threads alone; which thread updates an entry
+ * does not change the order of its sum. */
+static int *syrk_owners(int ngroups, int nt)
+{
+    int *owner = (int *) R_alloc((size_t) ngroups, sizeof(int));
+    double *load = (double *) R_alloc((size_t) nt, sizeof(double));
+    for (int t = 0; t < nt; t++) load[t] = 0.0;
+    for (int g = ngroups - 1; g >= 0; g--) {
+        int best = 0;
+        for (int t = 1; t < nt; t++) if (load[t] < load[best]) best = t;
+        owner[g] = best;
+        load[best] += g + 1;
+    }
+    return owner;
+}
+
+/* G (m x m, lower triangle with the diagonal) += (B - 1 c')' (B - 1 c') and
+ * colsum += (B - 1 c')' 1 through the kernel of a path (see
+ * syrk_lower_add()). */
+static void syrk_lower_with(syrk_kernel kern, const double *Bt, int nb, int m,
+                            const double *c, double *G, double *colsum, int threads)
+{
+    int w = kern.w, mr = 3 * w, vector = kern.path != SIMD_PLAIN;
+    int ngroups = (m + mr - 1) / mr, npanels = 3 * ngroups;
+    int nslices = (nb + SYRK_KC - 1) / SYRK_KC, nt = threads > 1 ? threads : 1;
+    size_t panel_len = (size_t) SYRK_KC * w, slice_len = panel_len * npanels;
+    double *P = (double *) R_alloc((size_t) nt * slice_len, sizeof(double));
+    int *owner = syrk_owners(ngroups, nt);
+#ifdef _OPENMP
+#pragma omp parallel num_threads(nt) if (nt > 1)
+#endif
+    {
+        int t = 0, team = 1;
+#ifdef _OPENMP
+        t = omp_get_thread_num();
+        team = omp_get_num_threads(); /* nt, unless OpenMP gave fewer */
+#endif
+        double *S = P + (size_t) t * slice_len;
+        double acc[24 * 8]; /* the largest tile, 3w x w with w = 8 */
+        for (int sl = 0; sl < nslices; sl++) {
+            int k0 = sl * SYRK_KC, kc = nb - k0 < SYRK_KC ? nb - k0 : SYRK_KC;
+            syrk_pack_slice(Bt, m, c, w, npanels, k0, kc, S, panel_len,
+                            t == 0 ? colsum : NULL, vector);
+            for (int g = ngroups - 1; g >= 0; g--) {
+                if (owner[g] % team != t) continue;
+                int i0 = g * mr;
+                const double *a = S + (size_t) 3 * g * panel_len;
+                /* column panels that reach the lower triangle */
+                for (int j0 = 0; j0 < i0 + mr && j0 < m; j0 += w) {
+                    kern.tile(kc, a, panel_len, S + (size_t) (j0 / w) * panel_len, acc);
+                    syrk_tile_add(acc, w, i0, j0, m, G);
+                }
+            }
+        }
+    }
+    R_CheckUserInterrupt();
+}
+
+/* G (m x m, lower triangle with the diagonal) += (B - 1 c')' (B - 1 c') and
+ * colsum += (B - 1 c')' 1, for the nb x m block B given by its rows, Bt
+ * (m x nb, leading dimension m). The block is taken in slices of SYRK_KC
+ * rows. Each thread packs every slice itself, the shift c subtracted on
+ * the way, into a buffer of its own that stays in its core's L2 cache
+ * (packing costs about 2 / m of the update, and there is no barrier
+ * between slices), in panels of w columns zero-padded to a whole number of
+ * three-panel row groups. Then it updates its own row groups of G
+ * (syrk_owners()): the same thread owns the same groups in every slice,
+ * and every entry is summed in the same order whatever the number of
+ * threads. The first thread alone adds the columns to colsum, in the order
+ * of the rows. One parallel region per call: on a machine shared with
+ * other work, a barrier per slice costs more than the slice. Main thread
+ * only (R_alloc, an interrupt check at the end). */
+void syrk_lower_add(const double *Bt, int nb, int m, const double *c, double *G,
+                    double *colsum, int threads)
+{
+    syrk_lower_with(syrk_kernel_for(simd_active()), Bt, nb, m, c, G, colsum, threads);
 }
 
 /* ---- the symmetric matrix-vector product ------------------------------ */
@@ -392,7 +689,8 @@ void tile_gemm_add(int m, int n, int k, const double *A, int lda, const double *
  * block of j, A(i, j) x(i) (i > j) to the dot product of column j. The
  * column blocks are SYMV_BLOCK columns wide whatever the thread count, and
  * y(i) = dot(i) + the partial vectors of the blocks up to i, in block
- * order: every entry is summed in one order, fixed by i and n. */
+ * order: every entry is summed in one order, fixed by i and n, on every
+ * path (the plain loops keep the vectors' four lanes of dot products). */
 #define SYMV_BLOCK 128
 
 /* The doubles of scratch symv_lower() needs for order n. */
@@ -410,17 +708,12 @@ static size_t symv_block_offset(int n, int b)
     return (size_t) n + (size_t) b * n - (size_t) SYMV_BLOCK * ((size_t) b * (b - 1) / 2);
 }
 
-#if defined(__GNUC__) && (__GNUC__ >= 5 || defined(__clang__))
-typedef double symv_v4 __attribute__((vector_size(32)));
-typedef double symv_v4u __attribute__((vector_size(32), aligned(8), may_alias));
-# define SYMV_VECTOR 1
-#endif
-
 /* Columns j .. j + 3 of the lower triangle: t (rows from j; t[0] is row j)
- * += their part A(i, c) x(c), dots[c - j] = sum over i > c of A(i, c) x(i). */
+ * += their part A(i, c) x(c), dots[c - j] = sum over i > c of A(i, c) x(i).
+ * vector (a constant where it is inlined): in vectors of 4 doubles. */
 static inline __attribute__((always_inline)) void
 symv_quad_body(int n, const double *A, int lda, const double *x, int j, double *t,
-               double *dots)
+               double *dots, int vector)
 {
     const double *a0 = A + (size_t) j * lda, *a1 = a0 + lda, *a2 = a1 + lda,
         *a3 = a2 + lda;
@@ -435,23 +728,44 @@ symv_quad_body(int n, const double *A, int lda, const double *x, int j, double *
     d1 += a1[j + 2] * x[j + 2] + a1[j + 3] * x[j + 3];
     d2 += a2[j + 3] * x[j + 3];
     int i = j + 4;
-#ifdef SYMV_VECTOR
-    symv_v4 v0 = {0, 0, 0, 0}, v1 = v0, v2 = v0, v3 = v0;
-    symv_v4 y0 = {x0, x0, x0, x0}, y1 = {x1, x1, x1, x1}, y2 = {x2, x2, x2, x2},
-        y3 = {x3, x3, x3, x3};
-    for (; i + 4 <= n; i += 4) {
-        symv_v4 b0 = *(const symv_v4u *) (a0 + i), b1 = *(const symv_v4u *) (a1 + i),
-            b2 = *(const symv_v4u *) (a2 + i), b3 = *(const symv_v4u *) (a3 + i),
-            xi = *(const symv_v4u *) (x + i), ti = *(const symv_v4u *) (t + i - j);
-        ti += b0 * y0 + b1 * y1 + b2 * y2 + b3 * y3;
-        *(symv_v4u *) (t + i - j) = ti;
-        v0 += b0 * xi; v1 += b1 * xi; v2 += b2 * xi; v3 += b3 * xi;
-    }
-    d0 += (v0[0] + v0[1]) + (v0[2] + v0[3]);
-    d1 += (v1[0] + v1[1]) + (v1[2] + v1[3]);
-    d2 += (v2[0] + v2[1]) + (v2[2] + v2[3]);
-    d3 += (v3[0] + v3[1]) + (v3[2] + v3[3]);
+#ifndef SIMD_VECTOR
+    vector = 0;
 #endif
+#ifdef SIMD_VECTOR
+    if (vector) {
+        vd4 v0 = {0, 0, 0, 0}, v1 = v0, v2 = v0, v3 = v0;
+        vd4 y0 = {x0, x0, x0, x0}, y1 = {x1, x1, x1, x1}, y2 = {x2, x2, x2, x2},
+            y3 = {x3, x3, x3, x3};
+        for (; i + 4 <= n; i += 4) {
+            vd4 b0 = *(const vd4u *) (a0 + i), b1 = *(const vd4u *) (a1 + i),
+                b2 = *(const vd4u *) (a2 + i), b3 = *(const vd4u *) (a3 + i),
+                xi = *(const vd4u *) (x + i), ti = *(const vd4u *) (t + i - j);
+            ti += b0 * y0 + b1 * y1 + b2 * y2 + b3 * y3;
+            *(vd4u *) (t + i - j) = ti;
+            v0 += b0 * xi; v1 += b1 * xi; v2 += b2 * xi; v3 += b3 * xi;
+        }
+        d0 += (v0[0] + v0[1]) + (v0[2] + v0[3]);
+        d1 += (v1[0] + v1[1]) + (v1[2] + v1[3]);
+        d2 += (v2[0] + v2[1]) + (v2[2] + v2[3]);
+        d3 += (v3[0] + v3[1]) + (v3[2] + v3[3]);
+    }
+#endif
+    if (!vector) {
+        /* the same sums in plain loops: four lanes of partial dot products */
+        double v0[4] = {0, 0, 0, 0}, v1[4] = {0, 0, 0, 0}, v2[4] = {0, 0, 0, 0},
+            v3[4] = {0, 0, 0, 0};
+        for (; i + 4 <= n; i += 4)
+            for (int l = 0; l < 4; l++) {
+                double b0 = a0[i + l], b1 = a1[i + l], b2 = a2[i + l], b3 = a3[i + l],
+                    xi = x[i + l];
+                t[i + l - j] += b0 * x0 + b1 * x1 + b2 * x2 + b3 * x3;
+                v0[l] += b0 * xi; v1[l] += b1 * xi; v2[l] += b2 * xi; v3[l] += b3 * xi;
+            }
+        d0 += (v0[0] + v0[1]) + (v0[2] + v0[3]);
+        d1 += (v1[0] + v1[1]) + (v1[2] + v1[3]);
+        d2 += (v2[0] + v2[1]) + (v2[2] + v2[3]);
+        d3 += (v3[0] + v3[1]) + (v3[2] + v3[3]);
+    }
     for (; i < n; i++) {
         double b0 = a0[i], b1 = a1[i], b2 = a2[i], b3 = a3[i], xi = x[i];
         t[i - j] += b0 * x0 + b1 * x1 + b2 * x2 + b3 * x3;
@@ -460,18 +774,25 @@ symv_quad_body(int n, const double *A, int lda, const double *x, int j, double *
     dots[0] = d0; dots[1] = d1; dots[2] = d2; dots[3] = d3;
 }
 
-static void symv_quad_default(int n, const double *A, int lda, const double *x, int j,
-                              double *t, double *dots)
+static void symv_quad_plain(int n, const double *A, int lda, const double *x, int j,
+                            double *t, double *dots)
 {
-    symv_quad_body(n, A, lda, x, j, t, dots);
+    symv_quad_body(n, A, lda, x, j, t, dots, 0);
 }
 
-#ifdef TILES_X86
-__attribute__((target("avx2,fma")))
+/* vectors of 4 doubles as two SSE2 (or NEON) halves */
+static void symv_quad_v2(int n, const double *A, int lda, const double *x, int j,
+                         double *t, double *dots)
+{
+    symv_quad_body(n, A, lda, x, j, t, dots, 1);
+}
+
+#ifdef SIMD_X86
+SIMD_AVX2_ATTR
 static void symv_quad_avx2(int n, const double *A, int lda, const double *x, int j,
                            double *t, double *dots)
 {
-    symv_quad_body(n, A, lda, x, j, t, dots);
+    symv_quad_body(n, A, lda, x, j, t, dots, 1);
 }
 #endif
 
@@ -492,15 +813,14 @@ static void symv_single(int n, const double *A, int lda, const double *x, int j,
 typedef void (*symv_quad_fn)(int, const double *, int, const double *, int, double *,
                              double *);
 
-/* The column kernel of a path: AVX2 with FMA where asked for and present,
- * else the default (vectors of 4 doubles as two SSE2 halves, or plain). */
-static symv_quad_fn symv_quad_for(int path)
+/* The column kernel of a path (simd_resolve()d): AVX2 with FMA for AVX2
+ * and AVX-512, the vectors in halves for SSE2 and NEON, else plain. */
+static symv_quad_fn symv_quad_for(simd_path path)
 {
-#ifdef TILES_X86
-    if ((path == TILE_AUTO || path >= TILE_AVX2) && cpu_has_avx2_fma())
-        return symv_quad_avx2;
+#ifdef SIMD_X86
+    if (path == SIMD_AVX2 || path == SIMD_AVX512) return symv_quad_avx2;
 #endif
-    return symv_quad_default;
+    return path == SIMD_PLAIN ? symv_quad_plain : symv_quad_v2;
 }
 
 static void symv_lower_with(symv_quad_fn quad, int n, const double *A, int lda,
@@ -511,6 +831,7 @@ static void symv_lower_with(symv_quad_fn quad, int n, const double *A, int lda,
     double *dots = work; /* n, then the partial vectors */
     int nt = threads > 1 ? threads : 1;
     if ((double) n * n / 2.0 < thread_work_min()) nt = 1;
+    (void) nt; /* without OpenMP */
     int nchunks = (n + 1023) / 1024;
     /* one parallel region: on a busy machine each region waits for a
      * second thread to be scheduled */
@@ -549,18 +870,18 @@ static void symv_lower_with(symv_quad_fn quad, int n, const double *A, int lda,
 void symv_lower(int n, const double *A, int lda, const double *x, double *y,
                 double *work, int threads)
 {
-    static symv_quad_fn quad = NULL;
-    if (!quad) quad = symv_quad_for(TILE_AUTO);
-    symv_lower_with(quad, n, A, lda, x, y, work, threads);
+    symv_lower_with(symv_quad_for(simd_active()), n, A, lda, x, y, work, threads);
 }
 
-/* ---- the matrix-vector product ------------------------------------------ */
+/* ---- the matrix-vector products ------------------------------------------ */
 
 /* y (n) += sign A x, A n x k (leading dimension lda): the reference dgemv
  * 'N' one column at a time, here four columns per pass over y, in vectors.
- * Each y(i) is summed over the columns in order, whatever n. */
+ * Each y(i) is summed over the columns in order, whatever n, on every
+ * path. */
 static inline __attribute__((always_inline)) void
-gemv_body(int n, int k, const double *A, int lda, const double *x, double sign, double *y)
+gemv_body(int n, int k, const double *A, int lda, const double *x, double sign, double *y,
+          int vector)
 {
     int l = 0;
     for (; l + 4 <= k; l += 4) {
@@ -569,16 +890,18 @@ gemv_body(int n, int k, const double *A, int lda, const double *x, double sign, 
         double x0 = sign * x[l], x1 = sign * x[l + 1], x2 = sign * x[l + 2],
             x3 = sign * x[l + 3];
         int i = 0;
-#ifdef SYMV_VECTOR
-        symv_v4 y0 = {x0, x0, x0, x0}, y1 = {x1, x1, x1, x1}, y2 = {x2, x2, x2, x2},
-            y3 = {x3, x3, x3, x3};
-        for (; i + 4 <= n; i += 4) {
-            symv_v4 t = *(const symv_v4u *) (y + i);
-            t += *(const symv_v4u *) (a0 + i) * y0;
-            t += *(const symv_v4u *) (a1 + i) * y1;
-            t += *(const symv_v4u *) (a2 + i) * y2;
-            t += *(const symv_v4u *) (a3 + i) * y3;
-            *(symv_v4u *) (y + i) = t;
+#ifdef SIMD_VECTOR
+        if (vector) {
+            vd4 y0 = {x0, x0, x0, x0}, y1 = {x1, x1, x1, x1}, y2 = {x2, x2, x2, x2},
+                y3 = {x3, x3, x3, x3};
+            for (; i + 4 <= n; i += 4) {
+                vd4 t = *(const vd4u *) (y + i);
+                t += *(const vd4u *) (a0 + i) * y0;
+                t += *(const vd4u *) (a1 + i) * y1;
+                t += *(const vd4u *) (a2 + i) * y2;
+                t += *(const vd4u *) (a3 + i) * y3;
+                *(vd4u *) (y + i) = t;
+            }
         }
 #endif
         for (; i < n; i++) {
@@ -597,47 +920,53 @@ gemv_body(int n, int k, const double *A, int lda, const double *x, double sign, 
     }
 }
 
-static void gemv_default(int n, int k, const double *A, int lda, const double *x,
-                         double sign, double *y)
-{
-    gemv_body(n, k, A, lda, x, sign, y);
-}
-
-#ifdef TILES_X86
-__attribute__((target("avx2,fma")))
-static void gemv_avx2(int n, int k, const double *A, int lda, const double *x,
-                      double sign, double *y)
-{
-    gemv_body(n, k, A, lda, x, sign, y);
-}
-#endif
-
 /* y (k) = A' x, A n x k: four columns' dot products per pass over x, each
- * in vector lanes (the reference dgemv 'T' is one dependent chain of
- * additions per column); the order of each sum is fixed by n. */
+ * in four vector lanes (the reference dgemv 'T' is one dependent chain of
+ * additions per column); the order of each sum is fixed by n, the same in
+ * the plain loops. */
 static inline __attribute__((always_inline)) void
-gemv_t_body(int n, int k, const double *A, int lda, const double *x, double *y)
+gemv_t_body(int n, int k, const double *A, int lda, const double *x, double *y, int vector)
 {
     int l = 0;
+#ifndef SIMD_VECTOR
+    vector = 0;
+#endif
     for (; l + 4 <= k; l += 4) {
         const double *a0 = A + (size_t) l * lda, *a1 = a0 + lda, *a2 = a1 + lda,
             *a3 = a2 + lda;
         double d0 = 0.0, d1 = 0.0, d2 = 0.0, d3 = 0.0;
         int i = 0;
-#ifdef SYMV_VECTOR
-        symv_v4 v0 = {0, 0, 0, 0}, v1 = v0, v2 = v0, v3 = v0;
-        for (; i + 4 <= n; i += 4) {
-            symv_v4 xi = *(const symv_v4u *) (x + i);
-            v0 += *(const symv_v4u *) (a0 + i) * xi;
-            v1 += *(const symv_v4u *) (a1 + i) * xi;
-            v2 += *(const symv_v4u *) (a2 + i) * xi;
-            v3 += *(const symv_v4u *) (a3 + i) * xi;
+#ifdef SIMD_VECTOR
+        if (vector) {
+            vd4 v0 = {0, 0, 0, 0}, v1 = v0, v2 = v0, v3 = v0;
+            for (; i + 4 <= n; i += 4) {
+                vd4 xi = *(const vd4u *) (x + i);
+                v0 += *(const vd4u *) (a0 + i) * xi;
+                v1 += *(const vd4u *) (a1 + i) * xi;
+                v2 += *(const vd4u *) (a2 + i) * xi;
+                v3 += *(const vd4u *) (a3 + i) * xi;
+            }
+            d0 = (v0[0] + v0[1]) + (v0[2] + v0[3]);
+            d1 = (v1[0] + v1[1]) + (v1[2] + v1[3]);
+            d2 = (v2[0] + v2[1]) + (v2[2] + v2[3]);
+            d3 = (v3[0] + v3[1]) + (v3[2] + v3[3]);
         }
-        d0 = (v0[0] + v0[1]) + (v0[2] + v0[3]);
-        d1 = (v1[0] + v1[1]) + (v1[2] + v1[3]);
-        d2 = (v2[0] + v2[1]) + (v2[2] + v2[3]);
-        d3 = (v3[0] + v3[1]) + (v3[2] + v3[3]);
 #endif
+        if (!vector) {
+            /* the same sums in plain loops */
+            double v0[4] = {0, 0, 0, 0}, v1[4] = {0, 0, 0, 0}, v2[4] = {0, 0, 0, 0},
+                v3[4] = {0, 0, 0, 0};
+            for (; i + 4 <= n; i += 4)
+                for (int l = 0; l < 4; l++) {
+                    double xi = x[i + l];
+                    v0[l] += a0[i + l] * xi; v1[l] += a1[i + l] * xi;
+                    v2[l] += a2[i + l] * xi; v3[l] += a3[i + l] * xi;
+                }
+            d0 = (v0[0] + v0[1]) + (v0[2] + v0[3]);
+            d1 = (v1[0] + v1[1]) + (v1[2] + v1[3]);
+            d2 = (v2[0] + v2[1]) + (v2[2] + v2[3]);
+            d3 = (v3[0] + v3[1]) + (v3[2] + v3[3]);
+        }
         for (; i < n; i++) {
             d0 += a0[i] * x[i]; d1 += a1[i] * x[i]; d2 += a2[i] * x[i]; d3 += a3[i] * x[i];
         }
@@ -651,190 +980,286 @@ gemv_t_body(int n, int k, const double *A, int lda, const double *x, double *y)
     }
 }
 
-static void gemv_t_default(int n, int k, const double *A, int lda, const double *x,
-                           double *y)
+static void gemv_plain(int n, int k, const double *A, int lda, const double *x,
+                       double sign, double *y)
 {
-    gemv_t_body(n, k, A, lda, x, y);
+    gemv_body(n, k, A, lda, x, sign, y, 0);
 }
 
-#ifdef TILES_X86
-__attribute__((target("avx2,fma")))
+static void gemv_v2(int n, int k, const double *A, int lda, const double *x, double sign,
+                    double *y)
+{
+    gemv_body(n, k, A, lda, x, sign, y, 1);
+}
+
+static void gemv_t_plain(int n, int k, const double *A, int lda, const double *x,
+                         double *y)
+{
+    gemv_t_body(n, k, A, lda, x, y, 0);
+}
+
+static void gemv_t_v2(int n, int k, const double *A, int lda, const double *x, double *y)
+{
+    gemv_t_body(n, k, A, lda, x, y, 1);
+}
+
+#ifdef SIMD_X86
+SIMD_AVX2_ATTR
+static void gemv_avx2(int n, int k, const double *A, int lda, const double *x,
+                      double sign, double *y)
+{
+    gemv_body(n, k, A, lda, x, sign, y, 1);
+}
+
+SIMD_AVX2_ATTR
 static void gemv_t_avx2(int n, int k, const double *A, int lda, const double *x,
                         double *y)
 {
-    gemv_t_body(n, k, A, lda, x, y);
+    gemv_t_body(n, k, A, lda, x, y, 1);
 }
 #endif
 
-void gemv_t(int n, int k, const double *A, int lda, const double *x, double *y)
+static void gemv_t_with(simd_path path, int n, int k, const double *A, int lda,
+                        const double *x, double *y)
 {
-#ifdef TILES_X86
-    if (cpu_has_avx2_fma()) {
+#ifdef SIMD_X86
+    if (path == SIMD_AVX2 || path == SIMD_AVX512) {
         gemv_t_avx2(n, k, A, lda, x, y);
         return;
     }
 #endif
-    gemv_t_default(n, k, A, lda, x, y);
+    if (path == SIMD_PLAIN) gemv_t_plain(n, k, A, lda, x, y);
+    else gemv_t_v2(n, k, A, lda, x, y);
+}
+
+static void gemv_add_with(simd_path path, int n, int k, const double *A, int lda,
+                          const double *x, double sign, double *y)
+{
+#ifdef SIMD_X86
+    if (path == SIMD_AVX2 || path == SIMD_AVX512) {
+        gemv_avx2(n, k, A, lda, x, sign, y);
+        return;
+    }
+#endif
+    if (path == SIMD_PLAIN) gemv_plain(n, k, A, lda, x, sign, y);
+    else gemv_v2(n, k, A, lda, x, sign, y);
+}
+
+void gemv_t(int n, int k, const double *A, int lda, const double *x, double *y)
+{
+    gemv_t_with(simd_active(), n, k, A, lda, x, y);
 }
 
 void gemv_add(int n, int k, const double *A, int lda, const double *x, double sign,
               double *y)
 {
-#ifdef TILES_X86
-    if (cpu_has_avx2_fma()) {
-        gemv_avx2(n, k, A, lda, x, sign, y);
-        return;
-    }
+    gemv_add_with(simd_active(), n, k, A, lda, x, sign, y);
+}
+
+/* ---- the symmetric matrix product of the randomized solver -------------- */
+
+/* Columns per panel and rows per chunk of the symmetric product: a chunk
+ * of a panel of A (512 x 32 doubles, 128 KB) stays in the L2 cache while
+ * every column of X goes over it. */
+#define SYM_PANEL 32
+#define SYM_CHUNK 512
+
+/* Y[, c0..c1-1] = A X[, c0..c1-1], A symmetric in its lower triangle (n x
+ * n), X and Y n x l. Each entry of A below the diagonal serves twice:
+ * Y[i, c] += A[i, k] X[k, c] and Y[k, c] += A[i, k] X[i, c], in one pass
+ * over A, panel by panel. R's reference dsymm runs at about 1 G
+ * multiply-adds per second on the project machine; this loop, which the
+ * compiler vectorizes (vector: its dot products in the lanes of the
+ * instruction set, an "omp simd" reduction; else one chain), several
+ * times that (bench/randomized.R). */
+static inline __attribute__((always_inline))
+void symm_body(const double *A, int n, const double *X, double *Y, int c0, int c1)
+{
+    for (int c = c0; c < c1; c++) memset(Y + (size_t) c * n, 0, (size_t) n * sizeof(double));
+    for (int j0 = 0; j0 < n; j0 += SYM_PANEL) {
+        int j1 = j0 + SYM_PANEL < n ? j0 + SYM_PANEL : n;
+        for (int c = c0; c < c1; c++) {       /* the diagonal block */
+            const double *x = X + (size_t) c * n;
+            double *y = Y + (size_t) c * n;
+            for (int k = j0; k < j1; k++) {
+                const double *a = A + (size_t) k * n;
+                double s = a[k] * x[k];
+                for (int i = k + 1; i < j1; i++) { y[i] += a[i] * x[k]; s += a[i] * x[i]; }
+                y[k] += s;
+            }
+        }
+        for (int r0 = j1; r0 < n; r0 += SYM_CHUNK) {
+            int r1 = r0 + SYM_CHUNK < n ? r0 + SYM_CHUNK : n;
+            for (int c = c0; c < c1; c++) {
+                const double *x = X + (size_t) c * n;
+                double *y = Y + (size_t) c * n;
+                for (int k = j0; k < j1; k++) {
+                    const double *a = A + (size_t) k * n;
+                    double xk = x[k], s = 0.0;
+#ifdef _OPENMP
+#pragma omp simd reduction(+:s)
 #endif
-    gemv_default(n, k, A, lda, x, sign, y);
-}
-
-/* Is the BLAS an optimized one? Asked of the loaded libraries by the
- * symbols only an optimized BLAS exports: OpenBLAS (openblas_get_config),
- * Intel MKL (MKL_Get_Version), BLIS (bli_info_get_version_str), whether R
- * links to it or it is preloaded (LD_PRELOAD). R's reference BLAS, and
- * systems without dlsym(), answer no. */
-int blas_is_optimized(void)
-{
-    static int known = 0, optimized = 0;
-    if (!known) {
-#ifdef TILES_DLSYM
-        optimized = dlsym(RTLD_DEFAULT, "openblas_get_config") != NULL ||
-            dlsym(RTLD_DEFAULT, "MKL_Get_Version") != NULL ||
-            dlsym(RTLD_DEFAULT, "bli_info_get_version_str") != NULL;
-#endif
-        known = 1;
+                    for (int i = r0; i < r1; i++) { y[i] += a[i] * xk; s += a[i] * x[i]; }
+                    y[k] += s;
+                }
+            }
+        }
     }
-    return optimized;
 }
 
-#ifdef TILES_DLSYM
-static double seconds_now(void)
+/* plain C, which the compiler vectorizes for the baseline instruction set
+ * (SSE2, NEON): the plain and the two-double paths */
+static void symm_baseline(const double *A, int n, const double *X, double *Y, int c0,
+                          int c1)
 {
-    struct timespec t;
-    clock_gettime(CLOCK_MONOTONIC, &t);
-    return (double) t.tv_sec + 1e-9 * (double) t.tv_nsec;
+    symm_body(A, n, X, Y, c0, c1);
 }
 
-/* With an optimized BLAS: the BLAS's dgemm against the tiles on one
- * product of the sizes the package multiplies (384 x 48, inner 384, 7 M
- * multiply-adds, a millisecond), best of three each. Returns 1 when the
- * BLAS is at least as fast. Called once per process, on the main thread
- * (R_alloc). */
-static int blas_faster_measured(int threads)
+#ifdef SIMD_X86
+SIMD_AVX2_ATTR
+static void symm_avx2(const double *A, int n, const double *X, double *Y, int c0, int c1)
 {
-    const int m = 384, n = 48, k = 384;
-    double *A = (double *) R_alloc((size_t) m * k + (size_t) k * n + (size_t) m * n,
-                                   sizeof(double));
-    double *B = A + (size_t) m * k, *C = B + (size_t) k * n;
-    for (size_t i = 0; i < (size_t) m * k + (size_t) k * n; i++)
-        A[i] = (double) (i % 17) / 17.0 - 0.5;
-    double best_blas = R_PosInf, best_tiles = R_PosInf, one = 1.0, zero = 0.0;
-    for (int rep = 0; rep < 3; rep++) {
-        double t0 = seconds_now();
-        F77_CALL(dgemm)("N", "N", &m, &n, &k, &one, A, &m, B, &k, &zero, C, &m
-                        FCONE FCONE);
-        double t1 = seconds_now();
-        memset(C, 0, (size_t) m * n * sizeof(double));
-        tile_gemm(m, n, k, A, m, 0, B, k, 0, 1.0, C, m, threads);
-        double t2 = seconds_now();
-        if (t1 - t0 < best_blas) best_blas = t1 - t0;
-        if (t2 - t1 < best_tiles) best_tiles = t2 - t1;
-    }
-    return best_blas <= best_tiles;
+    symm_body(A, n, X, Y, c0, c1);
 }
 #endif
 
-/* Whether a general product of work multiply-adds goes to the tiles (1) or
- * to the BLAS (0). With R's reference BLAS, always the tiles (about 14x its
- * dgemm at the package's shapes). With an optimized BLAS, the tiles below
- * TILE_HANDBACK_WORK, where a BLAS call's set-up costs more than the
- * product, and from it on whichever of the two was faster on a probe
- * product measured once per process (blas_faster_measured()): results
- * then follow the BLAS, as they did before the tiles. */
-#define TILE_HANDBACK_WORK 1048576.0
-int tiles_preferred(double work, int threads)
+typedef void (*symm_fn)(const double *, int, const double *, double *, int, int);
+
+static symm_fn symm_for(simd_path path)
 {
-    static int measured = -1;
-    if (!blas_is_optimized() || work < TILE_HANDBACK_WORK) return 1;
-#ifdef TILES_DLSYM
-    if (measured < 0) measured = blas_faster_measured(threads);
-#else
-    measured = 1;
+#ifdef SIMD_X86
+    if (path == SIMD_AVX2 || path == SIMD_AVX512) return symm_avx2;
 #endif
-    return !measured;
+    (void) path;
+    return symm_baseline;
 }
 
-/* C (m x n) += op(A) op(B) (beta = 1) or C = op(A) op(B) (beta = 0), by
- * the tiles or the BLAS, as tiles_preferred() says. Main thread only. */
-void matrix_product(int m, int n, int k, const double *A, int lda, int transa,
-                    const double *B, int ldb, int transb, double beta, double *C, int ldc,
-                    int threads)
+static void symm_lower_with(symm_fn product, const double *A, int n, const double *X,
+                            int l, double *Y, int threads)
 {
-    if (m <= 0 || n <= 0) return;
-    if (!tiles_preferred((double) m * n * k, threads)) {
-        double one = 1.0;
-        F77_CALL(dgemm)(transa ? "T" : "N", transb ? "T" : "N", &m, &n, &k, &one, A, &lda,
-                        B, &ldb, &beta, C, &ldc FCONE FCONE);
-        return;
+    if (threads > l) threads = l;
+    if (threads < 1) threads = 1;
+#ifdef _OPENMP
+#pragma omp parallel for num_threads(threads) schedule(static) if (threads > 1)
+#endif
+    for (int t = 0; t < threads; t++) {
+        int c0 = (int) ((long long) l * t / threads);
+        int c1 = (int) ((long long) l * (t + 1) / threads);
+        product(A, n, X, Y, c0, c1);
     }
-    if (beta == 0.0)
-        for (int j = 0; j < n; j++) memset(C + (size_t) j * ldc, 0, (size_t) m * sizeof(double));
-    tile_gemm(m, n, k, A, lda, transa, B, ldb, transb, 1.0, C, ldc, threads);
 }
 
-/* .Call, for the tests (fastkpca:::tile_product()), through the kernels of
- * one path (path: integer, a tile_path; TILE_AUTO for this CPU's):
- * op 0: c + op(a) op(b), op(x) = x' where trans_x is TRUE;
+/* Y (n x l) = A X, A symmetric in its lower triangle; the columns in one
+ * slice per thread, so that each entry is summed in the same order
+ * whatever the number of threads. Main thread (an interrupt check). */
+void symm_lower(const double *A, int n, const double *X, int l, double *Y, int threads)
+{
+    symm_lower_with(symm_for(simd_active()), A, n, X, l, Y, threads);
+    R_CheckUserInterrupt();
+}
+
+/* ---- the entry point for the tests ---------------------------------------- */
+
+/* The widest copy of the vector-product kernels (symv, gemv, symm): AVX2. */
+static simd_path vector_copy(simd_path path)
+{
+    return path == SIMD_AVX512 ? SIMD_AVX2 : path;
+}
+
+/* .Call, for the tests and benchmarks (fastkpca:::tile_product()), through
+ * the kernels of one path (path: integer, a simd_path; SIMD_AUTO for the
+ * session's, simd_active(); a path this CPU lacks gives the widest below
+ * it that it runs):
+ * op 0: c + op(a) op(b), op(x) = x' where trans_x is TRUE (tile_gemm());
  * op 1: c + A b, A symmetric from the lower triangle of the square a
- *       (symv_lower(), column by column of b).
+ *       (symv_lower(), column by column of b);
+ * op 2: c + the lower triangle (with the diagonal) of (a - 1 b)' (a - 1 b),
+ *       b a 1 x ncol(a) shift (syrk_lower_add()); c's upper triangle is
+ *       kept; the result's attribute "sums" is (a - 1 b)' 1;
+ * op 3: c + a b (gemv_add(), column by column of b);
+ * op 4: c + a' b (gemv_t(), column by column of b);
+ * op 5: c + A b as op 1, all columns of b at once (symm_lower()).
  * a, b, c: double matrices of conforming sizes; threads: integer.
  * Returns a new matrix with attributes "path", the kernel that ran,
  * "blas", "optimized" or "reference" as blas_is_optimized() sees it, and
  * "large_products", "tiles" or "blas": where matrix_product() sends a
- * product of at least TILE_HANDBACK_WORK multiply-adds. */
+ * product of 10^9 multiply-adds. */
 SEXP tile_product(SEXP a, SEXP b, SEXP c, SEXP trans_a, SEXP trans_b, SEXP threads,
                   SEXP path, SEXP op)
 {
     if (!isReal(a) || !isMatrix(a)) error_argument("'a' must be a double matrix");
     if (!isReal(b) || !isMatrix(b)) error_argument("'b' must be a double matrix");
     if (!isReal(c) || !isMatrix(c)) error_argument("'c' must be a double matrix");
-    int symmetric = as_count(op, "op", 0, 1);
+    int what = as_count(op, "op", 0, 5);
     int ta = asLogical(trans_a) == TRUE, tb = asLogical(trans_b) == TRUE;
-    if (symmetric) {
-        ta = tb = 0;
-        if (nrows(a) != ncols(a)) error_argument("'a' must be square");
-    }
+    if (what != 0) ta = tb = 0;
+    if (what == 4) ta = 1;
+    if ((what == 1 || what == 5) && nrows(a) != ncols(a)) error_argument("'a' must be square");
     int m = ta ? ncols(a) : nrows(a), k = ta ? nrows(a) : ncols(a);
     int kb = tb ? ncols(b) : nrows(b), n = tb ? nrows(b) : ncols(b);
-    if (kb != k) error_argument("'b' must have %d %s", k, tb ? "columns" : "rows");
+    if (what == 2) {
+        m = n = ncols(a);
+        k = nrows(a);
+        if (nrows(b) != 1 || ncols(b) != m) error_argument("'b' must be 1 x %d", m);
+    } else if (kb != k) {
+        error_argument("'b' must have %d %s", k, tb ? "columns" : "rows");
+    }
     if (nrows(c) != m || ncols(c) != n) error_argument("'c' must be %d x %d", m, n);
     int nthreads = as_threads(threads);
-    int p = as_count(path, "path", TILE_AUTO, TILE_AVX512);
-    tile_kernel K = p == TILE_AUTO ? tile_kernel_auto() : tile_kernel_for(p);
+    int p = as_count(path, "path", SIMD_AUTO, SIMD_PATH_COUNT - 1);
+    simd_path run = p == SIMD_AUTO ? simd_active() : simd_resolve(p);
     SEXP ans = PROTECT(duplicate(c));
-    const char *name = tile_kernel_name(K);
-    if (symmetric) {
-        symv_quad_fn quad = symv_quad_for(p);
+    double *out = REAL(ans);
+    simd_path ran = vector_copy(run);
+    if (what == 0) {
+        tile_kernel K = tile_kernel_for(run);
+        tile_product_with(K, m, n, k, REAL(a), nrows(a) > 0 ? nrows(a) : 1, ta, REAL(b),
+                          nrows(b) > 0 ? nrows(b) : 1, tb, 1.0, out, m > 0 ? m : 1,
+                          nthreads);
+        ran = K.mr == 24 ? SIMD_AVX512 : K.mr == 12 ? SIMD_AVX2 : K.mr == 6 ? run : SIMD_PLAIN;
+    } else if (what == 1) {
+        symv_quad_fn quad = symv_quad_for(run);
         double *work = (double *) R_alloc(symv_lower_work(m) + 1, sizeof(double));
         double *y = (double *) R_alloc((size_t) (m > 0 ? m : 1), sizeof(double));
         for (int j = 0; j < n; j++) {
-            double *out = REAL(ans) + (size_t) j * m;
-            symv_lower_with(quad, m, REAL(a), m, REAL(b) + (size_t) j * m, y, work,
-                            nthreads);
-            for (int i = 0; i < m; i++) out[i] += y[i];
+            double *oj = out + (size_t) j * m;
+            symv_lower_with(quad, m, REAL(a), m, REAL(b) + (size_t) j * m, y, work, nthreads);
+            for (int i = 0; i < m; i++) oj[i] += y[i];
         }
-#ifdef TILES_X86
-        name = quad == symv_quad_avx2 ? "avx2" : "default";
-#else
-        name = "default";
-#endif
+    } else if (what == 2) {
+        syrk_kernel kern = syrk_kernel_for(run);
+        int nb = k;
+        double *Bt = (double *) R_alloc((size_t) m * nb + 1, sizeof(double));
+        for (int i = 0; i < nb; i++)
+            for (int j = 0; j < m; j++) Bt[j + (size_t) i * m] = REAL(a)[i + (size_t) j * nb];
+        SEXP sums = PROTECT(allocVector(REALSXP, m));
+        memset(REAL(sums), 0, (size_t) m * sizeof(double));
+        if (nb > 0 && m > 0)
+            syrk_lower_with(kern, Bt, nb, m, REAL(b), out, REAL(sums), nthreads);
+        setAttrib(ans, install("sums"), sums);
+        UNPROTECT(1);
+        ran = kern.path;
+    } else if (what == 3 || what == 4) {
+        double *y = (double *) R_alloc((size_t) (m > 0 ? m : 1), sizeof(double));
+        int lda = nrows(a) > 0 ? nrows(a) : 1;
+        for (int j = 0; j < n; j++) {
+            double *oj = out + (size_t) j * m;
+            const double *x = REAL(b) + (size_t) j * k;
+            if (what == 3) {
+                gemv_add_with(run, m, k, REAL(a), lda, x, 1.0, oj);
+            } else {
+                gemv_t_with(run, k, m, REAL(a), lda, x, y);
+                for (int i = 0; i < m; i++) oj[i] += y[i];
+            }
+        }
     } else {
-        tile_product_with(K, m, n, k, REAL(a), nrows(a) > 0 ? nrows(a) : 1, ta, REAL(b),
-                          nrows(b) > 0 ? nrows(b) : 1, tb, 1.0, REAL(ans), m > 0 ? m : 1,
-                          nthreads);
+        double *Y = (double *) R_alloc((size_t) m * n + 1, sizeof(double));
+        if (m > 0 && n > 0) {
+            symm_lower_with(symm_for(run), REAL(a), m, REAL(b), n, Y, nthreads);
+            for (size_t t = 0; t < (size_t) m * n; t++) out[t] += Y[t];
+        }
     }
-    setAttrib(ans, install("path"), mkString(name));
+    setAttrib(ans, install("path"), mkString(simd_name(ran)));
     setAttrib(ans, install("blas"), mkString(blas_is_optimized() ? "optimized" : "reference"));
     setAttrib(ans, install("large_products"),
               mkString(tiles_preferred(1e9, nthreads) ? "tiles" : "blas"));

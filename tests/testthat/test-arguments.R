@@ -57,6 +57,15 @@ arguments_cases <- function() {
     kpca_threads = list(list(quote(local({
       old <- options(fastkpca.threads = 0); on.exit(options(old)); kpca_threads()
     })), "getOption(\"fastkpca.threads\")")),
+    simd_path = list(
+      list(quote(simd_path(available = NA)), "available"),
+      list(quote(local({
+        old <- options(fastkpca.simd = "fast"); on.exit(options(old)); simd_path()
+      })), "getOption(\"fastkpca.simd\")"),
+      list(quote(local({
+        old <- options(fastkpca.tile_thread_work = -1); on.exit(options(old))
+        kernel_matrix("rbfdot", x)
+      })), "getOption(\"fastkpca.tile_thread_work\")")),
     median_sigma = list(
       list(quote(median_sigma(x, "polydot")), "kernel"),
       list(quote(median_sigma(letters)), "x")

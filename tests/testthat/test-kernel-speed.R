@@ -16,13 +16,12 @@ test_that("the vector exp of rbfdot is within 1 ulp of exp() over its whole rang
   x <- matrix(sqrt(t))
   e <- exp(-x[, 1]^2)
   normal <- e >= .Machine$double.xmin
-  # the copy the CPU uses, then the SSE2 copy (FASTKPCA_SIMD, read by
-  # src/kernel_fast.c), which is the same where the CPU lacks AVX2
-  for (simd in c("", "sse2")) {
-    old <- Sys.getenv("FASTKPCA_SIMD", unset = NA)
-    Sys.setenv(FASTKPCA_SIMD = simd)
+  # every vector path this CPU runs (options(fastkpca.simd), R/simd.R),
+  # and the plain one, whose exp() is the C library's
+  for (simd in simd_path(available = TRUE)) {
+    old <- options(fastkpca.simd = simd)
     v <- kernel_matrix("rbfdot", x, matrix(0), kpar = list(sigma = 1), threads = 1)[, 1]
-    if (is.na(old)) Sys.unsetenv("FASTKPCA_SIMD") else Sys.setenv(FASTKPCA_SIMD = old)
+    options(old)
     expect_lte(max(abs(v[normal] - e[normal]) / ulp_of(e[normal])), 1)
     # subnormal and zero results come from exp() itself
     expect_identical(v[!normal], e[!normal])
@@ -112,11 +111,10 @@ test_that("far-apart points give exact zeros, as exp() does", {
 test_that("one value that overflows is found wherever it falls in the vectors", {
   # row r of x overflows polydot(degree = 3) with every column and the other
   # rows do not: each column's segment has one Inf, at every lane position
-  # and in the scalar tail (13 rows), on the AVX2 and the SSE2 copies
+  # and in the scalar tail (13 rows), on every path this CPU runs
   y <- matrix(seq(0.5, 1.5, length.out = 10), 5, 2)
-  for (simd in c("", "sse2")) {
-    old <- Sys.getenv("FASTKPCA_SIMD")
-    Sys.setenv(FASTKPCA_SIMD = simd)
+  for (simd in simd_path(available = TRUE)) {
+    old <- options(fastkpca.simd = simd)
     for (r in c(1, 2, 3, 4, 5, 8, 9, 12, 13)) {
       x <- matrix(0.3, 13, 2)
       x[r, ] <- 1e110
@@ -126,6 +124,6 @@ test_that("one value that overflows is found wherever it falls in the vectors", 
     x <- matrix(0.3, 13, 2)
     expect_equal(kernel_matrix(polydot(degree = 3), x, y),
                  (tcrossprod(x, y) + 1)^3, ignore_attr = TRUE)
-    Sys.setenv(FASTKPCA_SIMD = old)
+    options(old)
   }
 })

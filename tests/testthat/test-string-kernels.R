@@ -87,9 +87,8 @@ test_that("the nodes' dense matrix and inverted index give kernlab's values what
   # splits them moves every node to one side or the other
   x <- fx_strings(56, lo = 20, hi = 70, seed = 7)
   z <- fx_strings(6, lo = 5, hi = 50, seed = 8)
-  old <- Sys.getenv("FASTKPCA_STRING_DENSE_SHARE", unset = NA)
-  on.exit(if (is.na(old)) Sys.unsetenv("FASTKPCA_STRING_DENSE_SHARE")
-          else Sys.setenv(FASTKPCA_STRING_DENSE_SHARE = old))
+  old <- options(fastkpca.string_dense_share = NULL)
+  on.exit(options(old))
   for (kpar in list(list(type = "constant", length = 4, lambda = 1),
                     list(type = "exponential", length = 4, lambda = 1.4),
                     list(type = "boundrange", length = 17, lambda = 1))) {
@@ -99,11 +98,11 @@ test_that("the nodes' dense matrix and inverted index give kernlab's values what
       ref <- unclass(kernlab::kernelMatrix(kl, as.list(x)))
       ref_cross <- unclass(kernlab::kernelMatrix(kl, as.list(z), as.list(x)))
       for (share in c("0.01", "0.5", "2")) {
-        Sys.setenv(FASTKPCA_STRING_DENSE_SHARE = share)
+        options(fastkpca.string_dense_share = as.numeric(share))
         label <- sprintf("%s, normalized = %s, share %s", kpar$type, normalized, share)
         expect_lt(rel_diff(kernel_matrix(fk, x, threads = 2), ref), 1e-10, label = label)
         expect_lt(rel_diff(kernel_matrix(fk, z, x), ref_cross), 1e-10, label = label)
-        # the diagonal alone (no tile: one dot product per value)
+        # the diagonal alone (no tile of the block: each value by itself)
         self <- .Call(fastkpca:::C_kernel_self, x, fastkpca:::kernel_program(fk), list())
         expect_lt(rel_diff(self, diag(ref)), 1e-10, label = paste(label, "diagonal"))
       }
