@@ -228,7 +228,7 @@ dense_eigen <- function(op, solver, features, th, control, variance) {
   extra <- as.integer(features > 0L && features < n)
   # (the randomized solver keeps its features + oversample random columns)
   settings[[5L]] <- max(0, settings[[5L]] - extra)
-  res <- engine_call(.Call(C_kpca_exact, op$x, op$program, op$weights,
+  res <- engine_call(.Call(C_dense_eigen, op$x, op$program, op$weights,
                            features + extra, th, solver_codes[[solver]], op$threads,
                            settings, if (is.null(variance)) 0 else variance,
                            progress_fraction(sprintf("kpca: exact fit on %d rows", n))))

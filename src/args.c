@@ -43,7 +43,7 @@ void call_step(SEXP step)
 
 /* The progress of the running exact fit: an R function of the fraction of
  * the fit done (0 to 1; R/progress.R makes it), and each step's share.
- * Only kpca_exact() sets it, from progress_begin() until progress_end() or
+ * Only dense_eigen() sets it, from progress_begin() until progress_end() or
  * the end of its buffer (free_buffer_call), so the checkpoints of other
  * entry points, which share the fill and the solver, report nothing. The fit
  * runs on the main thread; the function is protected as an argument of the

@@ -279,7 +279,7 @@ SEXP engine_limits(void);
 void check_step(SEXP step);   /* NULL or an R function ... */
 void call_step(SEXP step);    /* ... called between blocks (a progress bar) */
 
-/* args.c: progress of an exact fit (kpca_exact), reported at the interrupt
+/* args.c: progress of an exact fit (dense_eigen), reported at the interrupt
  * checkpoints of its steps; every step may report a fraction of itself
  * done, and a step the solver does not run has no share. */
 typedef enum {
@@ -297,7 +297,7 @@ void progress_end(void);
 SEXP with_square_buffer(int n, SEXP (*body)(void *data, double *buffer), void *data);
 
 /* .Call entry points */
-SEXP kpca_exact(SEXP x, SEXP kernel, SEXP weights, SEXP features, SEXP th,
+SEXP dense_eigen(SEXP x, SEXP kernel, SEXP weights, SEXP features, SEXP th,
               SEXP solver, SEXP threads, SEXP control, SEXP variance, SEXP step);
 SEXP kernel_cross(SEXP z, SEXP x, SEXP kernel, SEXP zweights, SEXP xweights,
                   SEXP threads);

@@ -140,7 +140,7 @@ static SEXP fit_steps(void *data, double *K)
     return ans;
 }
 
-/* .Call (kpca_exact() in R/kpca.R): fit kernel PCA.
+/* .Call (dense_eigen() in R/eigen.R): fit kernel PCA.
  * x: double matrix, the data (n x d), or the kernel matrix (n x n) when
  *    kernel is NULL (precomputed), or a character vector for a string
  *    kernel; kernel: a program from
@@ -159,7 +159,7 @@ static SEXP fit_steps(void *data, double *K)
  * unit eigenvectors (n x k, each column's largest-magnitude entry positive), the centering terms of K, trace(Kc)/n, and for
  * the iterative solver whether it converged, its restarts and its largest
  * relative residual. */
-SEXP kpca_exact(SEXP x, SEXP kernel, SEXP weights, SEXP features, SEXP th,
+SEXP dense_eigen(SEXP x, SEXP kernel, SEXP weights, SEXP features, SEXP th,
               SEXP solver, SEXP threads, SEXP control, SEXP variance, SEXP step)
 {
     kernel_eval k, *kernel_ptr = NULL;

@@ -5,7 +5,7 @@
 #define CALLDEF(name, n) {#name, (DL_FUNC) &name, n}
 
 static const R_CallMethodDef call_methods[] = {
-    CALLDEF(kpca_exact, 10),
+    CALLDEF(dense_eigen, 10),
     CALLDEF(kernel_cross, 6),
     CALLDEF(kernel_matrix, 4),
     CALLDEF(kernel_self, 3),

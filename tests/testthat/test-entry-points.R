@@ -35,7 +35,7 @@ entry_accepts <- list(list("kernel_matrix", 1L, "1 x 1"),
   # the sign rule takes any double matrix of vectors
   list("oriented_columns", 1L, "1 x 1"), list("oriented_columns", 1L, "huge n"),
   # an exact fit's progress function (R/progress.R): none, or any function
-  list("kpca_exact", 10L, "NULL"), list("kpca_exact", 10L, "closure"),
+  list("dense_eigen", 10L, "NULL"), list("dense_eigen", 10L, "closure"),
   # the memory readers to try: none, or any of the codes 1 to 4 (R/memory.R)
   list("available_bytes", 1L, "integer(0)"), list("available_bytes", 1L, "1:2"),
   list("available_bytes", 1L, "integer matrix"))
@@ -141,7 +141,7 @@ test_that("every routine errors when any one of its real arguments is garbage", 
   routines <- entry_routines()
   baselines <- entry_capture_args()
   # the workflow reaches the routines the R code uses
-  expect_true(all(c("kpca_exact", "kernel_project_rows", "kernel_matrix") %in% names(baselines)))
+  expect_true(all(c("dense_eigen", "kernel_project_rows", "kernel_matrix") %in% names(baselines)))
   garbage <- entry_garbage()
   for (r in routines) {
     args <- baselines[[r$name]]
