@@ -319,7 +319,8 @@ put_kernlab_methods <- function() {
 #' `kernel`, `kpar()` is `kpar`, `xmatrix()` is `xmatrix`, `kcall()` is
 #' `call` and `terms()` is `terms` (`NULL` unless the formula method made
 #' the fit). kernlab's kernel generators ([rbfdot()], [polydot()], ...) make
-#' fastkpca kernel objects, and a kernlab `kernelMatrix` as `x` is the
+#' kernels that `kpca()` takes (kernlab's own objects while kernlab is
+#' loaded), and a kernlab `kernelMatrix` as `x` is the
 #' precomputed fit (whose `xmatrix()` is `NULL`: no copy of the kernel
 #' matrix is kept). For a Nyström fit, `pcv()` is the m x k matrix of
 #' coefficients on the m landmarks, with which a row \eqn{x} projects to

@@ -85,7 +85,7 @@ static int source_factor(const double *y, const kica_setup *s, factor_work *fw,
     return kept;
 }
 
-/* The products of the contrasts go through matrix_product() (tiles.c): on
+/* The products of the contrasts go through matrix_product() (blas.c): on
  * the reference BLAS, the register tiles; they were two thirds of kica's
  * time as dsyrk and dgemm. */
 
