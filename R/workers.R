@@ -102,9 +102,15 @@ renew_workers <- function() {
     }, error = function(e) FALSE)
     if (done) return(invisible())
   }
-  # (plan() substitutes its argument: the stack is given as a value)
+  # (plan() substitutes its argument: the stack is given as a value). The
+  # sequential plan first, so that the old workers are shut down and new
+  # ones started: setting the same plan again left future.mirai's dead
+  # daemons in place, and the next batch waited for them forever
   stack <- future::plan("list")
-  tryCatch(future::plan(stack, substitute = FALSE), error = function(e) NULL)
+  tryCatch({
+    future::plan(future::sequential)
+    future::plan(stack, substitute = FALSE)
+  }, error = function(e) NULL)
   invisible()
 }
 
