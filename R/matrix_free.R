@@ -21,13 +21,14 @@
 #' n = 10^5). `solver = "matrix_free"` computes the same leading eigenpairs
 #' of the centered kernel matrix without ever storing it. Each *pass*
 #' computes the kernel matrix tile by tile and multiplies each tile by a
-#' block of vectors at once. In one R process, each tile of the lower
-#' triangle is computed once and used for both of its blocks of rows (the
-#' kernel matrix is symmetric), so a pass costs \eqn{n^2 / 2} kernel
-#' evaluations plus a small product; on future's workers, each computes the
-#' rows of its batch, its own square by the same tiles. The results are
-#' the same to the last bit either way. Memory is \eqn{O(n b)} for a
-#' basis of b vectors (`control$ncv`) plus the tiles. Centering is
+#' block of vectors at once. Each tile of the lower triangle is computed
+#' once and used for both of its blocks of rows (the kernel matrix is
+#' symmetric), so a pass costs \eqn{n^2 / 2} kernel evaluations plus a small
+#' product, in one R process or shared among future's workers. The results
+#' are the same to the last bit either way. Memory is \eqn{O(n b)} for a
+#' basis of b vectors (`control$ncv`) plus the tiles (under workers, the calling
+#' process also holds their partial products, up to 8 n b numbers per
+#' pass). Centering is
 #' implicit: \eqn{K_c V = H K H V} with \eqn{H = I - 11'/n}.
 #'
 #' The method is a block Krylov iteration with thick restarts: starting
@@ -63,9 +64,15 @@
 #' gives; a kernel of lower rank than `features` gives the exact solver's
 #' warning and the components there are.
 #'
-#' Under a parallel [future::plan()], the rows of each pass are split into
-#' one batch per worker; the data go to each worker once per fit, as a file
-#' in [tempdir()] (on other machines, set
+#' Under a parallel [future::plan()], each pass is split into one
+#' batch per worker. For a kernel of an inner product or a distance (one
+#' base kernel), the rows and columns are cut into at most 8 groups, and
+#' each worker computes an even share of the pairs of groups, each pair's
+#' kernel values once for the rows of both groups: the workers compute half
+#' the kernel matrix between them, as one process does. Other kernels
+#' (anovadot, sums, products, conformal and string kernels) split the rows,
+#' each worker computing its rows whole. The data go to each worker once per
+#' fit, as a file in [tempdir()] (on other machines, set
 #' `options(fastkpca.shared_dir = )` to a folder they all see), and the
 #' block of vectors once per pass. A worker that is lost during a pass
 #' (its process killed) is replaced: once the pass's other batches are
@@ -73,15 +80,15 @@
 #' where it serves the backend, else the plan set again) and the batch
 #' runs again, up to twice; a batch that no renewed worker takes (a
 #' cluster made by the user, which cannot be renewed) runs in the calling
-#' process. The fit is the same as without the loss. Every row's
-#' result is summed in the same order whatever the batches, so the fit is
-#' the same under every plan and number of workers. `threads` is the
-#' number of threads per worker (by default `kpca_threads()` divided by the
-#' number of workers). One process with all the rows computes half the
-#' kernel matrix; workers compute their rows less half of their own square
-#' (three quarters of the matrix for 2 workers), so on one machine the
-#' threads of one process are the faster way (n = 10^5: 40 s on 2 threads,
-#' 49 s on 2 workers of 1 thread each); workers pay off across machines. Progress (passes and the
+#' process. The fit is the same as without the loss. Every entry of a
+#' pass is summed in the same order whatever the batches (a row's sums
+#' over the groups of columns, added group after group), so the fit is
+#' the same under every plan and number of workers, and in one process.
+#' `threads` is the number of threads per worker (by default
+#' `kpca_threads()` divided by the number of workers). 2 workers of 1
+#' thread each do the work of one process on 2 threads; workers pay off
+#' across machines (with 36 pairs of groups, the shares are even for up to
+#' about 8 workers). Progress (passes and the
 #' largest residual) goes through progressr.
 #'
 #' `solver = "auto"` chooses `"matrix_free"` when `features > 0` and the
