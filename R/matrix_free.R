@@ -5,7 +5,8 @@
 # same space as block Lanczos), whose one heavy step is a pass: the kernel
 # matrix times a block of vectors, computed tile by tile in C and never
 # stored (kernel_block_product(), src/matrix_free.c), in this process or
-# by row batches on future's workers (matrix_free_worker_product()). It is
+# shared among future's workers (matrix_free_worker_product()): half the
+# kernel matrix per pass either way, with the same bits. It is
 # one of the solvers of R/eigen.R: it takes the fit's operator
 # (kernel_operator()) and returns certified eigenpairs. The steps:
 #   matrix_free_start()       a Nystrom subspace (or random vectors) to start from
