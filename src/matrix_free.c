@@ -10,8 +10,8 @@
  * of group r sums its terms over the columns of group c in increasing
  * order (the tiles of tiles.c add their terms one by one). A pair of
  * groups (g, h), h < g, gives both P[g, h] and P[h, g] from the same
- * kernel values (pair_product()); the square of a group, P[g, g], comes
- * from the tiles of its lower triangle (square_product()). So each kernel
+ * kernel values; the square of a group, P[g, g], comes from the tiles of
+ * its lower triangle (tile_pipeline(), both). So each kernel
  * value of the lower triangle is computed once: n^2 / 2 values per pass,
  * whoever computes the pairs. One process computes every pair and adds
  * each group sum to Y as soon as the sums before it are there
@@ -103,98 +103,85 @@ static void block_product_by_rows(const kernel_eval *k, const kernel_fast_plan *
     }
 }
 
-/* Y (m x b, leading dimension ldy) += K[R, R] V[R, ] for the rows R = s0
- * + 0 .. m - 1 (plan: all n rows against all n points; s0 a multiple of
- * 8), with each tile of the square's lower triangle computed once and
- * used twice: tile (I, J), J < I, of S rows and columns adds K[I, J] V[J]
- * to Y[I] and K[I, J]' V[I] to Y[J]. Y[i] gets the terms of the columns j
- * in increasing order if row block R gets tiles (R, 0), ..., (R, R), then
- * (R + 1, R), (R + 2, R), ...: tile (I, J) after (I, J - 1) and after (I
- * - 1, J). The tiles of one anti-diagonal I + J = c write disjoint rows,
- * and run on the threads together; one parallel region per anti-diagonal
- * (or per group of its tiles, for a long one), with the interrupt check
- * and the error for values that are not finite between them. */
-static void square_product(const kernel_eval *k, const kernel_fast_plan *plan, int s0,
-                           int m, const double *V, int n, int b, double *Y, int ldy,
-                           double *T, int threads, int S, double *count)
-{
-    int N = (m + S - 1) / S;
-    /* tiles per parallel region: about threads x MF_CHECK_VALUES values
-     * (a long anti-diagonal is split: its tiles write disjoint rows) */
-    int group = (int) (threads * MF_CHECK_VALUES / ((double) S * S));
-    for (int c = 0; c <= 2 * (N - 1); c++) {
-        int jlo = c - (N - 1) > 0 ? c - (N - 1) : 0, jhi = c / 2;
-        for (int g0 = jlo; g0 <= jhi; g0 += group) {
-            int g1 = jhi - g0 < group ? jhi : g0 + group - 1, bad = 0;
-            double values = 0.0;
-#ifdef _OPENMP
-#pragma omp parallel for num_threads(threads) schedule(dynamic, 1) \
-    reduction(|:bad) reduction(+:values) if (threads > 1 && g1 > g0)
-#endif
-            for (int J = g0; J <= g1; J++) {
-#ifdef _OPENMP
-                double *Tt = T + (size_t) omp_get_thread_num() * S * S;
-#else
-                double *Tt = T;
-#endif
-                int I = c - J;
-                int i0 = I * S, ni = m - i0 < S ? m - i0 : S;
-                int j0 = J * S, nj = m - j0 < S ? m - j0 : S;
-                bad |= kernel_fast_tile(plan, s0 + i0, ni, s0 + j0, nj, Tt);
-                values += (double) ni * nj;
-                tile_gemm_add(ni, b, nj, Tt, ni, V + s0 + j0, n, Y + i0, ldy);
-                if (J < I)
-                    tile_gemm(nj, b, ni, Tt, ni, 1, V + s0 + i0, n, 0, 1.0, Y + j0, ldy, 1);
-            }
-            *count += values;
-            if (bad) kernel_nonfinite_error(k, "");
-            R_CheckUserInterrupt();
-        }
-    }
-}
-
-/* Yr (mr x b, leading dimension ldr) += K[R, C] V[C, ] and Yc (mc x b,
- * leading dimension ldc) += K[R, C]' V[R, ] for the rows R = r0 + 0 .. mr
- * - 1 and the columns C = c0 + 0 .. mc - 1 of two groups (plan: all n
- * rows against all n points; r0 a multiple of 8): each tile of K[R, C]
- * computed once and used for both. Tile (I, J) comes after (I, J - 1) and
- * (I - 1, J), so that each row of Yr gets its terms in increasing column
- * order and each row of Yc in increasing row order; the tiles of one
- * anti-diagonal write disjoint rows of both, and run on the threads
- * together, as in square_product(). */
-static void pair_product(const kernel_eval *k, const kernel_fast_plan *plan, int r0, int mr,
-                         int c0, int mc, const double *V, int n, int b, double *Yr, int ldr,
-                         double *Yc, int ldc, double *T, int threads, int S, double *count)
+/* The tiles of K[R, C] for the rows R = r0 + 0 .. mr - 1 and the columns
+ * C = c0 + 0 .. mc - 1 (plan: all n rows against all n points; r0 a
+ * multiple of 8), each computed once and used twice: tile (I, J) of S
+ * rows and columns adds K[I, J] V[J] to Yr[I] (mr x b, leading dimension
+ * ldr) and K[I, J]' V[I] to Yc[J] (mc x b, leading dimension ldc). For a
+ * pair of groups (square = 0), every tile of the rectangle. For the
+ * square of a group (square = 1: R = C, Yc = Yr), the tiles J <= I of its
+ * lower triangle, the transpose for J < I only.
+ *
+ * Each row of Yr gets its terms in increasing column order (a row block
+ * adds its tiles J = 0, 1, ... in turn), and each row of Yc in increasing
+ * row order: row block I adds K[I, J]' V[I] to Yc[J] only once row block
+ * I - 1 has added its own (done[I - 1] > J, written by that thread after
+ * its tile J, read by this one before adding), and in the square, Y[J]
+ * gets its own row's tiles (J, 0 .. J) before any transpose, since row J
+ * + 1 waits for done[J] > J. The row blocks go to the threads in
+ * increasing order (schedule(dynamic)), each computing its kernel tiles
+ * without waiting and only the transposes after its predecessor, so the
+ * threads run one tile apart with no barrier between the tiles; one
+ * parallel region per band of row blocks (about threads x MF_CHECK_VALUES
+ * kernel values, at least 8 row blocks per thread), with the interrupt
+ * check and the error for values that are not finite between bands, on
+ * the main thread. The same numbers for any number of threads. */
+static void tile_pipeline(const kernel_eval *k, const kernel_fast_plan *plan, int r0, int mr,
+                          int c0, int mc, int square, const double *V, int n, int b,
+                          double *Yr, int ldr, double *Yc, int ldc, double *T, int threads,
+                          int S, double *count)
 {
     int NI = (mr + S - 1) / S, NJ = (mc + S - 1) / S;
-    int group = (int) (threads * MF_CHECK_VALUES / ((double) S * S));
-    for (int c = 0; c <= NI + NJ - 2; c++) {
-        int ilo = c - (NJ - 1) > 0 ? c - (NJ - 1) : 0, ihi = c < NI - 1 ? c : NI - 1;
-        for (int g0 = ilo; g0 <= ihi; g0 += group) {
-            int g1 = ihi - g0 < group ? ihi : g0 + group - 1, bad = 0;
-            double values = 0.0;
+    int *done = (int *) R_alloc((size_t) NI, sizeof(int));
+    for (int I = 0; I < NI; I++) done[I] = 0;
+    double row_values = (double) S * (square ? mc / 2.0 + S : mc);
+    int band = (int) (threads * MF_CHECK_VALUES / row_values);
+    if (band < 8 * threads) band = 8 * threads;
+    for (int b0 = 0; b0 < NI; b0 += band) {
+        int b1 = NI - b0 < band ? NI : b0 + band, bad = 0;
+        double values = 0.0;
 #ifdef _OPENMP
 #pragma omp parallel for num_threads(threads) schedule(dynamic, 1) \
-    reduction(|:bad) reduction(+:values) if (threads > 1 && g1 > g0)
+    reduction(|:bad) reduction(+:values) if (threads > 1 && b1 - b0 > 1)
 #endif
-            for (int I = g0; I <= g1; I++) {
+        for (int I = b0; I < b1; I++) {
 #ifdef _OPENMP
-                double *Tt = T + (size_t) omp_get_thread_num() * S * S;
+            double *Tt = T + (size_t) omp_get_thread_num() * S * S;
 #else
-                double *Tt = T;
+            double *Tt = T;
 #endif
-                int J = c - I;
-                int i0 = I * S, ni = mr - i0 < S ? mr - i0 : S;
+            int i0 = I * S, ni = mr - i0 < S ? mr - i0 : S;
+            int jend = square ? I + 1 : NJ;
+            for (int J = 0; J < jend; J++) {
                 int j0 = J * S, nj = mc - j0 < S ? mc - j0 : S;
                 bad |= kernel_fast_tile(plan, r0 + i0, ni, c0 + j0, nj, Tt);
                 values += (double) ni * nj;
                 tile_gemm_add(ni, b, nj, Tt, ni, V + c0 + j0, n, Yr + i0, ldr);
-                tile_gemm(nj, b, ni, Tt, ni, 1, V + r0 + i0, n, 0, 1.0, Yc + j0, ldc, 1);
+                if (!square || J < I) {
+                    if (I > b0) {
+                        int ahead;
+                        do {
+#ifdef _OPENMP
+#pragma omp atomic read
+#endif
+                            ahead = done[I - 1];
+                        } while (ahead <= J);
+#ifdef _OPENMP
+#pragma omp flush
+#endif
+                    }
+                    tile_gemm(nj, b, ni, Tt, ni, 1, V + r0 + i0, n, 0, 1.0, Yc + j0, ldc, 1);
+                }
+#ifdef _OPENMP
+#pragma omp flush
+#pragma omp atomic write
+#endif
+                done[I] = J + 1;
             }
-            *count += values;
-            if (bad) kernel_nonfinite_error(k, "");
-            R_CheckUserInterrupt();
         }
+        *count += values;
+        if (bad) kernel_nonfinite_error(k, "");
+        R_CheckUserInterrupt();
     }
 }
 
@@ -254,11 +241,12 @@ static void all_rows_product(const kernel_eval *k, const kernel_points *xp, cons
             int ldg = h == 0 ? n : mg;
             if (h > 0) zero(Zr, (size_t) mg * b);
             if (h == g) {
-                square_product(k, plan, rg, mg, V, n, b, Yg, ldg, T, threads, S, count);
+                tile_pipeline(k, plan, rg, mg, rg, mg, 1, V, n, b, Yg, ldg, Yg, ldg, T, threads, S,
+                              count);
             } else {
                 zero(Zc, (size_t) mh * b);
-                pair_product(k, plan, rg, mg, rh, mh, V, n, b, Yg, ldg, Zc, mh, T, threads, S,
-                             count);
+                tile_pipeline(k, plan, rg, mg, rh, mh, 0, V, n, b, Yg, ldg, Zc, mh, T, threads,
+                              S, count);
                 add_group_sum(mh, b, Zc, Y + rh, n);
             }
             if (h > 0) add_group_sum(mg, b, Zr, Y + rg, n);
@@ -429,15 +417,15 @@ SEXP kernel_pair_products(SEXP x, SEXP pairs, SEXP kernel, SEXP weights, SEXP V,
         SET_VECTOR_ELT(ans, 2 * p, Pg);
         zero(REAL(Pg), (size_t) mg * b);
         if (g == h) {
-            square_product(&k, plan, rg, mg, REAL(V), n, b, REAL(Pg), mg, T, nthreads, S,
-                           &count);
+            tile_pipeline(&k, plan, rg, mg, rg, mg, 1, REAL(V), n, b, REAL(Pg), mg, REAL(Pg), mg,
+                          T, nthreads, S, &count);
             continue;
         }
         SEXP Ph = allocMatrix(REALSXP, mh, b);
         SET_VECTOR_ELT(ans, 2 * p + 1, Ph);
         zero(REAL(Ph), (size_t) mh * b);
-        pair_product(&k, plan, rg, mg, rh, mh, REAL(V), n, b, REAL(Pg), mg, REAL(Ph), mh, T,
-                     nthreads, S, &count);
+        tile_pipeline(&k, plan, rg, mg, rh, mh, 0, REAL(V), n, b, REAL(Pg), mg, REAL(Ph), mh, T,
+                      nthreads, S, &count);
     }
     set_count(ans, count);
     UNPROTECT(1);

@@ -245,8 +245,12 @@ test_that("a pass computes half the kernel matrix, and the same bits, for any nu
     expect_lt(max(counts) / mean(counts), 1.1, label = label)
     expect_identical(fastkpca:::matrix_free_fold(n, 3L, batches, values), one, label = label)
   }
-  # the tile's size does not change the numbers
+  # the tile's size and the threads (which run the row blocks of a pair
+  # one tile apart) do not change the numbers
   expect_identical(fastkpca:::kernel_block_product(x, 0L, n, program, list(), V, 2L), one)
+  for (threads in 2:3)
+    expect_identical(fastkpca:::kernel_block_product(x, 0L, n, program, list(), V, threads,
+                                                     tile = 16L), one)
   # a kernel that does not share tiles has no pairs; bad pairs are named
   p_sum <- fastkpca:::kernel_program(kern("rbfdot", sigma = 0.2) + kern("vanilladot"))
   expect_false(fastkpca:::kernel_shares_tiles(p_sum))
