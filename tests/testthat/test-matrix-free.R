@@ -143,7 +143,7 @@ test_that("the passes give the same numbers for any rows, threads and plan", {
                  fastkpca:::kernel_block_product(x, 513L, 187L, program, list(), V, 1L))
   expect_identical(parts, all_rows)
   # all rows at once: each tile of the lower triangle once, used twice
-  # (symmetric_block_product() in src/matrix_free.c), on any thread count
+  # (tile_pipeline() in src/matrix_free.c), on any thread count
   for (threads in 2:3)
     expect_identical(fastkpca:::kernel_block_product(x, 0L, 700L, program, list(), V,
                                                      threads), all_rows)
