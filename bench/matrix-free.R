@@ -197,17 +197,19 @@ if ("large" %in% parts || "workers" %in% parts) {
     # a pass computes n^2 / 2 kernel values, 100 times as many at 10^6
     # rows; on k machines of 2 cores each, the slowest machine's share of
     # the pairs of row groups (36 of them: at most 32x faster however many
-    # machines), from the 2-thread fit's time per pass; plus the transfer
-    # of each pass: V to each machine, the partial sums back (8 n b
-    # numbers in all)
-    per_pass <- mf$seconds / mf$passes
+    # machines); plus the transfer of each pass: V to each machine, the
+    # partial sums back (8 n b numbers in all). The time per pass is the 1-thread fit's CPU time
+    # per pass (its serial steps included) over 2 cores: CPU time is what
+    # a loaded machine measures best
+    per_pass <- sp$one$cpu / sp$one$passes / 2
     for (machines in c(10L, 100L)) {
       shares <- pass_shares(1e6, machines)
       cat(sprintf(paste0("projection for n = 10^6 on %d machines of 2 cores (%d passes): ",
                          "%.2f h (largest share %.3f of a pass: %.1fx one machine), plus ",
                          "%.0f MB sent to each machine and %.1f GB back per pass of %d ",
                          "vectors\n"),
-                  machines, mf$passes, 100 * per_pass * mf$passes * max(shares) / 3600,
+                  machines, sp$one$passes,
+                  100 * per_pass * sp$one$passes * max(shares) / 3600,
                   max(shares), 1 / max(shares), 8e6 * (features + 11) / 2^20,
                   8 * 8e6 * (features + 11) / 2^30, features + 11L))
     }
