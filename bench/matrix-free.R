@@ -7,8 +7,8 @@
 # VmHWM from /proc/self/status, is its own; "above data" subtracts the
 # process's peak after the data were made):
 #   large:   n = 10^5, d = 10, rbfdot sigma = 0.05, 10 features, 2 threads:
-#            wall and CPU time, passes, ns per kernel value per pass (CPU
-#            time over passes x n^2), peak memory above the data, the
+#            wall and CPU time, passes, ns per kernel value (CPU time
+#            over passes x n^2 / 2, the values a pass computes), peak memory above the data, the
 #            largest certified residual; then centered Nystrom with
 #            m = 1000 on the same data, its eigenvalue error against this
 #            exact answer;
