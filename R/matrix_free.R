@@ -5,7 +5,8 @@
 # same space as block Lanczos), whose one heavy step is a pass: the kernel
 # matrix times a block of vectors, computed tile by tile in C and never
 # stored (kernel_block_product(), src/matrix_free.c), in this process or
-# by row batches on future's workers (matrix_free_worker_product()). It is
+# shared among future's workers (matrix_free_worker_product()): half the
+# kernel matrix per pass either way, with the same bits. It is
 # one of the solvers of R/eigen.R: it takes the fit's operator
 # (kernel_operator()) and returns certified eigenpairs. The steps:
 #   matrix_free_start()       a Nystrom subspace (or random vectors) to start from
@@ -21,13 +22,14 @@
 #' n = 10^5). `solver = "matrix_free"` computes the same leading eigenpairs
 #' of the centered kernel matrix without ever storing it. Each *pass*
 #' computes the kernel matrix tile by tile and multiplies each tile by a
-#' block of vectors at once. In one R process, each tile of the lower
-#' triangle is computed once and used for both of its blocks of rows (the
-#' kernel matrix is symmetric), so a pass costs \eqn{n^2 / 2} kernel
-#' evaluations plus a small product; on future's workers, each computes the
-#' rows of its batch, its own square by the same tiles. The results are
-#' the same to the last bit either way. Memory is \eqn{O(n b)} for a
-#' basis of b vectors (`control$ncv`) plus the tiles. Centering is
+#' block of vectors at once. Each tile of the lower triangle is computed
+#' once and used for both of its blocks of rows (the kernel matrix is
+#' symmetric), so a pass costs \eqn{n^2 / 2} kernel evaluations plus a small
+#' product, in one R process or shared among future's workers. The results
+#' are the same to the last bit either way. Memory is \eqn{O(n b)} for a
+#' basis of b vectors (`control$ncv`) plus the tiles (under workers, the calling
+#' process also holds their partial products, up to 8 n b numbers per
+#' pass). Centering is
 #' implicit: \eqn{K_c V = H K H V} with \eqn{H = I - 11'/n}.
 #'
 #' The method is a block Krylov iteration with thick restarts: starting
@@ -63,9 +65,15 @@
 #' gives; a kernel of lower rank than `features` gives the exact solver's
 #' warning and the components there are.
 #'
-#' Under a parallel [future::plan()], the rows of each pass are split into
-#' one batch per worker; the data go to each worker once per fit, as a file
-#' in [tempdir()] (on other machines, set
+#' Under a parallel [future::plan()], each pass is split into one
+#' batch per worker. For a kernel of an inner product or a distance (one
+#' base kernel), the rows and columns are cut into at most 8 groups, and
+#' each worker computes an even share of the pairs of groups, each pair's
+#' kernel values once for the rows of both groups: the workers compute half
+#' the kernel matrix between them, as one process does. Other kernels
+#' (anovadot, sums, products, conformal and string kernels) split the rows,
+#' each worker computing its rows whole. The data go to each worker once per
+#' fit, as a file in [tempdir()] (on other machines, set
 #' `options(fastkpca.shared_dir = )` to a folder they all see), and the
 #' block of vectors once per pass. A worker that is lost during a pass
 #' (its process killed) is replaced: once the pass's other batches are
@@ -73,15 +81,15 @@
 #' where it serves the backend, else the plan set again) and the batch
 #' runs again, up to twice; a batch that no renewed worker takes (a
 #' cluster made by the user, which cannot be renewed) runs in the calling
-#' process. The fit is the same as without the loss. Every row's
-#' result is summed in the same order whatever the batches, so the fit is
-#' the same under every plan and number of workers. `threads` is the
-#' number of threads per worker (by default `kpca_threads()` divided by the
-#' number of workers). One process with all the rows computes half the
-#' kernel matrix; workers compute their rows less half of their own square
-#' (three quarters of the matrix for 2 workers), so on one machine the
-#' threads of one process are the faster way (n = 10^5: 40 s on 2 threads,
-#' 49 s on 2 workers of 1 thread each); workers pay off across machines. Progress (passes and the
+#' process. The fit is the same as without the loss. Every entry of a
+#' pass is summed in the same order whatever the batches (a row's sums
+#' over the groups of columns, added group after group), so the fit is
+#' the same under every plan and number of workers, and in one process.
+#' `threads` is the number of threads per worker (by default
+#' `kpca_threads()` divided by the number of workers). 2 workers of 1
+#' thread each do the work of one process on 2 threads; workers pay off
+#' across machines (with 36 pairs of groups, the shares are even for up to
+#' about 8 workers). Progress (passes and the
 #' largest residual) goes through progressr.
 #'
 #' `solver = "auto"` chooses `"matrix_free"` when `features > 0` and the
@@ -126,28 +134,122 @@ matrix_free_control <- function(control, n, features) {
 
 # ---- the passes ----
 
-# K[rows, ] V for the rows row0 + 1, ..., row0 + nrow of x (in C).
-kernel_block_product <- function(x, row0, nrow, program, weights, V, threads) {
-  engine_call(.Call(C_kernel_block_product, x, as.integer(row0), as.integer(nrow), program,
-                    weights, V, as.integer(threads)))
+# K[rows, ] V for the rows row0 + 1, ..., row0 + nrow of x (in C). tile:
+# the rows and columns of the symmetric product's tiles (the numbers do
+# not depend on it); count: keep the attribute kernel_values, the kernel
+# values the call computed.
+kernel_block_product <- function(x, row0, nrow, program, weights, V, threads,
+                                 tile = matrix_free_tile, count = FALSE) {
+  Y <- engine_call(.Call(C_kernel_block_product, x, as.integer(row0), as.integer(nrow),
+                         program, weights, V, as.integer(threads), as.integer(tile)))
+  if (!count) attr(Y, "kernel_values") <- NULL
+  Y
 }
 
-# K V by batches of rows on future's workers, one batch per worker
-# (run_on_workers(), R/workers.R): the data written once to a file the
-# workers read (and keep, keyed by its path), the block of vectors sent
-# with each pass. Returns list(product, close); close() removes the file.
+# The rows and columns of a tile of the symmetric products.
+matrix_free_tile <- 256L
+
+# A worker's share of a pass (in C): for each pair of groups (g, h) of
+# pairs (a 2-row integer matrix, 0-based, h <= g), the group sums P[g, h]
+# and P[h, g] (NULL when h = g), with the attribute kernel_values.
+kernel_pair_products <- function(x, pairs, program, weights, V, threads,
+                                 tile = matrix_free_tile) {
+  engine_call(.Call(C_kernel_pair_products, x, pairs, program, weights, V,
+                    as.integer(threads), as.integer(tile)))
+}
+
+# The 0-based first rows of the groups of n rows, and n (src/matrix_free.c):
+# at most 8 groups, placed by n alone.
+matrix_free_groups <- function(n) .Call(C_matrix_free_groups, as.integer(n))
+
+# Whether the kernel's passes share the tiles of the lower triangle (one
+# base kernel of an inner product or a distance, src/kernel_fast.c).
+kernel_shares_tiles <- function(program) .Call(C_kernel_shares_tiles, program)
+
+# K V on future's workers (run_on_workers(), R/workers.R): the data
+# written once to a file the workers read (and keep, keyed by its path),
+# the block of vectors sent with each pass. For a kernel that shares tiles,
+# each worker computes a share of the pairs of row groups
+# (matrix_free_schedule()), half the kernel matrix between them, and the
+# group sums come back to be added here (matrix_free_fold()); for another,
+# a batch of whole rows per worker. Returns list(product, close); close()
+# removes the file.
 matrix_free_worker_product <- function(x, program, weights, threads) {
   path <- tempfile("fastkpca-rows-", tmpdir = matrix_free_shared_dir(), fileext = ".rds")
   saveRDS(list(x = x, program = program, weights = weights), path)
-  batches <- matrix_free_batches(NROW(x), future::nbrOfWorkers())
-  label <- function(i) sprintf("batch %d (rows %d to %d) of the pass", i,
-                               batches[[i]]$row0 + 1L, batches[[i]]$row0 + batches[[i]]$nrow)
+  n <- NROW(x)
+  shared <- kernel_shares_tiles(program)
+  batches <- if (shared) lapply(matrix_free_schedule(n, future::nbrOfWorkers()),
+                                function(pairs) list(pairs = pairs))
+             else matrix_free_batches(n, future::nbrOfWorkers())
+  label <- function(i) {
+    if (shared) return(sprintf("batch %d (%d pairs of row groups) of the pass", i,
+                               ncol(batches[[i]]$pairs)))
+    sprintf("batch %d (rows %d to %d) of the pass", i, batches[[i]]$row0 + 1L,
+            batches[[i]]$row0 + batches[[i]]$nrow)
+  }
   list(product = function(V) {
          out <- run_on_workers(batches, matrix_free_batch,
                                list(path = path, V = V, threads = threads), label)
-         do.call(rbind, out)
+         if (shared) matrix_free_fold(n, ncol(V), batches, out) else do.call(rbind, out)
        },
        close = function() unlink(path))
+}
+
+# The pairs of row groups (g, h), h <= g, 0-based, shared among the
+# workers so that each computes about as many kernel values as the others
+# (a pair costs the product of its groups' rows, a square half its
+# own): the costliest first, each to the worker with the least so far. A
+# list of 2-row integer matrices, one per worker given pairs. Which worker
+# computes what does not change the numbers.
+matrix_free_schedule <- function(n, workers) {
+  sizes <- diff(as.double(matrix_free_groups(n)))
+  G <- length(sizes)
+  pairs <- which(lower.tri(diag(G), diag = TRUE), arr.ind = TRUE) - 1L
+  g <- pairs[, 1L] + 1L
+  h <- pairs[, 2L] + 1L
+  cost <- ifelse(g == h, sizes[g] * (sizes[g] + 1) / 2, sizes[g] * sizes[h])
+  load <- numeric(max(1L, workers))
+  owner <- integer(length(cost))
+  for (p in order(-cost)) {
+    w <- which.min(load)
+    owner[p] <- w
+    load[w] <- load[w] + cost[p]
+  }
+  out <- lapply(seq_along(load), function(w) {
+    m <- t(pairs[owner == w, , drop = FALSE])
+    storage.mode(m) <- "integer"
+    dimnames(m) <- NULL
+    m
+  })
+  out[vapply(out, ncol, 1L) > 0L]
+}
+
+# K V (n x b) from the workers' group sums (values[[i]] from the pairs of
+# batches[[i]]): each group of rows gets its sums added in increasing
+# order of their group of columns, the first as it is, as
+# all_rows_product() in src/matrix_free.c adds them: the same bits as one
+# process.
+matrix_free_fold <- function(n, b, batches, values) {
+  starts <- matrix_free_groups(n)
+  G <- length(starts) - 1L
+  sums <- vector("list", G * G)   # P[r, c] at r + G (c - 1), 1-based
+  for (i in seq_along(batches)) {
+    pairs <- batches[[i]]$pairs
+    for (p in seq_len(ncol(pairs))) {
+      g <- pairs[1L, p] + 1L
+      h <- pairs[2L, p] + 1L
+      sums[g + G * (h - 1L)] <- values[[i]][2L * p - 1L]
+      if (g != h) sums[h + G * (g - 1L)] <- values[[i]][2L * p]
+    }
+  }
+  Y <- matrix(0, n, b)
+  for (r in seq_len(G)) {
+    acc <- sums[[r]]
+    for (c in seq_len(G)[-1L]) acc <- acc + sums[[r + G * (c - 1L)]]
+    Y[(starts[r] + 1L):starts[r + 1L], ] <- acc
+  }
+  Y
 }
 
 # Rows per batch are a multiple of this (so batches align with the C
@@ -176,7 +278,8 @@ matrix_free_shared_dir <- function() {
 # The data of the fit a worker is serving, read once per fit.
 matrix_free_cache <- new.env(parent = emptyenv())
 
-# One batch, on a worker (or here): K[rows, ] V.
+# One batch, on a worker (or here): its pairs' group sums
+# (kernel_pair_products()), or K[rows, ] V for a batch of rows.
 matrix_free_batch <- function(batch, args) {
   if (!identical(matrix_free_cache$path, args$path)) {
     data <- tryCatch(readRDS(args$path), error = function(e)
@@ -187,6 +290,9 @@ matrix_free_batch <- function(batch, args) {
     matrix_free_cache$path <- args$path
   }
   data <- matrix_free_cache$data
+  if (!is.null(batch$pairs))
+    return(kernel_pair_products(data$x, batch$pairs, data$program, data$weights, args$V,
+                                args$threads))
   kernel_block_product(data$x, batch$row0, batch$nrow, data$program, data$weights,
                        args$V, args$threads)
 }

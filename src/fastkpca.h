@@ -311,7 +311,11 @@ SEXP preimage_fixed_point(SEXP start, SEXP t, SEXP A, SEXP x, SEXP kernel, SEXP 
 /* matrix_free.c: the kernel's rows times a block of vectors, never stored
  * (the matrix-free exact solver's pass, R/matrix_free.R) */
 SEXP kernel_block_product(SEXP x, SEXP row0, SEXP nrow, SEXP kernel, SEXP weights, SEXP V,
-                          SEXP threads);
+                          SEXP threads, SEXP tile);
+SEXP kernel_pair_products(SEXP x, SEXP pairs, SEXP kernel, SEXP weights, SEXP V,
+                          SEXP threads, SEXP tile);
+SEXP matrix_free_groups(SEXP n);
+SEXP kernel_shares_tiles(SEXP kernel);
 SEXP oriented_columns(SEXP V);
 
 /* nystrom.c: centered Nystrom kernel PCA */

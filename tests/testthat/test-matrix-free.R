@@ -143,7 +143,7 @@ test_that("the passes give the same numbers for any rows, threads and plan", {
                  fastkpca:::kernel_block_product(x, 513L, 187L, program, list(), V, 1L))
   expect_identical(parts, all_rows)
   # all rows at once: each tile of the lower triangle once, used twice
-  # (symmetric_block_product() in src/matrix_free.c), on any thread count
+  # (tile_pipeline() in src/matrix_free.c), on any thread count
   for (threads in 2:3)
     expect_identical(fastkpca:::kernel_block_product(x, 0L, 700L, program, list(), V,
                                                      threads), all_rows)
@@ -192,6 +192,76 @@ test_that("the passes give the same numbers for any rows, threads and plan", {
   expect_identical(shared$threads, max(1L, kpca_threads() %/% 2L))
   future::plan(future::cluster, workers = 2)
   expect_identical(fit_of()$alpha, here$alpha)
+  # a kernel that does not share tiles goes to the workers by whole rows
+  sum_fit <- function() with_seed(6, kpca(x, kernel = kern("rbfdot", sigma = 0.2) +
+                                            kern("vanilladot"), features = 3,
+                                          solver = "matrix_free", threads = 1))
+  there <- sum_fit()
+  future::plan(future::sequential)
+  expect_identical(there$alpha, sum_fit()$alpha)
+})
+
+test_that("a pass computes half the kernel matrix, and the same bits, for any number of workers", {
+  n <- 2000
+  x <- mf_rows(n)
+  program <- fastkpca:::kernel_program(kern("rbfdot", sigma = 0.2))
+  V <- with_seed(9, matrix(rnorm(n * 3), n, 3))
+  tile <- 32L
+  one <- fastkpca:::kernel_block_product(x, 0L, n, program, list(), V, 1L, tile = tile,
+                                         count = TRUE)
+  one_count <- attr(one, "kernel_values")
+  attr(one, "kernel_values") <- NULL
+  expect_equal(one, plain_kernel(x, x, "rbfdot", list(sigma = 0.2)) %*% V, tolerance = 1e-12)
+  # the values a pass computes, from the groups and tiles in plain R: each
+  # pair of groups whole, each group's square by the tiles of its lower
+  # triangle
+  starts <- fastkpca:::matrix_free_groups(n)
+  sizes <- diff(starts)
+  square <- function(m) {
+    t <- diff(unique(c(seq(0, m, by = tile), m)))
+    sum(outer(t, t)[lower.tri(diag(length(t)), diag = TRUE)])
+  }
+  expected <- sum(vapply(sizes, square, 0)) +
+    sum(outer(sizes, sizes)[lower.tri(diag(length(sizes)))])
+  expect_identical(one_count, expected)
+  expect_lt(abs(one_count / (n^2 / 2) - 1), 0.05)
+  for (workers in c(1L, 2L, 4L, 8L)) {
+    schedule <- fastkpca:::matrix_free_schedule(n, workers)
+    expect_length(schedule, workers)
+    # every pair of groups once, among all the workers
+    all_pairs <- do.call(cbind, schedule)
+    expect_identical(sort(all_pairs[1L, ] * 100L + all_pairs[2L, ]),
+                     sort(as.integer(outer(seq_along(sizes) - 1L, seq_along(sizes) - 1L,
+                                           function(g, h) g * 100L + h)[
+                       lower.tri(diag(length(sizes)), diag = TRUE)])))
+    batches <- lapply(schedule, function(pairs) list(pairs = pairs))
+    values <- lapply(batches, function(b)
+      fastkpca:::kernel_pair_products(x, b$pairs, program, list(), V, 2L, tile = tile))
+    counts <- vapply(values, function(v) attr(v, "kernel_values"), 0)
+    label <- paste(workers, "workers")
+    expect_identical(sum(counts), expected, label = label)
+    expect_lt(abs(sum(counts) / (n^2 / 2) - 1), 0.05, label = label)
+    # the shares are about even
+    expect_lt(max(counts) / mean(counts), 1.1, label = label)
+    expect_identical(fastkpca:::matrix_free_fold(n, 3L, batches, values), one, label = label)
+  }
+  # the tile's size and the threads (which run the row blocks of a pair
+  # one tile apart) do not change the numbers
+  expect_identical(fastkpca:::kernel_block_product(x, 0L, n, program, list(), V, 2L), one)
+  for (threads in 2:3)
+    expect_identical(fastkpca:::kernel_block_product(x, 0L, n, program, list(), V, threads,
+                                                     tile = 16L), one)
+  # a kernel that does not share tiles has no pairs; bad pairs are named
+  p_sum <- fastkpca:::kernel_program(kern("rbfdot", sigma = 0.2) + kern("vanilladot"))
+  expect_false(fastkpca:::kernel_shares_tiles(p_sum))
+  expect_true(fastkpca:::kernel_shares_tiles(program))
+  expect_error(fastkpca:::kernel_pair_products(x, matrix(0L, 2, 1), p_sum, list(), V, 1L),
+               "does not share tiles")
+  expect_error(fastkpca:::kernel_pair_products(x, matrix(c(0L, 1L), 2, 1), program, list(),
+                                               V, 1L),
+               "'pairs' must hold groups h <= g")
+  expect_error(fastkpca:::kernel_block_product(x, 0L, n, program, list(), V, 1L, tile = 30L),
+               "'tile' must be a multiple of 8")
 })
 
 test_that("a chunk whose worker dies is run again on another, and the fit is the same", {
