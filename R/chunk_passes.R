@@ -44,7 +44,7 @@ run_batches <- function(tasks, op, args, fold, progress) {
   old <- if (had) get(".Random.seed", globalenv())
   # one future per batch, a batch whose worker is lost run again
   # (R/workers.R)
-  out <- run_on_workers(batches, run_batch_on_worker,
+  out <- run_on_workers(batches, "run_batch_on_worker",
                         list(op = op, args = args, fold = fold, progress = progress),
                         function(i) chunk_batch_label(batches[[i]], args$arg))
   if (had) assign(".Random.seed", old, globalenv())

@@ -202,8 +202,7 @@ kernel_operator <- function(x, kernel, threads, batches = FALSE, threads_given =
 # Kc V / n = H K H V / n from product(V) = K V: the centering costs two
 # column means, never a matrix.
 centered_product <- function(product, V) {
-  P <- product(sweep(V, 2L, colMeans(V)))
-  sweep(P, 2L, colMeans(P)) / nrow(V)
+  center_columns(product(center_columns(V))) / nrow(V)
 }
 
 # ---- the solvers ----

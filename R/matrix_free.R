@@ -192,7 +192,7 @@ matrix_free_worker_product <- function(x, program, weights, threads) {
             batches[[i]]$row0 + batches[[i]]$nrow)
   }
   list(product = function(V) {
-         out <- run_on_workers(batches, matrix_free_batch,
+         out <- run_on_workers(batches, "matrix_free_batch",
                                list(path = path, V = V, threads = threads), label)
          if (shared) matrix_free_fold(n, ncol(V), batches, out) else do.call(rbind, out)
        },
@@ -315,6 +315,7 @@ matrix_free_eigen <- function(op, features, control) {
   # before any pass
   if (rows_alike(op$x)) stop_no_positive_eigenvalue(" (every row of 'x' is the same)")
   settings$features <- features
+  settings$threads <- op$threads
   settings$progress <- matrix_free_progress(settings$maxit)
   X <- matrix_free_start(op, settings)
   run <- matrix_free_run(X, matrix_free_first_pass(op, X), settings)
@@ -334,7 +335,8 @@ matrix_free_eigen <- function(op, features, control) {
 # start, whose products one pass computed; last: no pass is left for more
 # than the certificate (maxit, a stalled basis, rounding).
 matrix_free_run <- function(X, first, settings) {
-  list(basis = krylov_basis(X, first$AX, settings$ncv), block = ncol(X), first = first,
+  list(basis = krylov_basis(X, first$AX, settings$ncv, settings$threads), block = ncol(X),
+       first = first,
        rr = NULL, cert = NULL, passes = 1L, history = numeric(), pending = numeric(),
        fresh = TRUE, last = FALSE)
 }
@@ -363,7 +365,7 @@ matrix_free_iterate <- function(op, run, settings) {
 # The Ritz pairs of the basis and their certificate; after a pass, its
 # record (history, pending, progress).
 matrix_free_ritz <- function(run, settings) {
-  run$rr <- rayleigh_ritz(run$basis, run$block)
+  run$rr <- rayleigh_ritz(run$basis, run$block, settings$threads)
   run$cert <- pair_certificate(run$rr$values, run$rr$norms, nrow(run$rr$X),
                                settings$features, settings$tol)
   if (length(run$history) < run$passes) run <- matrix_free_record(run, settings)
@@ -402,14 +404,14 @@ matrix_free_start <- function(op, settings) {
       res <- nystrom_solve(stats, basis, min(p, basis$rank), 0)
       nystrom_score_rows(op$x, basis, op$kernel, res$alpha, res$mu, op$threads, op$program)
     }), error = function(e) NULL)
-    if (!is.null(scores)) V <- orthonormal_columns(sweep(scores, 2L, colMeans(scores)))
+    if (!is.null(scores)) V <- orthonormal_columns(center_columns(scores), NULL, op$threads)
   }
   for (round in 1:3) {
     missing <- p - ncol(V)
     if (missing <= 0L) break
     R <- matrix(stats::rnorm(n * missing), n, missing)
-    V <- cbind(V, orthonormal_columns(sweep(R, 2L, colMeans(R)),
-                                      list(Q = V, used = ncol(V))))
+    V <- cbind(V, orthonormal_columns(center_columns(R), list(Q = V, used = ncol(V)),
+                                      op$threads))
   }
   V
 }
@@ -422,10 +424,9 @@ matrix_free_start <- function(op, settings) {
 matrix_free_first_pass <- function(op, X) {
   n <- nrow(X)
   p <- ncol(X)
-  P <- op$product(cbind(sweep(X, 2L, colMeans(X)), 1))
+  P <- op$product(cbind(center_columns(X), 1))
   colmeans <- P[, p + 1L] / n
-  AX <- sweep(P[, seq_len(p), drop = FALSE], 2L,
-              colMeans(P[, seq_len(p), drop = FALSE])) / n
+  AX <- center_columns(P[, seq_len(p), drop = FALSE]) / n
   diagonal <- mean(kernel_self(op$x, op$kernel, op$program))
   grand_mean <- mean(colmeans)
   total <- diagonal - grand_mean
@@ -469,11 +470,10 @@ at_rounding_floor <- function(run, settings) {
 # first when it would outgrow ncv). NULL when nothing new is left of the
 # residuals (they lie in the basis, to rounding).
 matrix_free_expand <- function(op, basis, rr, active, ncv) {
-  if (basis$used + length(active) > ncv) basis <- krylov_basis(rr$X, rr$AX, ncv)
-  R <- rr$R[, active, drop = FALSE]
-  W <- orthonormal_columns(sweep(R, 2L, colMeans(R)), basis)
+  if (basis$used + length(active) > ncv) basis <- krylov_basis(rr$X, rr$AX, ncv, op$threads)
+  W <- orthonormal_columns(center_columns(rr$R[, active, drop = FALSE]), basis, op$threads)
   if (ncol(W) == 0L) return(NULL)
-  krylov_add(basis, W, op$apply(W))
+  krylov_add(basis, W, op$apply(W), op$threads)
 }
 
 # The certifying pass: the wanted Ritz vectors times A, their Rayleigh
@@ -491,7 +491,7 @@ matrix_free_certify <- function(op, run, settings) {
   run$rr <- list(X = rr$X, AX = cbind(AV, rr$AX[, -wanted, drop = FALSE]), values = values,
                  norms = norms)
   run$cert <- pair_certificate(values, norms, nrow(V), settings$features, settings$tol)
-  run$basis <- krylov_basis(run$rr$X, run$rr$AX, settings$ncv)
+  run$basis <- krylov_basis(run$rr$X, run$rr$AX, settings$ncv, settings$threads)
   run$passes <- run$passes + 1L
   matrix_free_record(run, settings)
 }
@@ -531,26 +531,30 @@ matrix_free_warn <- function(cert, k, tol, passes) {
 }
 
 # A basis Q with A Q, and H = Q'AQ, kept in preallocated n x ncv matrices
-# (filled column by column, not regrown).
-krylov_basis <- function(X, AX, ncv) {
+# (filled column by column, not regrown). The products of this and the
+# next three steps are in C (src/krylov.c), which reads the basis's
+# columns in place: they run in this process while workers wait.
+krylov_basis <- function(X, AX, ncv, threads) {
   n <- nrow(X)
   p <- ncol(X)
   Q <- matrix(0, n, ncv)
   AQ <- matrix(0, n, ncv)
   Q[, seq_len(p)] <- X
   AQ[, seq_len(p)] <- AX
-  H <- crossprod(X, AX)
+  H <- basis_cross_product(X, AX, p, p, threads)
   list(Q = Q, AQ = AQ, H = (H + t(H)) / 2, used = p)
 }
 
-krylov_add <- function(basis, W, AW) {
-  old <- seq_len(basis$used)
-  new <- basis$used + seq_len(ncol(W))
+krylov_add <- function(basis, W, AW, threads) {
+  used <- basis$used
+  new <- used + seq_len(ncol(W))
   basis$Q[, new] <- W
   basis$AQ[, new] <- AW
-  Q_old <- basis$Q[, old, drop = FALSE]
-  cross <- (crossprod(Q_old, AW) + t(crossprod(W, basis$AQ[, old, drop = FALSE]))) / 2
-  WAW <- crossprod(W, AW)
+  # Q'AW and (W'AQ)' are equal but for rounding: their mean keeps H
+  # symmetric
+  cross <- (basis_cross_product(basis$Q, AW, used, ncol(W), threads) +
+              t(basis_cross_product(W, basis$AQ, ncol(W), used, threads))) / 2
+  WAW <- basis_cross_product(W, AW, ncol(W), ncol(W), threads)
   basis$H <- rbind(cbind(basis$H, cross), cbind(t(cross), (WAW + t(WAW)) / 2))
   basis$used <- max(new)
   basis
@@ -558,39 +562,42 @@ krylov_add <- function(basis, W, AW) {
 
 # Rayleigh-Ritz on the basis: the p leading Ritz values, vectors X, AX,
 # the residuals R = AX - X diag(values) and their norms.
-rayleigh_ritz <- function(basis, p) {
-  used <- seq_len(basis$used)
+rayleigh_ritz <- function(basis, p, threads) {
   e <- eigen(basis$H, symmetric = TRUE)
-  Y <- e$vectors[, seq_len(p), drop = FALSE]
-  X <- basis$Q[, used, drop = FALSE] %*% Y
-  AX <- basis$AQ[, used, drop = FALSE] %*% Y
   values <- e$values[seq_len(p)]
-  R <- AX - sweep(X, 2L, values, "*")
-  list(values = values, X = X, AX = AX, R = R, norms = sqrt(colSums(R^2)))
+  c(list(values = values),
+    rayleigh_ritz_vectors(basis$Q, basis$AQ, basis$used, e$vectors[, seq_len(p), drop = FALSE],
+                          values, threads))
 }
 
-# The columns of W made orthonormal, and orthogonal to the basis's (two
-# rounds of classical Gram-Schmidt against it, then a QR inside); columns
-# that nothing new is left of (1e-10 of their length) are dropped. All of
-# it twice: a column that is barely independent of the others is divided
-# by what is left of it, which magnifies the rounding along the basis, and
-# the second time removes that ("twice is enough").
-orthonormal_columns <- function(W, basis = NULL) {
-  Q <- if (!is.null(basis)) basis$Q[, seq_len(basis$used), drop = FALSE]
-  for (time in 1:2) {
-    norms <- sqrt(colSums(W^2))
-    if (!is.null(Q)) for (round in 1:2) W <- W - Q %*% crossprod(Q, W)
-    if (ncol(W) == 0L) return(W)
-    qrw <- qr(W, LAPACK = FALSE, tol = 1e-10)
-    # (R's QR moves the dependent columns last: the first rank are kept,
-    # each if enough of its own length is left)
-    kept <- seq_len(qrw$rank)
-    left <- abs(diag(qr.R(qrw)))[kept]
-    keep <- left > 1e-10 * pmax(norms[qrw$pivot[kept]], .Machine$double.xmin)
-    W <- qr.Q(qrw)[, kept, drop = FALSE][, keep, drop = FALSE]
-  }
-  W
+# X = Q Y, AX = AQ Y for the basis's used columns, R = AX - X diag(values)
+# and its column norms (src/krylov.c): list(X, AX, R, norms).
+rayleigh_ritz_vectors <- function(Q, AQ, used, Y, values, threads) {
+  .Call(C_rayleigh_ritz_vectors, Q, AQ, as.integer(used), Y, as.double(values),
+        as.integer(threads))
 }
+
+# t(A[, 1:ka]) %*% B[, 1:kb], the columns read in place (src/krylov.c).
+basis_cross_product <- function(A, B, ka, kb, threads) {
+  .Call(C_basis_cross_product, A, B, as.integer(ka), as.integer(kb), as.integer(threads))
+}
+
+# The columns of W made orthonormal, and orthogonal to the basis's (its
+# first `used` columns) (src/krylov.c): classical Gram-Schmidt twice
+# against the basis, then column by column within W, Gram-Schmidt twice
+# against the columns kept before; a column that nothing new is left of
+# (1e-10 of its length before the projections) is dropped. When a kept
+# column lost nearly all of its length (all but 1e-3), dividing by what
+# is left magnified the projections' rounding, and the whole of it is
+# done again on the result ("twice is enough").
+orthonormal_columns <- function(W, basis = NULL, threads = 1L) {
+  storage.mode(W) <- "double"
+  if (is.null(basis)) return(.Call(C_orthonormal_columns, W, NULL, 0L, as.integer(threads)))
+  .Call(C_orthonormal_columns, W, basis$Q, as.integer(basis$used), as.integer(threads))
+}
+
+# V with each column's mean taken out (orthogonal to 1).
+center_columns <- function(V) V - rep(colMeans(V), each = nrow(V))
 
 # The sign rule of every fit (orient_columns() in src/eigen.c), on a copy.
 oriented_columns <- function(V) .Call(C_oriented_columns, V)

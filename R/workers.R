@@ -24,7 +24,9 @@
 worker_retries <- 2L
 
 # fun(batch, args) for each batch, on the workers: the list of values.
-# label(i) names batch i in the error when it is lost too often. A lost
+# fun is the name of a function of this package, which each worker finds
+# in its own copy (no function's code travels). label(i) names batch i in
+# the error when it is lost too often. A lost
 # worker is signalled (signalCondition(), silent unless handled) as a
 # condition of class "fastkpca_worker_lost".
 run_on_workers <- function(batches, fun, args, label) {
@@ -51,7 +53,7 @@ run_on_workers <- function(batches, fun, args, label) {
       signal_worker_lost(label(i), value)
       if (lost[i] > 0L && isTRUE(attr(value, "at_launch"))) {
         # the workers were renewed and still none takes it: here
-        values[i] <- list(fun(batches[[i]], args))
+        values[i] <- list(run_job(batch_job(batches[[i]], fun, args)))
         next
       }
       lost[i] <- lost[i] + 1L
@@ -69,17 +71,29 @@ run_on_workers <- function(batches, fun, args, label) {
 }
 
 # A future of fun(batch, args), or the FutureError of a launch that found
-# its worker gone (marked "at_launch").
+# its worker gone (marked "at_launch"). Everything travels as one global,
+# the job: a cluster future exports each global by a call of its own that
+# waits for the worker's answer, and on a socket without TCP_NODELAY
+# (the calling side of future's multisession and cluster workers) a
+# message of 4 to 100 kB waits up to 40 ms for the worker's delayed
+# acknowledgement; a function's code is such a message. The worker finds
+# run_job() and fun in its own copy of the package.
 launch_batch <- function(batch, fun, args) {
-  # the engine's options (R/simd.R) go with the batch: a worker is another
-  # R process
-  settings <- engine_options()
-  tryCatch(future::future(with_engine_options(settings, fun(batch, args)),
-                          globals = list(fun = fun, batch = batch, args = args,
-                                         settings = settings,
-                                         with_engine_options = with_engine_options),
-                          packages = "fastkpca", seed = TRUE),
+  job <- batch_job(batch, fun, args)
+  tryCatch(future::future(quote(asNamespace("fastkpca")$run_job(job)), substitute = FALSE,
+                          globals = list(job = job), packages = "fastkpca", seed = TRUE),
            FutureError = function(e) structure(e, at_launch = TRUE))
+}
+
+# A batch as it travels: the function's name, its batch and arguments, and
+# the engine's options (R/simd.R: a worker is another R process).
+batch_job <- function(batch, fun, args)
+  list(fun = fun, batch = batch, args = args, settings = engine_options())
+
+# A job run, on a worker or here.
+run_job <- function(job) {
+  fun <- get(job$fun, envir = asNamespace("fastkpca"), mode = "function", inherits = FALSE)
+  with_engine_options(job$settings, fun(job$batch, job$args))
 }
 
 # The value of a launched batch, or the FutureError of a lost worker.

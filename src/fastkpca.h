@@ -18,6 +18,9 @@
  *   lanczos.c top eigenpairs by thick-restart Lanczos (the iterative solver)
  *   matrix_free.c the kernel's rows times a block of vectors, tile by tile,
  *             never stored (the matrix-free solver's passes)
+ *   krylov.c  the matrix-free solver's dense steps between its passes: the
+ *             basis's cross products, the Ritz vectors and residuals, each
+ *             new block made orthonormal against the basis
  *   fit.c     the .Call entry point that runs the steps on one n x n buffer
  *   project.c rows projected onto a fit's components, block by block
  *             (predict(), and the scores of a Nystrom fit)
@@ -317,6 +320,13 @@ SEXP kernel_pair_products(SEXP x, SEXP pairs, SEXP kernel, SEXP weights, SEXP V,
 SEXP matrix_free_groups(SEXP n);
 SEXP kernel_shares_tiles(SEXP kernel);
 SEXP oriented_columns(SEXP V);
+
+/* krylov.c: the matrix-free solver's dense steps beside its passes (the
+ * basis's cross products, the Ritz vectors, each new block made
+ * orthonormal), the basis read in place */
+SEXP orthonormal_columns(SEXP W, SEXP Q, SEXP used, SEXP threads);
+SEXP rayleigh_ritz_vectors(SEXP Q, SEXP AQ, SEXP used, SEXP Y, SEXP values, SEXP threads);
+SEXP basis_cross_product(SEXP A, SEXP B, SEXP ka, SEXP kb, SEXP threads);
 
 /* nystrom.c: centered Nystrom kernel PCA */
 SEXP nystrom_statistics(SEXP x, SEXP landmarks, SEXP kernel, SEXP xweights,

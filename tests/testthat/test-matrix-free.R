@@ -389,3 +389,44 @@ test_that("a start of lower rank than the block is filled up, and the fit is cer
   expect_lt(rel_diff(fit$eig, ex$eig), 1e-10)
   expect_true(all(fit$eig_residuals <= 1e-8))
 })
+
+test_that("the dense steps between passes match their plain-R formulas (src/krylov.c)", {
+  n <- 700
+  Q <- qr.Q(qr(with_seed(3, matrix(rnorm(n * 6), n, 6))))
+  basis <- list(Q = cbind(Q, matrix(9, n, 3)), used = 6L)   # columns past `used` ignored
+  W <- with_seed(4, matrix(rnorm(n * 5), n, 5))
+  # a column already in the basis, one repeating another, one barely new
+  W[, 2] <- Q %*% (1:6)
+  W[, 4] <- 3 * W[, 1]
+  W[, 5] <- W[, 3] + 1e-6 * W[, 5]
+  for (threads in 1:2) {
+    out <- fastkpca:::orthonormal_columns(W, basis, threads)
+    # by construction, what of W is new beyond the basis is spanned by its
+    # columns 1, 3 and 5 (2 lies in the basis, 4 repeats 1)
+    P <- W - Q %*% crossprod(Q, W)
+    expect_identical(ncol(out), 3L)
+    expect_identical(qr(P[, c(1, 3, 5)], tol = 1e-8)$rank, 3L)
+    expect_equal(crossprod(out), diag(ncol(out)), tolerance = 1e-14)
+    expect_lt(max(abs(crossprod(Q, out))), 1e-14)
+    # the same space as the new part of W
+    expect_lt(max(abs(P - out %*% crossprod(out, P))), 1e-12 * max(abs(P)))
+    # without a basis: the columns of W made orthonormal, the repeated one dropped
+    alone <- fastkpca:::orthonormal_columns(W[, c(1, 3, 4)], NULL, threads)
+    expect_identical(ncol(alone), 2L)
+    expect_equal(crossprod(alone), diag(2), tolerance = 1e-14)
+  }
+  # a block of nothing new gives no column
+  expect_identical(ncol(fastkpca:::orthonormal_columns(Q[, 1:2] %*% diag(2), basis)), 0L)
+  A <- crossprod(with_seed(5, matrix(rnorm(n * n / 10), n / 10, n))) / n
+  AQ <- A %*% basis$Q
+  Y <- qr.Q(qr(with_seed(6, matrix(rnorm(36), 6, 6))))[, 1:4]
+  values <- c(3, 2, 1, 0.5)
+  rr <- fastkpca:::rayleigh_ritz_vectors(basis$Q, AQ, 6L, Y, values, 2L)
+  expect_equal(rr$X, Q %*% Y, tolerance = 1e-14)
+  expect_equal(rr$AX, AQ[, 1:6] %*% Y, tolerance = 1e-14)
+  expect_equal(rr$R, AQ[, 1:6] %*% Y - sweep(Q %*% Y, 2L, values, "*"), tolerance = 1e-14)
+  expect_equal(rr$norms, sqrt(colSums(rr$R^2)), tolerance = 1e-14)
+  expect_equal(fastkpca:::basis_cross_product(basis$Q, AQ, 6L, 4L, 1L),
+               crossprod(Q, AQ[, 1:4]), tolerance = 1e-14)
+  expect_identical(dim(fastkpca:::basis_cross_product(basis$Q, AQ, 0L, 4L, 1L)), c(0L, 4L))
+})
