@@ -32,7 +32,11 @@
 #            1e-10; with the part "exact" too, against the exact solver,
 #            which takes long at this size): time, eig error and
 #            alpha/rotated column error;
-#   kernlab: n = 3000, the matrix-free solver against kernlab::kpca().
+#   kernlab: n = 3000, the matrix-free solver against kernlab::kpca();
+#   full:    the whole fit at n = 2 x 10^5 on 2 threads (or the n after
+#            "full"; issue 34's goal: at most 4 minutes);
+#   pass:    one pass at n = 10^6 on 2 threads (or the n after "pass"),
+#            timed, with its kernel values counted.
 # Data: Gaussian columns with standard deviations 2^(-(j-1)/4) (as
 # bench/nystrom.R), set.seed(1). Goals (issue 25): large at most 10 min and
 # 1 GB above the data; workers at least 1.7x (issue 34: 1.8x at n = 30000,
@@ -146,6 +150,12 @@ run_child <- function(case, n) {
   res
 }
 parts <- if (length(args)) args else c("large", "workers", "compare", "kernlab")
+# The number after a part's name, if any (e.g. "values 100000").
+part_n <- function(part, default) {
+  at <- match(part, args)
+  if (!is.na(at) && length(args) > at && grepl("^[0-9]+$", args[at + 1L]))
+    as.integer(args[at + 1L]) else default
+}
 cat("fastkpca", format(utils::packageVersion("fastkpca")), "on", R.version.string,
     "\nBLAS:", extSoftVersion()[["BLAS"]], "\n")
 
@@ -222,9 +232,7 @@ if ("workers30k" %in% parts) {
 }
 
 if ("values" %in% parts) {
-  at <- match("values", args)
-  n <- if (!is.na(at) && length(args) > at && grepl("^[0-9]+$", args[at + 1L]))
-         as.integer(args[at + 1L]) else 30000L
+  n <- part_n("values", 30000L)
   x <- make_rows(n)
   program <- fastkpca:::kernel_program(kern("rbfdot", sigma = sigma))
   V <- matrix(rnorm(n * 4), n, 4)
@@ -245,6 +253,39 @@ if ("values" %in% parts) {
                 k, if (k > 1L) "s" else " ", sum(counts), sum(counts) / (n^2 / 2),
                 max(counts) / mean(counts), same))
   }
+}
+
+if ("full" %in% parts) {
+  # issue 34: the whole fit at n = 2 x 10^5 on 2 threads, goal at most 4
+  # minutes (its n x n matrix would take 298 GiB)
+  n <- part_n("full", 200000L)
+  cat(sprintf("\nthe full fit at n = %d, d = 10, rbfdot sigma = 0.05, 10 features, 2 threads\n", n))
+  mf <- run_child("mf2", n)
+  cat(sprintf(paste0("n = %d: %.1f s wall (goal <= 240 at 2 x 10^5), %.1f s CPU, %d passes, ",
+                     "%.2f ns of CPU per kernel value, %.0f MB above the data, largest ",
+                     "certified residual %.1e\n"),
+              n, mf$seconds, mf$cpu, mf$passes, 1e9 * mf$cpu / (mf$passes * n^2 / 2),
+              mf$above_data / 2^20, mf$residual))
+}
+
+if ("pass" %in% parts) {
+  # issue 34: one pass at n = 10^6 on 2 threads, timed: the kernel matrix
+  # (never stored) times 21 vectors, the width of a fit's first pass
+  # (10 features: a block of 20 and the column of ones)
+  n <- part_n("pass", 1000000L)
+  x <- make_rows(n)
+  program <- fastkpca:::kernel_program(kern("rbfdot", sigma = sigma))
+  V <- matrix(rnorm(n * 21), n, 21)
+  invisible(gc())
+  load0 <- load_average()
+  t0 <- proc.time()
+  Y <- fastkpca:::kernel_block_product(x, 0L, n, program, list(), V, 2L, count = TRUE)
+  t1 <- proc.time() - t0
+  cat(sprintf(paste0("\none pass at n = %d (21 vectors, 2 threads): %.1f s wall, %.1f s CPU, ",
+                     "%.4g kernel values (%.4f x n^2 / 2), %.2f ns of CPU per value; load %s -> %s\n"),
+              n, t1[["elapsed"]], t1[["user.self"]] + t1[["sys.self"]],
+              attr(Y, "kernel_values"), attr(Y, "kernel_values") / (n^2 / 2),
+              1e9 * (t1[["user.self"]] + t1[["sys.self"]]) / (n^2 / 2), load0, load_average()))
 }
 
 if ("compare" %in% parts) {
