@@ -94,13 +94,14 @@ in_root env R_LIBS=/tmp/fastkpca-arm64/lib Rscript -e \
 start=$(date +%s)
 set +e
 in_root env R_LIBS=/tmp/fastkpca-arm64/lib sh -c \
-  "cd /tmp/fastkpca-arm64/src && Rscript scripts/run-tests.R tests/testthat '$tests'" \
+  "cd /tmp/fastkpca-arm64/src && Rscript scripts/run-tests.R tests/testthat '$tests' strict" \
   >"$work/tests.log" 2>&1
 rc=$?
 set -e
 summary="$(grep -E '^testthat: [0-9]+ files' "$work/tests.log" | tail -n 1)"
 took=$(( $(date +%s) - start ))
-if [ $rc -ne 0 ] || [ -z "$summary" ] || ! echo "$summary" | grep -qE ' 0 failed, 0 errors'; then
+# (run-tests.R's strict mode: exit 1 on a failed test or an error)
+if [ $rc -ne 0 ] || [ -z "$summary" ]; then
   tail -n 80 "$work/tests.log"
   echo "arm64: FAIL - tests '$tests' on aarch64 (${took} s): ${summary:-R did not finish (exit $rc)}"
   exit 1
