@@ -592,7 +592,7 @@ basis_cross_product <- function(A, B, ka, kb, threads) {
 # done again on the result ("twice is enough").
 orthonormal_columns <- function(W, basis = NULL, threads = 1L) {
   storage.mode(W) <- "double"
-  if (is.null(basis)) return(.Call(C_orthonormal_columns, W, NULL, 0L, as.integer(threads)))
+  if (is.null(basis)) basis <- list(Q = matrix(0, nrow(W), 0L), used = 0L)
   .Call(C_orthonormal_columns, W, basis$Q, as.integer(basis$used), as.integer(threads))
 }
 

@@ -73,17 +73,18 @@ static int orthonormal_block(int n, int b, double *W, const double *before, doub
 #define KRYLOV_REPEAT_SHARE 1e-3
 
 /* orthonormal_columns(W, Q, used, threads): the columns of W made
- * orthonormal and orthogonal to Q's first `used` columns (the basis; 0
- * for none); columns that nothing new is left of (1e-10 of their length)
- * are dropped. W is not changed. R/matrix_free.R's orthonormal_columns(). */
+ * orthonormal and orthogonal to Q's first `used` columns (the basis; a
+ * matrix of 0 columns for none); columns that nothing new is left of
+ * (1e-10 of their length) are dropped. W is not changed.
+ * R/matrix_free.R's orthonormal_columns(). */
 SEXP orthonormal_columns(SEXP W_, SEXP Q_, SEXP used_, SEXP threads_)
 {
-    if (!isReal(W_) || !isMatrix(W_)) error_argument("'W' must be a double matrix");
+    check_double_matrix(W_, "W");
+    check_double_matrix(Q_, "Q");
     int n = nrows(W_), b = ncols(W_);
-    int used = asInteger(used_), threads = asInteger(threads_);
-    if (used == NA_INTEGER || used < 0) error_argument("'used' must be a count");
-    if (used > 0 && (!isReal(Q_) || !isMatrix(Q_) || nrows(Q_) != n || ncols(Q_) < used))
-        error_argument("'Q' must be a double matrix with nrow(W) rows and 'used' columns");
+    if (nrows(Q_) != n) error_argument("'Q' must have nrow(W) rows");
+    int used = as_count(used_, "used", 0, ncols(Q_));
+    int threads = as_threads(threads_);
     const double *Q = used > 0 ? REAL(Q_) : NULL;
     double *W = (double *) R_alloc((size_t) n * (b > 0 ? b : 1), sizeof(double));
     if (b > 0) memcpy(W, REAL(W_), (size_t) n * b * sizeof(double));
@@ -114,14 +115,17 @@ SEXP orthonormal_columns(SEXP W_, SEXP Q_, SEXP used_, SEXP threads_)
 SEXP rayleigh_ritz_vectors(SEXP Q_, SEXP AQ_, SEXP used_, SEXP Y_, SEXP values_,
                            SEXP threads_)
 {
-    int used = asInteger(used_), threads = asInteger(threads_);
-    if (!isReal(Q_) || !isMatrix(Q_) || !isReal(AQ_) || !isMatrix(AQ_) ||
-        !isReal(Y_) || !isMatrix(Y_) || !isReal(values_))
-        error_argument("'Q', 'AQ' and 'Y' must be double matrices, 'values' doubles");
+    check_double_matrix(Q_, "Q");
+    check_double_matrix(AQ_, "AQ");
+    check_double_matrix(Y_, "Y");
     int n = nrows(Q_), p = ncols(Y_);
-    if (used == NA_INTEGER || used < 1 || ncols(Q_) < used || nrows(AQ_) != n ||
-        ncols(AQ_) < used || nrows(Y_) != used || XLENGTH(values_) != p)
-        error_argument("the basis, 'used', 'Y' and 'values' do not conform");
+    if (nrows(AQ_) != n || ncols(AQ_) != ncols(Q_))
+        error_argument("'AQ' must have the dimensions of 'Q'");
+    int used = as_count(used_, "used", 1, ncols(Q_));
+    int threads = as_threads(threads_);
+    if (nrows(Y_) != used) error_argument("'Y' must have 'used' rows");
+    if (!isReal(values_) || XLENGTH(values_) != p)
+        error_argument("'values' must be ncol(Y) doubles");
     SEXP X = PROTECT(allocMatrix(REALSXP, n, p));
     SEXP AX = PROTECT(allocMatrix(REALSXP, n, p));
     SEXP R = PROTECT(allocMatrix(REALSXP, n, p));
@@ -156,17 +160,17 @@ SEXP rayleigh_ritz_vectors(SEXP Q_, SEXP AQ_, SEXP used_, SEXP Y_, SEXP values_,
  * basis_cross_product(). */
 SEXP basis_cross_product(SEXP A_, SEXP B_, SEXP ka_, SEXP kb_, SEXP threads_)
 {
-    if (!isReal(A_) || !isMatrix(A_) || !isReal(B_) || !isMatrix(B_))
-        error_argument("'A' and 'B' must be double matrices");
-    int n = nrows(A_), ka = asInteger(ka_), kb = asInteger(kb_);
-    if (nrows(B_) != n || ka == NA_INTEGER || kb == NA_INTEGER || ka < 0 || kb < 0 ||
-        ka > ncols(A_) || kb > ncols(B_))
-        error_argument("'A' and 'B' must have as many rows, and at least 'ka' and 'kb' columns");
+    check_double_matrix(A_, "A");
+    check_double_matrix(B_, "B");
+    int n = nrows(A_);
+    if (nrows(B_) != n) error_argument("'A' and 'B' must have as many rows");
+    int ka = as_count(ka_, "ka", 0, ncols(A_)), kb = as_count(kb_, "kb", 0, ncols(B_));
+    int threads = as_threads(threads_);
     SEXP out = PROTECT(allocMatrix(REALSXP, ka, kb));
     if (ka > 0 && kb > 0) {
         if (n == 0) memset(REAL(out), 0, (size_t) ka * kb * sizeof(double));
         else matrix_product(ka, kb, n, REAL(A_), n, 1, REAL(B_), n, 0, 0.0, REAL(out), ka,
-                            asInteger(threads_));
+                            threads);
     }
     UNPROTECT(1);
     return out;
