@@ -98,13 +98,6 @@ in_root env R_LIBS=/tmp/fastkpca-arm64/lib sh -c \
   >"$work/tests.log" 2>&1
 rc=$?
 set -e
-summary="$(grep -E '^testthat: [0-9]+ files' "$work/tests.log" | tail -n 1)"
 took=$(( $(date +%s) - start ))
-# (run-tests.R's strict mode: exit 1 on a failed test or an error)
-if [ $rc -ne 0 ] || [ -z "$summary" ]; then
-  tail -n 80 "$work/tests.log"
-  echo "arm64: FAIL - tests '$tests' on aarch64 (${took} s): ${summary:-R did not finish (exit $rc)}"
-  exit 1
-fi
-grep -E "^(══ Skipped|Reason|• )" "$work/tests.log" | head -n 40 || true
-echo "arm64: passed - tests '$tests' on aarch64 in ${took} s: ${summary#testthat: }"
+. "$here/scripts/test-verdict.sh"
+test_verdict arm64 "$work/tests.log" $rc "$took" "tests '$tests' on aarch64"

@@ -33,12 +33,6 @@ set +e
 (cd "$work/src" && Rscript scripts/run-tests.R tests/testthat "$tests" strict) >"$work/tests.log" 2>&1
 rc=$?
 set -e
-summary="$(grep -E '^testthat: [0-9]+ files' "$work/tests.log" | tail -n 1)"
 took=$(( $(date +%s) - start ))
-# (run-tests.R's strict mode: exit 1 on a failed test or an error)
-if [ $rc -ne 0 ] || [ -z "$summary" ]; then
-  tail -n 80 "$work/tests.log"
-  echo "plain-path: FAIL - tests '$tests' on the plain path (${took} s): ${summary:-R did not finish (exit $rc)}"
-  exit 1
-fi
-echo "plain-path: passed - tests '$tests' on the plain path ($path) in ${took} s: ${summary#testthat: }"
+. "$here/scripts/test-verdict.sh"
+test_verdict plain-path "$work/tests.log" $rc "$took" "tests '$tests' on the plain path ($path)"
