@@ -470,7 +470,8 @@ at_rounding_floor <- function(run, settings) {
 # first when it would outgrow ncv). NULL when nothing new is left of the
 # residuals (they lie in the basis, to rounding).
 matrix_free_expand <- function(op, basis, rr, active, ncv) {
-  if (basis$used + length(active) > ncv) basis <- krylov_basis(rr$X, rr$AX, ncv, op$threads)
+  if (basis$used + length(active) > ncv)
+    basis <- krylov_basis(rr$X, rr$AX, ncv, op$threads, basis)
   W <- orthonormal_columns(center_columns(rr$R[, active, drop = FALSE]), basis, op$threads)
   if (ncol(W) == 0L) return(NULL)
   krylov_add(basis, W, op$apply(W), op$threads)
@@ -491,7 +492,7 @@ matrix_free_certify <- function(op, run, settings) {
   run$rr <- list(X = rr$X, AX = cbind(AV, rr$AX[, -wanted, drop = FALSE]), values = values,
                  norms = norms)
   run$cert <- pair_certificate(values, norms, nrow(V), settings$features, settings$tol)
-  run$basis <- krylov_basis(run$rr$X, run$rr$AX, settings$ncv, settings$threads)
+  run$basis <- krylov_basis(run$rr$X, run$rr$AX, settings$ncv, settings$threads, run$basis)
   run$passes <- run$passes + 1L
   matrix_free_record(run, settings)
 }
@@ -530,26 +531,35 @@ matrix_free_warn <- function(cert, k, tol, passes) {
     max(cert$angles[loose])))
 }
 
-# A basis Q with A Q, and H = Q'AQ, kept in preallocated n x ncv matrices
-# (filled column by column, not regrown). The products of this and the
-# next three steps are in C (src/krylov.c), which reads the basis's
-# columns in place: they run in this process while workers wait.
-krylov_basis <- function(X, AX, ncv, threads) {
+# A basis Q with A Q, and H = Q'AQ: an environment holding n x ncv
+# matrices Q and AQ, filled column by column in place (not regrown, nor
+# copied: the run's states before and after a step share it, and the
+# basis is most of the solver's memory), H and `used`, the columns filled.
+# A restart (`basis` given) writes X and AX, which are matrices of their
+# own, over its first columns. The products of this and the next three
+# steps are in C (src/krylov.c), which reads the basis's columns in place:
+# they run in this process while workers wait.
+krylov_basis <- function(X, AX, ncv, threads, basis = NULL) {
   n <- nrow(X)
   p <- ncol(X)
-  Q <- matrix(0, n, ncv)
-  AQ <- matrix(0, n, ncv)
-  Q[, seq_len(p)] <- X
-  AQ[, seq_len(p)] <- AX
+  if (is.null(basis)) {
+    basis <- new.env(parent = emptyenv())
+    basis$Q <- matrix(0, n, ncv)
+    basis$AQ <- matrix(0, n, ncv)
+  }
+  set_basis_columns(basis, "Q", seq_len(p), X)
+  set_basis_columns(basis, "AQ", seq_len(p), AX)
   H <- basis_cross_product(X, AX, p, p, threads)
-  list(Q = Q, AQ = AQ, H = (H + t(H)) / 2, used = p)
+  basis$H <- (H + t(H)) / 2
+  basis$used <- p
+  basis
 }
 
 krylov_add <- function(basis, W, AW, threads) {
   used <- basis$used
   new <- used + seq_len(ncol(W))
-  basis$Q[, new] <- W
-  basis$AQ[, new] <- AW
+  set_basis_columns(basis, "Q", new, W)
+  set_basis_columns(basis, "AQ", new, AW)
   # Q'AW and (W'AQ)' are equal but for rounding: their mean keeps H
   # symmetric
   cross <- (basis_cross_product(basis$Q, AW, used, ncol(W), threads) +
@@ -558,6 +568,17 @@ krylov_add <- function(basis, W, AW, threads) {
   basis$H <- rbind(cbind(basis$H, cross), cbind(t(cross), (WAW + t(WAW)) / 2))
   basis$used <- max(new)
   basis
+}
+
+# The columns cols of the basis's matrix `name` set to V, in place: the
+# environment lets go of the matrix first, so that R sees one reference
+# and does not copy it.
+set_basis_columns <- function(basis, name, cols, V) {
+  M <- basis[[name]]
+  basis[[name]] <- NULL
+  M[, cols] <- V
+  basis[[name]] <- M
+  invisible(basis)
 }
 
 # Rayleigh-Ritz on the basis: the p leading Ritz values, vectors X, AX,
