@@ -232,10 +232,9 @@ matrix_free_schedule <- function(n, workers) {
 # batches[[i]]): each group of rows gets its sums added in increasing
 # order of their group of columns, the first as it is, as
 # all_rows_product() in src/matrix_free.c adds them: the same bits as one
-# process.
+# process. The sums are put in their places here, added in C.
 matrix_free_fold <- function(n, b, batches, values) {
-  starts <- matrix_free_groups(n)
-  G <- length(starts) - 1L
+  G <- length(matrix_free_groups(n)) - 1L
   sums <- vector("list", G * G)   # P[r, c] at r + G (c - 1), 1-based
   for (i in seq_along(batches)) {
     pairs <- batches[[i]]$pairs
@@ -246,13 +245,7 @@ matrix_free_fold <- function(n, b, batches, values) {
       if (g != h) sums[h + G * (g - 1L)] <- values[[i]][2L * p]
     }
   }
-  Y <- matrix(0, n, b)
-  for (r in seq_len(G)) {
-    acc <- sums[[r]]
-    for (c in seq_len(G)[-1L]) acc <- acc + sums[[r + G * (c - 1L)]]
-    Y[(starts[r] + 1L):starts[r + 1L], ] <- acc
-  }
-  Y
+  .Call(C_matrix_free_fold, as.integer(n), as.integer(b), sums)
 }
 
 # Rows per batch are a multiple of this (so batches align with the C

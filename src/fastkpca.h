@@ -318,6 +318,7 @@ SEXP kernel_block_product(SEXP x, SEXP row0, SEXP nrow, SEXP kernel, SEXP weight
 SEXP kernel_pair_products(SEXP x, SEXP pairs, SEXP kernel, SEXP weights, SEXP V,
                           SEXP threads, SEXP tile);
 SEXP matrix_free_groups(SEXP n);
+SEXP matrix_free_fold(SEXP n, SEXP b, SEXP sums);
 SEXP kernel_shares_tiles(SEXP kernel);
 SEXP oriented_columns(SEXP V);
 

@@ -38,6 +38,7 @@
  * Every call counts the kernel values it computed (the attribute
  * "kernel_values" of its answer). */
 #include "fastkpca.h"
+#include <string.h>
 #include <limits.h>
 
 #define MF_ROW_BLOCK 256
@@ -443,6 +444,45 @@ SEXP matrix_free_groups(SEXP n)
     for (int g = 0; g <= G; g++) INTEGER(ans)[g] = starts[g];
     UNPROTECT(1);
     return ans;
+}
+
+/* .Call (matrix_free_fold() in R/matrix_free.R): K V (n x b) from the
+ * workers' group sums, given as a list of G x G matrices, sums[r + G c]
+ * = P[r, c] (0-based; rows of group r, b columns): each group of rows gets
+ * its sums added in increasing order of their group of columns, the first
+ * as it is, as all_rows_product() adds them, so the same bits as one
+ * process. */
+SEXP matrix_free_fold(SEXP n_, SEXP b_, SEXP sums)
+{
+    int n = as_count(n_, "n", 1, INT_MAX), b = as_count(b_, "b", 1, INT_MAX);
+    int starts[MF_GROUPS + 1];
+    int G = mf_groups(n, starts);
+    if (TYPEOF(sums) != VECSXP || XLENGTH(sums) != (R_xlen_t) G * G)
+        error_argument("'sums' must be a list of the %d x %d group sums", G, G);
+    for (int r = 0; r < G; r++)
+        for (int c = 0; c < G; c++) {
+            SEXP P = VECTOR_ELT(sums, r + (R_xlen_t) G * c);
+            if (!isReal(P) || !isMatrix(P) || nrows(P) != starts[r + 1] - starts[r] ||
+                ncols(P) != b)
+                error_argument("group sum (%d, %d) must be a double matrix of the rows of "
+                               "group %d and %d columns", r + 1, c + 1, r + 1, b);
+        }
+    SEXP Y = PROTECT(allocMatrix(REALSXP, n, b));
+    for (int r = 0; r < G; r++) {
+        int rows = starts[r + 1] - starts[r];
+        for (int j = 0; j < b; j++) {
+            double *y = REAL(Y) + (size_t) j * n + starts[r];
+            const double *first = REAL(VECTOR_ELT(sums, r)) + (size_t) j * rows;
+            memcpy(y, first, (size_t) rows * sizeof(double));
+            for (int c = 1; c < G; c++) {
+                const double *p = REAL(VECTOR_ELT(sums, r + (R_xlen_t) G * c)) +
+                                  (size_t) j * rows;
+                for (int i = 0; i < rows; i++) y[i] += p[i];
+            }
+        }
+    }
+    UNPROTECT(1);
+    return Y;
 }
 
 /* .Call (kernel_shares_tiles() in R/matrix_free.R): whether the kernel of
