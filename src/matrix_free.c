@@ -52,10 +52,11 @@
  * kernel's tiles start on a multiple of 8), the last one smaller. */
 static int mf_groups(int n, int *starts)
 {
-    int width = (n + MF_GROUPS - 1) / MF_GROUPS;
+    /* (in 64 bits: n may be as large as INT_MAX) */
+    long long width = ((long long) n + MF_GROUPS - 1) / MF_GROUPS;
     width = (width + 7) / 8 * 8;
-    int G = (n + width - 1) / width;
-    for (int g = 0; g < G; g++) starts[g] = g * width;
+    int G = (int) (((long long) n + width - 1) / width);
+    for (int g = 0; g < G; g++) starts[g] = (int) (g * width);
     starts[G] = n;
     return G;
 }

@@ -38,7 +38,10 @@ entry_accepts <- list(list("kernel_matrix", 1L, "1 x 1"),
   list("dense_eigen", 10L, "NULL"), list("dense_eigen", 10L, "closure"),
   # the memory readers to try: none, or any of the codes 1 to 4 (R/memory.R)
   list("available_bytes", 1L, "integer(0)"), list("available_bytes", 1L, "1:2"),
-  list("available_bytes", 1L, "integer matrix"))
+  list("available_bytes", 1L, "integer matrix"),
+  # the groups of the largest number of rows a matrix can have (computed in
+  # 64 bits: the 32-bit sum overflowed and wrote below the array)
+  list("matrix_free_groups", 1L, "integer max"))
 
 entry_routines <- function() getDLLRegisteredRoutines("fastkpca")$.Call
 

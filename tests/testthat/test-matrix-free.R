@@ -430,3 +430,15 @@ test_that("the dense steps between passes match their plain-R formulas (src/kryl
                crossprod(Q, AQ[, 1:4]), tolerance = 1e-14)
   expect_identical(dim(fastkpca:::basis_cross_product(basis$Q, AQ, 0L, 4L, 1L)), c(0L, 4L))
 })
+
+test_that("the row groups are right up to the largest number of rows", {
+  # the plain-R oracle of mf_groups(): at most 8 groups of equal width, a
+  # multiple of 8, the last one smaller
+  groups <- function(n) {
+    width <- ceiling(ceiling(n / 8) / 8) * 8
+    c(seq(0, n - 1, by = width), n)
+  }
+  for (n in c(1, 7, 8, 9, 63, 64, 65, 1000, 30000, 1e6, 2^31 - 1)) {
+    expect_identical(as.double(fastkpca:::matrix_free_groups(n)), groups(n), label = n)
+  }
+})
