@@ -5,7 +5,11 @@
 #
 # A future whose worker dies (its process killed, the machine gone) ends
 # in a FutureError when its value is collected, or when it is launched on
-# a worker that died before. Once every batch of the round has come back
+# a worker that died before. Two backends need help to tell: a
+# future.batchtools job killed from outside ends in a plain error, and is
+# known lost by batchtools' status of the job (expired); a future.mirai
+# future can stay unresolved for ever, and is waited for by polling, lost
+# once mirai's dispatcher holds no task that could resolve it. Once every batch of the round has come back
 # or been lost (nothing is in flight), the plan's workers are made again
 # (renew_workers()): future before 1.40 keeps a dead multisession or
 # cluster worker in its pool and would send the batch to it again. The
@@ -41,11 +45,13 @@ run_on_workers <- function(batches, fun, args, label) {
   todo <- seq_along(batches)
   while (length(todo) > 0L) {
     futures <- lapply(todo, function(i) launch_batch(batches[[i]], fun, args))
+    outcomes <- round_values(futures)
+    rm(futures)
     gone <- integer()
     for (j in seq_along(todo)) {
       i <- todo[j]
-      value <- batch_value(futures[[j]])
-      futures[j] <- list(NULL)
+      value <- outcomes[[j]]
+      outcomes[j] <- list(NULL)
       if (!inherits(value, "FutureError")) {
         values[i] <- list(value)
         next
@@ -63,7 +69,6 @@ run_on_workers <- function(batches, fun, args, label) {
                             label(i), lost[i], conditionMessage(value)))
       gone <- c(gone, i)
     }
-    rm(futures)
     if (length(gone) > 0L) renew_workers()
     todo <- gone
   }
@@ -96,10 +101,117 @@ run_job <- function(job) {
   with_engine_options(job$settings, fun(job$batch, job$args))
 }
 
-# The value of a launched batch, or the FutureError of a lost worker.
+# The values of a round's futures, in batch order: each a batch's value or
+# the FutureError of its lost worker. An error of a batch's own code is
+# raised at once. Futures whose backend can leave a lost batch unresolved
+# (future.mirai's) are waited for by polling (poll_values()); the others
+# by future's value(), in order, which returns when the batch ends or its
+# worker is found gone.
+round_values <- function(futures) {
+  if (any(vapply(futures, inherits, NA, "MiraiFuture"))) return(poll_values(futures))
+  values <- vector("list", length(futures))
+  for (j in seq_along(futures)) {
+    values[j] <- list(batch_value(futures[[j]]))
+    futures[j] <- list(NULL)
+  }
+  values
+}
+
+# The value of a launched batch, or the FutureError of a lost worker: a
+# FutureError from future, or a batchtools job that expired (its process
+# killed before it wrote its result: future.batchtools 0.12 then fails
+# reading the log the job never wrote, with a plain error that cannot be
+# told from one of the batch's own code by its wording, so batchtools is
+# asked what became of the job).
 batch_value <- function(f) {
   if (inherits(f, "FutureError")) return(f)
-  tryCatch(future::value(f), FutureError = identity)
+  tryCatch(future::value(f), FutureError = identity, error = function(e) {
+    if (!batchtools_job_expired(f)) stop(e)
+    future::FutureError(sprintf("its batchtools job ended without a result (%s)",
+                                conditionMessage(e)))
+  })
+}
+
+# Whether f is a batchtools future whose job was submitted and ended
+# neither done nor in error, and is no longer running: batchtools calls it
+# expired (a job killed from outside, or by the scheduler). A batch's own
+# error is caught inside the job, which then ends done. batchtools'
+# getStatus() may draw random numbers: this process's stream is kept.
+batchtools_job_expired <- function(f) {
+  if (!inherits(f, "BatchtoolsFuture") || !requireNamespace("batchtools", quietly = TRUE))
+    return(FALSE)
+  config <- f[["config"]]
+  reg <- config$reg
+  if (!inherits(reg, "Registry") || is.null(config$jobid)) return(FALSE)
+  rng <- rng_state()
+  on.exit(restore_rng(rng))
+  status <- tryCatch(suppressMessages(batchtools::getStatus(ids = config$jobid, reg = reg)),
+                     error = function(e) NULL)
+  !is.null(status) && isTRUE(status$expired > 0L)
+}
+
+# The values of a round's futures, as round_values() gives them, waited for
+# by polling resolved(): under future.mirai 1.1.0 (mirai 2.7), a daemon
+# killed just as a batch reaches it can leave that batch's future
+# unresolved for ever, and value() would wait for it. The futures are
+# collected as they resolve; those still unresolved when the backend has
+# held no task of any kind (none executing on a daemon, none waiting for
+# one that can take it) for lost_after seconds are lost. A slow batch is
+# never taken for lost: its task is executing all the while.
+poll_values <- function(futures, lost_after = 2) {
+  values <- vector("list", length(futures))
+  pending <- seq_along(futures)
+  idle_since <- NULL
+  pause <- 0.001
+  while (length(pending) > 0L) {
+    done <- vapply(futures[pending], future_done, NA)
+    for (j in pending[done]) {
+      values[j] <- list(batch_value(futures[[j]]))
+      futures[j] <- list(NULL)
+    }
+    pending <- pending[!done]
+    if (length(pending) == 0L) break
+    if (any(done)) {
+      idle_since <- NULL
+      pause <- 0.001
+      next
+    }
+    now <- proc.time()[["elapsed"]]
+    if (!backend_holds_tasks(futures[[pending[1L]]])) {
+      if (is.null(idle_since)) {
+        idle_since <- now
+      } else if (now - idle_since >= lost_after) {
+        for (j in pending)
+          values[j] <- list(future::FutureError(sprintf(
+            "its future stayed unresolved with no task left on the backend for %g s",
+            lost_after)))
+        break
+      }
+    } else {
+      idle_since <- NULL
+    }
+    Sys.sleep(pause)
+    pause <- min(2 * pause, 0.05)
+  }
+  values
+}
+
+# Whether a launched batch needs no more waiting: resolved, lost at launch,
+# or its state unknown (an error, which value() then raises or reports).
+future_done <- function(f) {
+  if (inherits(f, "FutureError")) return(TRUE)
+  tryCatch(isTRUE(future::resolved(f)), error = function(e) TRUE)
+}
+
+# Whether the backend of future f may still resolve it: for a mirai future,
+# whether mirai's dispatcher has a task executing on a daemon, or waiting
+# with a daemon connected to take it. TRUE whenever this cannot be told.
+backend_holds_tasks <- function(f) {
+  if (!inherits(f, "MiraiFuture") || !requireNamespace("mirai", quietly = TRUE)) return(TRUE)
+  counts <- tryCatch(mirai::info(), error = function(e) NULL)
+  need <- c("connections", "awaiting", "executing")
+  if (!is.numeric(counts) || !all(need %in% names(counts)) || anyNA(counts[need])) return(TRUE)
+  counts[["executing"]] > 0L || (counts[["awaiting"]] > 0L && counts[["connections"]] > 0L)
 }
 
 # The plan's workers made again, so that a dead one is replaced: future's
