@@ -28,6 +28,8 @@ kill_fits <- function(plan, pattern, setup, maxit, attempts) {
     set.seed(seed)
     expr
   }
+  # (not this frame: the readers' closures take their environments along)
+  environment(with_seed) <- globalenv()
   # Kill one of the processes whose command line matches pattern while it
   # is running (state R: in the middle of a batch, not idle between two),
   # chosen at random, from a shell of its own: from delay seconds on, it
@@ -48,7 +50,6 @@ kill_fits <- function(plan, pattern, setup, maxit, attempts) {
   # number of passes is fixed), and a chunked Nystrom one of 8 chunks; in
   # an environment of their own, which the reader's closure takes along
   fits <- local({
-    with_seed <- with_seed
     x <- with_seed(1, matrix(rnorm(2000 * 4), 2000, 4))
     parts <- lapply(1:8, function(i) with_seed(i, matrix(rnorm(100 * 3), 100, 3)))
     landmarks <- parts[[1]][1:30, ]
@@ -133,14 +134,6 @@ killed_on_plan <- function(plan, pattern, label, setup = NULL, maxit = 12L, atte
   expect_identical(res$kind_after, res$kind)
 }
 
-# the fixture of the test of a cluster the user made
-worker_fixture <- function(maxit = 12L) {
-  x <- with_seed(1, matrix(rnorm(2000 * 4), 2000, 4))
-  list(matrix_free = function() with_seed(6, suppressWarnings(
-    kpca(x, kpar = list(sigma = 0.2), features = 3, solver = "matrix_free", threads = 1,
-         control = list(tol = 1e-15, maxit = maxit)))))
-}
-
 test_that("a multisession worker killed from outside loses nothing", {
   skip_on_cran()
   skip_on_os("windows")
@@ -192,24 +185,34 @@ test_that("a dead worker of a cluster the user made, which cannot be renewed: ba
   skip_on_cran()
   skip_on_os("windows")
   skip_if_not_installed("future")
-  fx <- worker_fixture()
-  ref <- with_seed(0, {
-    old <- future::plan(future::sequential)
-    on.exit(future::plan(old))
-    fx$matrix_free()
-  })
-  cl <- parallel::makePSOCKcluster(2L)
-  on.exit(try(parallel::stopCluster(cl), silent = TRUE), add = TRUE)
-  future::plan(future::cluster, workers = cl)
-  pids <- unlist(parallel::clusterCall(cl, Sys.getpid))
-  tools::pskill(pids[1L], tools::SIGKILL)
-  Sys.sleep(0.3)
-  lost <- 0L
-  fit <- withCallingHandlers(fx$matrix_free(),
-                             fastkpca_worker_lost = function(c) lost <<- lost + 1L)
-  expect_gt(lost, 0L)
-  expect_identical(fit$eig, ref$eig)
-  expect_identical(fit$alpha, ref$alpha)
+  skip_if_not_installed("callr")
+  # in a child process with a time limit, as the kills above
+  res <- callr::r(function() {
+    x <- local({
+      set.seed(1)
+      matrix(rnorm(2000 * 4), 2000, 4)
+    })
+    fit <- function() {
+      set.seed(6)
+      suppressWarnings(fastkpca::kpca(x, kpar = list(sigma = 0.2), features = 3,
+                                      solver = "matrix_free", threads = 1,
+                                      control = list(tol = 1e-15, maxit = 12L)))
+    }
+    ref <- fit()
+    cl <- parallel::makePSOCKcluster(2L)
+    on.exit(try(parallel::stopCluster(cl), silent = TRUE))
+    future::plan(future::cluster, workers = cl)
+    pids <- unlist(parallel::clusterCall(cl, Sys.getpid))
+    tools::pskill(pids[1L], tools::SIGKILL)
+    Sys.sleep(0.3)
+    lost <- 0L
+    killed <- withCallingHandlers(fit(), fastkpca_worker_lost = function(c) lost <<- lost + 1L)
+    future::plan(future::sequential)
+    list(ref = ref[c("eig", "alpha")], killed = killed[c("eig", "alpha")], lost = lost)
+  }, libpath = .libPaths(), env = c(callr::rcmd_safe_env(), R_TESTS = ""), timeout = 300)
+  expect_gt(res$lost, 0L)
+  expect_identical(res$killed$eig, res$ref$eig)
+  expect_identical(res$killed$alpha, res$ref$alpha)
 })
 
 test_that("under batchtools_local, an error of a batch's own code stops the fit at once", {
