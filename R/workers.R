@@ -232,12 +232,31 @@ renew_workers <- function() {
   # sequential plan first, so that the old workers are shut down and new
   # ones started: setting the same plan again left future.mirai's dead
   # daemons in place, and the next batch waited for them forever
-  stack <- future::plan("list")
+  stack <- fresh_strategies(future::plan("list"))
   tryCatch({
     future::plan(future::sequential)
     future::plan(stack, substitute = FALSE)
   }, error = function(e) NULL)
   invisible()
+}
+
+# The plan's stack, its strategies to be set up anew: from future 1.40 on,
+# a strategy made by a backend factory keeps the backend it started (and
+# stopped, when the plan changed) with its setup marked done, and setting
+# it again would reuse that stopped backend (future.mirai's then has no
+# daemon, and each batch starts an ephemeral process); without the two,
+# the plan starts a new backend, with new workers.
+fresh_strategies <- function(stack) {
+  cls <- class(stack)
+  stack <- lapply(stack, function(strategy) {
+    if (!is.null(attr(strategy, "factory", exact = TRUE))) {
+      attr(strategy, "backend") <- NULL
+      attr(strategy, "init") <- TRUE
+    }
+    strategy
+  })
+  class(stack) <- cls
+  stack
 }
 
 # Whether future's resetWorkers() has a method of its own for the

@@ -219,8 +219,9 @@ test_that("under batchtools_local, an error of a batch's own code stops the fit 
   skip_on_cran()
   skip_if_not_installed("future.batchtools")
   skip_if_not_installed("batchtools")
-  # (not an expired job: the error is caught in the job, which ends done)
-  old <- options(future.cache.path = tempfile("future-cache"))
+  # (not an expired job: the error is caught in the job, which ends done;
+  # future.delete: its registry removed all the same, without a warning)
+  old <- options(future.cache.path = tempfile("future-cache"), future.delete = TRUE)
   on.exit(options(old))
   old_plan <- future::plan(future.batchtools::batchtools_local)
   on.exit(future::plan(old_plan), add = TRUE)
