@@ -117,19 +117,40 @@ round_values <- function(futures) {
   values
 }
 
-# The value of a launched batch, or the FutureError of a lost worker: a
-# FutureError from future, or a batchtools job that expired (its process
-# killed before it wrote its result: future.batchtools 0.12 then fails
-# reading the log the job never wrote, with a plain error that cannot be
-# told from one of the batch's own code by its wording, so batchtools is
-# asked what became of the job).
+# The value of a launched batch, or the FutureError of a lost worker.
 batch_value <- function(f) {
   if (inherits(f, "FutureError")) return(f)
-  tryCatch(future::value(f), FutureError = identity, error = function(e) {
-    if (!batchtools_job_expired(f)) stop(e)
-    future::FutureError(sprintf("its batchtools job ended without a result (%s)",
-                                conditionMessage(e)))
-  })
+  if (inherits(f, "BatchtoolsFuture")) return(batchtools_value(f))
+  tryCatch(future::value(f), FutureError = identity)
+}
+
+# The same for a batchtools future. A job killed from outside never wrote
+# its log, and future.batchtools 0.12 fails reading it, with a plain error
+# ("cannot open the connection") that cannot be told from one of the
+# batch's own code by its wording: batchtools is asked what became of the
+# job. An expired job is lost: its FutureError is returned, the warnings
+# of the failed reading are dropped, and its registry is removed (else
+# future.batchtools' finalizer fails on the missing log again, and prints
+# it). Otherwise the warnings are signalled and the error raised, as
+# value() would.
+batchtools_value <- function(f) {
+  warnings <- list()
+  out <- withCallingHandlers(
+    tryCatch(list(value = future::value(f)), error = function(e) list(error = e)),
+    warning = function(w) {
+      warnings[[length(warnings) + 1L]] <<- w
+      invokeRestart("muffleWarning")
+    })
+  error <- out$error
+  if (inherits(error, "FutureError")) return(error)
+  if (!is.null(error) && batchtools_job_expired(f)) {
+    unlink(f[["config"]]$reg$file.dir, recursive = TRUE)
+    return(future::FutureError(sprintf("its batchtools job ended without a result (%s)",
+                                       conditionMessage(error))))
+  }
+  for (w in warnings) warning(w)
+  if (!is.null(error)) stop(error)
+  out$value
 }
 
 # Whether f is a batchtools future whose job was submitted and ended
