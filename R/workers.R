@@ -9,10 +9,12 @@
 # future.batchtools job killed from outside ends in a plain error, and is
 # known lost by batchtools' status of the job (expired); a future.mirai
 # future can stay unresolved for ever, and is waited for by polling, lost
-# once mirai's dispatcher holds no task that could resolve it. Once every batch of the round has come back
-# or been lost (nothing is in flight), the plan's workers are made again
-# (renew_workers()): future before 1.40 keeps a dead multisession or
-# cluster worker in its pool and would send the batch to it again. The
+# once mirai's dispatcher holds no task that could resolve it. Once every
+# batch of the round has come back or been lost (nothing is in flight),
+# the plan's workers are made again (renew_workers()): future before 1.40
+# keeps a dead multisession or cluster worker in its pool and would send
+# the batch to it again, and from 1.40 on a plan set again as it was
+# keeps its stopped backend. The
 # lost batches are then launched again, up to worker_retries times each;
 # a batch whose launch fails even on the renewed workers (a cluster the
 # user made, which cannot be renewed) runs in this process, as the last
