@@ -81,10 +81,13 @@
 #' where it serves the backend, else the plan set again) and the batch
 #' runs again, up to twice; a batch that no renewed worker takes (a
 #' cluster made by the user, which cannot be renewed) runs in the calling
-#' process. The fit is the same as without the loss. (One exception is
-#' known: under future.mirai 1.1.0, a daemon killed just as a batch
-#' reaches it can leave that batch's future unresolved, and the fit then
-#' waits; interrupt it.) Every entry of a
+#' process. The fit is the same as without the loss, under future.batchtools
+#' and future.mirai too: a batchtools job that batchtools finds expired
+#' (ended with no result: killed) is lost, while an error of the batch's
+#' own code stops the fit, as everywhere; future.mirai's futures, which can
+#' stay unresolved for ever when a daemon is killed just as a batch reaches
+#' it, are waited for by polling, and one still unresolved once mirai's
+#' dispatcher has held no task for 2 seconds is lost. Every entry of a
 #' pass is summed in the same order whatever the batches (a row's sums
 #' over the groups of columns, added group after group), so the fit is
 #' the same under every plan and number of workers, and in one process.

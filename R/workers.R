@@ -5,10 +5,16 @@
 #
 # A future whose worker dies (its process killed, the machine gone) ends
 # in a FutureError when its value is collected, or when it is launched on
-# a worker that died before. Once every batch of the round has come back
-# or been lost (nothing is in flight), the plan's workers are made again
-# (renew_workers()): future before 1.40 keeps a dead multisession or
-# cluster worker in its pool and would send the batch to it again. The
+# a worker that died before. Two backends need help to tell: a
+# future.batchtools job killed from outside ends in a plain error, and is
+# known lost by batchtools' status of the job (expired); a future.mirai
+# future can stay unresolved for ever, and is waited for by polling, lost
+# once mirai's dispatcher holds no task that could resolve it. Once every
+# batch of the round has come back or been lost (nothing is in flight),
+# the plan's workers are made again (renew_workers()): future before 1.40
+# keeps a dead multisession or cluster worker in its pool and would send
+# the batch to it again, and from 1.40 on a plan set again as it was
+# keeps its stopped backend. The
 # lost batches are then launched again, up to worker_retries times each;
 # a batch whose launch fails even on the renewed workers (a cluster the
 # user made, which cannot be renewed) runs in this process, as the last
@@ -41,11 +47,13 @@ run_on_workers <- function(batches, fun, args, label) {
   todo <- seq_along(batches)
   while (length(todo) > 0L) {
     futures <- lapply(todo, function(i) launch_batch(batches[[i]], fun, args))
+    outcomes <- round_values(futures)
+    rm(futures)
     gone <- integer()
     for (j in seq_along(todo)) {
       i <- todo[j]
-      value <- batch_value(futures[[j]])
-      futures[j] <- list(NULL)
+      value <- outcomes[[j]]
+      outcomes[j] <- list(NULL)
       if (!inherits(value, "FutureError")) {
         values[i] <- list(value)
         next
@@ -63,7 +71,6 @@ run_on_workers <- function(batches, fun, args, label) {
                             label(i), lost[i], conditionMessage(value)))
       gone <- c(gone, i)
     }
-    rm(futures)
     if (length(gone) > 0L) renew_workers()
     todo <- gone
   }
@@ -96,10 +103,140 @@ run_job <- function(job) {
   with_engine_options(job$settings, fun(job$batch, job$args))
 }
 
+# The values of a round's futures, in batch order: each a batch's value or
+# the FutureError of its lost worker. An error of a batch's own code is
+# raised at once. Futures whose backend can leave a lost batch unresolved
+# (future.mirai's) are waited for by polling (poll_values()); the others
+# by future's value(), in order, which returns when the batch ends or its
+# worker is found gone.
+round_values <- function(futures) {
+  if (any(vapply(futures, inherits, NA, "MiraiFuture"))) return(poll_values(futures))
+  values <- vector("list", length(futures))
+  for (j in seq_along(futures)) {
+    values[j] <- list(batch_value(futures[[j]]))
+    futures[j] <- list(NULL)
+  }
+  values
+}
+
 # The value of a launched batch, or the FutureError of a lost worker.
 batch_value <- function(f) {
   if (inherits(f, "FutureError")) return(f)
+  if (inherits(f, "BatchtoolsFuture")) return(batchtools_value(f))
   tryCatch(future::value(f), FutureError = identity)
+}
+
+# The same for a batchtools future. A job killed from outside never wrote
+# its log, and future.batchtools 0.12 fails reading it, with a plain error
+# ("cannot open the connection") that cannot be told from one of the
+# batch's own code by its wording: batchtools is asked what became of the
+# job. An expired job is lost: its FutureError is returned, the warnings
+# of the failed reading are dropped, and its registry is removed (else
+# future.batchtools' finalizer fails on the missing log again, and prints
+# it). Otherwise the warnings are signalled and the error raised, as
+# value() would.
+batchtools_value <- function(f) {
+  warnings <- list()
+  out <- withCallingHandlers(
+    tryCatch(list(value = future::value(f)), error = function(e) list(error = e)),
+    warning = function(w) {
+      warnings[[length(warnings) + 1L]] <<- w
+      invokeRestart("muffleWarning")
+    })
+  error <- out$error
+  if (inherits(error, "FutureError")) return(error)
+  if (!is.null(error) && batchtools_job_expired(f)) {
+    unlink(f[["config"]]$reg$file.dir, recursive = TRUE)
+    return(future::FutureError(sprintf("its batchtools job ended without a result (%s)",
+                                       conditionMessage(error))))
+  }
+  for (w in warnings) warning(w)
+  if (!is.null(error)) stop(error)
+  out$value
+}
+
+# Whether f is a batchtools future whose job was submitted and ended
+# neither done nor in error, and is no longer running: batchtools calls it
+# expired (a job killed from outside, or by the scheduler). A batch's own
+# error is caught inside the job, which then ends done. batchtools'
+# getStatus() may draw random numbers: this process's stream is kept.
+batchtools_job_expired <- function(f) {
+  if (!inherits(f, "BatchtoolsFuture") || !requireNamespace("batchtools", quietly = TRUE))
+    return(FALSE)
+  config <- f[["config"]]
+  reg <- config$reg
+  if (!inherits(reg, "Registry") || is.null(config$jobid)) return(FALSE)
+  rng <- rng_state()
+  on.exit(restore_rng(rng))
+  status <- tryCatch(suppressMessages(batchtools::getStatus(ids = config$jobid, reg = reg)),
+                     error = function(e) NULL)
+  !is.null(status) && isTRUE(status$expired > 0L)
+}
+
+# The values of a round's futures, as round_values() gives them, waited for
+# by polling resolved(): under future.mirai 1.1.0 (mirai 2.7), a daemon
+# killed just as a batch reaches it can leave that batch's future
+# unresolved for ever, and value() would wait for it. The futures are
+# collected as they resolve; those still unresolved when the backend has
+# held no task of any kind (none executing on a daemon, none waiting for
+# one that can take it) for lost_after seconds are lost. A slow batch is
+# never taken for lost: its task is executing all the while.
+poll_values <- function(futures, lost_after = 2) {
+  values <- vector("list", length(futures))
+  pending <- seq_along(futures)
+  idle_since <- NULL
+  pause <- 0.001
+  while (length(pending) > 0L) {
+    done <- vapply(futures[pending], future_done, NA)
+    for (j in pending[done]) {
+      values[j] <- list(batch_value(futures[[j]]))
+      futures[j] <- list(NULL)
+    }
+    pending <- pending[!done]
+    if (length(pending) == 0L) break
+    if (any(done)) {
+      idle_since <- NULL
+      pause <- 0.001
+      next
+    }
+    now <- proc.time()[["elapsed"]]
+    if (!backend_holds_tasks(futures[[pending[1L]]])) {
+      if (is.null(idle_since)) {
+        idle_since <- now
+      } else if (now - idle_since >= lost_after) {
+        for (j in pending)
+          values[j] <- list(future::FutureError(sprintf(
+            "its future stayed unresolved with no task left on the backend for %g s",
+            lost_after)))
+        break
+      }
+    } else {
+      idle_since <- NULL
+    }
+    # (from 1 ms up to 10 ms between looks: a short pass is not held up
+    # by much more than it takes)
+    Sys.sleep(pause)
+    pause <- min(1.5 * pause, 0.01)
+  }
+  values
+}
+
+# Whether a launched batch needs no more waiting: resolved, lost at launch,
+# or its state unknown (an error, which value() then raises or reports).
+future_done <- function(f) {
+  if (inherits(f, "FutureError")) return(TRUE)
+  tryCatch(isTRUE(future::resolved(f)), error = function(e) TRUE)
+}
+
+# Whether the backend of future f may still resolve it: for a mirai future,
+# whether mirai's dispatcher has a task executing on a daemon, or waiting
+# with a daemon connected to take it. TRUE whenever this cannot be told.
+backend_holds_tasks <- function(f) {
+  if (!inherits(f, "MiraiFuture") || !requireNamespace("mirai", quietly = TRUE)) return(TRUE)
+  counts <- tryCatch(mirai::info(), error = function(e) NULL)
+  need <- c("connections", "awaiting", "executing")
+  if (!is.numeric(counts) || !all(need %in% names(counts)) || anyNA(counts[need])) return(TRUE)
+  counts[["executing"]] > 0L || (counts[["awaiting"]] > 0L && counts[["connections"]] > 0L)
 }
 
 # The plan's workers made again, so that a dead one is replaced: future's
@@ -120,12 +257,31 @@ renew_workers <- function() {
   # sequential plan first, so that the old workers are shut down and new
   # ones started: setting the same plan again left future.mirai's dead
   # daemons in place, and the next batch waited for them forever
-  stack <- future::plan("list")
+  stack <- fresh_strategies(future::plan("list"))
   tryCatch({
     future::plan(future::sequential)
     future::plan(stack, substitute = FALSE)
   }, error = function(e) NULL)
   invisible()
+}
+
+# The plan's stack, its strategies to be set up anew: from future 1.40 on,
+# a strategy made by a backend factory keeps the backend it started (and
+# stopped, when the plan changed) with its setup marked done, and setting
+# it again would reuse that stopped backend (future.mirai's then has no
+# daemon, and each batch starts an ephemeral process); without the two,
+# the plan starts a new backend, with new workers.
+fresh_strategies <- function(stack) {
+  cls <- class(stack)
+  stack <- lapply(stack, function(strategy) {
+    if (!is.null(attr(strategy, "factory", exact = TRUE))) {
+      attr(strategy, "backend") <- NULL
+      attr(strategy, "init") <- TRUE
+    }
+    strategy
+  })
+  class(stack) <- cls
+  stack
 }
 
 # Whether future's resetWorkers() has a method of its own for the
