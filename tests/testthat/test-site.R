@@ -58,6 +58,11 @@ browse <- function(page) {
   url <- paste0("file://", normalizePath(page))
   checker <- file.path(dir, "check.html")
   writeLines(sprintf(checker_html, url), checker)
+  # (without the sanitizers' preloaded libasan, under which Chromium spins:
+  # scripts/sanitizers.sh preloads it into R, whose children inherit it)
+  old <- Sys.getenv("LD_PRELOAD", NA)
+  Sys.unsetenv("LD_PRELOAD")
+  on.exit(if (!is.na(old)) Sys.setenv(LD_PRELOAD = old), add = TRUE)
   out <- system2(chromium(), c(
     "--headless", "--no-sandbox", "--disable-gpu", "--disable-quic",
     "--no-first-run", "--disable-background-networking",
