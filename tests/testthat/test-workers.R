@@ -44,7 +44,11 @@ kill_fits <- function(plan, pattern, setup, maxit, attempts) {
                             "if [ -n \"$pid\" ]; then kill -9 $pid && echo $pid >> '%s'; exit 0; fi;",
                             "sleep 0.02; i=$((i + 1)); done"),
                       delay, busy, pick, record)
-    system2("sh", c("-c", shQuote(script)), wait = FALSE)
+    # (without a preloaded library: under scripts/sanitizers.sh, ps and awk
+    # inherited libasan and hung; and with its output away from this
+    # process's, which callr reads to the end)
+    system2("env", c("-u", "LD_PRELOAD", "sh", "-c", shQuote(script)), wait = FALSE,
+            stdout = FALSE, stderr = FALSE)
   }
   # the fits: a matrix-free one of maxit passes (tol out of reach: the
   # number of passes is fixed), and a chunked Nystrom one of 8 chunks; in
