@@ -119,12 +119,13 @@ validate_fit_kernel <- function(x, m) {
 # double matrix, or m strings (a fit on strings).
 fit_rows_ok <- function(rows, m) {
   if (is.character(rows) && is.null(dim(rows))) return(length(rows) == m && !anyNA(rows))
+  if (inherits(rows, "fastkpca_sparse_rows")) return(nrow(rows) == m)
   is.matrix(rows) && is.double(rows) && nrow(rows) == m
 }
 
 validate_fit_rows <- function(rows, m, field) {
   if (!fit_rows_ok(rows, m))
-    invalid_fit(sprintf("'%s' must be a double matrix with %d rows", field, m))
+    invalid_fit(sprintf("'%s' must be a double matrix (or sparse rows) with %d rows", field, m))
 }
 
 # The certificate of the eigenpairs, where the fit has one: residuals,

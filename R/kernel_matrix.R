@@ -54,8 +54,9 @@ kernel_matrix <- function(kernel, x, y = NULL, kpar = list(), threads = kpca_thr
 # Points given to a kernel, as a checked double matrix; `like`: the points
 # they are paired with, whose columns they must have.
 kernel_data <- function(x, arg, like = NULL) {
-  x <- as_data_matrix(x, arg)
+  x <- as_data_rows(x, arg)
   check_finite(x, arg)
+  if (!is.null(like)) x <- rows_like(x, like)
   if (!is.null(like) && ncol(x) != ncol(like))
     stop_argument(sprintf("'%s' must have %d columns, as 'x', not %d", arg, ncol(like), ncol(x)))
   if (ncol(x) == 0L) stop_argument(sprintf("'%s' must have at least one column", arg))

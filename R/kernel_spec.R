@@ -235,7 +235,9 @@ kernel_conformals <- function(k) {
 # vector, for a string kernel), one double vector per conformal node,
 # checked: g must give one finite number per row.
 kernel_weights <- function(k, x) {
-  lapply(kernel_conformals(k), function(node) {
+  nodes <- kernel_conformals(k)
+  if (length(nodes) && inherits(x, "fastkpca_sparse_rows")) x <- as_dgRMatrix(x)
+  lapply(nodes, function(node) {
     w <- tryCatch(node$g(x), error = function(e)
       stop_from(e, paste0("'g' of the conformal kernel failed: ", conditionMessage(e))))
     what <- if (is.character(x)) "string" else "row"

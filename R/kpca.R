@@ -384,7 +384,7 @@ kpca_data <- function(x, na.action, center, scale., precomputed) {
     x <- as_kernel_matrix(x)
     removed <- NULL
   } else {
-    x <- as_data_matrix(x)
+    x <- as_data_rows(x)   # sparse input stays sparse (R/sparse.R)
     x <- apply_na_action(x, na.action)
     removed <- attr(x, "na.action")
     attr(x, "na.action") <- NULL
@@ -462,6 +462,7 @@ na_action_function <- function(na.action) {
 # Apply the user's na.action to a data matrix, keeping its record of the
 # removed rows.
 apply_na_action <- function(x, na.action) {
+  if (inherits(x, "fastkpca_sparse_rows")) return(sparse_na_action(x, na.action))
   if (!anyNA(x)) return(x)
   out <- with_error_kind(na_action_function(na.action)(x), "data")
   if (!is.matrix(out) || ncol(out) != ncol(x))

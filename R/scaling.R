@@ -20,6 +20,7 @@ scale_data <- function(x, center, scale., precomputed = FALSE) {
   }
   center <- check_scaling_arg(center, "center", ncol(x))
   scale. <- check_scaling_arg(scale., "scale.", ncol(x))
+  if (inherits(x, "fastkpca_sparse_rows")) return(scale_sparse_rows(x, center, scale.))
   if (isFALSE(center) && isFALSE(scale.))
     return(list(x = x, center = FALSE, scale = FALSE))
   x <- scale(x, center = center, scale = scale.)
@@ -55,6 +56,10 @@ check_scaling_arg <- function(value, arg, d) {
 # columns' order. The same sweep() steps as base::scale(), so the training
 # rows come out exactly as the fit saw them.
 apply_scaling <- function(z, center, scale) {
+  if (inherits(z, "fastkpca_sparse_rows")) {
+    # a sparse fit has no center (scale_sparse_rows())
+    return(if (is.numeric(scale)) scale_sparse_columns(z, scale) else z)
+  }
   if (is.numeric(center)) z <- sweep(z, 2L, center, check.margin = FALSE)
   if (is.numeric(scale)) z <- sweep(z, 2L, scale, "/", check.margin = FALSE)
   z

@@ -21,6 +21,9 @@ take_rows <- function(x, index) {
 # as.matrix() method (such as those of the Matrix package).
 as_data_matrix <- function(x, arg = "x") {
   if (is.null(x)) stop_argument(sprintf("'%s' must not be NULL", arg))
+  if (is_sparse_data(x))  # the steps that take sparse data call as_data_rows()
+    stop_argument(sprintf("'%s' is sparse, and this step does not take sparse data; as.matrix(%s) makes it dense if it fits in memory",
+                          arg, arg))
   if (is.data.frame(x)) {
     ok <- vapply(x, function(col) (is.numeric(col) || is.logical(col)) &&
                    is.null(dim(col)), logical(1))
@@ -47,6 +50,7 @@ as_data_matrix <- function(x, arg = "x") {
 }
 
 check_finite <- function(x, arg) {
+  if (inherits(x, "fastkpca_sparse_rows")) return(check_sparse_finite(x, arg))
   if (anyNA(x))
     stop_argument(sprintf("'%s' must not contain missing values (NA or NaN)", arg))
   if (any(is.infinite(x)))
@@ -131,7 +135,7 @@ check_no_dots <- function(...) {
 # Infinite values are an error; missing ones are left to the caller (predict()
 # gives their rows NA scores).
 check_no_infinite <- function(x, arg) {
-  if (any(is.infinite(x)))
+  if (any(is.infinite(stored_values(x))))
     stop_argument(sprintf("'%s' must not contain infinite values", arg))
   invisible(x)
 }

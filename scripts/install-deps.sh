@@ -23,6 +23,9 @@ r_packages+=(future future.apply future.batchtools progressr DBI RSQLite)
 # tests/testthat/test-site.R opens in headless Chromium (not an R
 # dependency of the package: Debian's r-cran-pkgdown, or CRAN)
 r_packages+=(pkgdown)
+# sparse data (Suggests): slam's triplet matrices and tm's document-term
+# matrices, and a real corpus, Jane Austen's novels (all in Debian)
+r_packages+=(slam tm janeaustenr)
 missing_r=()
 for p in "${r_packages[@]}"; do
   Rscript -e "quit(status = if (requireNamespace('$p', quietly = TRUE)) 0 else 1)" \

@@ -34,6 +34,8 @@
  *   kica.c    kernel ICA: the KGV and KCCA contrasts and the Jacobi sweeps over
  *             pairwise rotations (Brent's method), on cached factors
  *   kcca.c    kernel canonical correlation: incomplete Cholesky for any kernel
+ *   sparse.c  sparse rows (CSR) from R's sparse matrices, and the kernel
+ *             values of sparse points (scatter and gather, or a merge)
  *   simd.h    the arithmetic layer: the vector types (GCC and clang vector
  *             extensions: SSE2, AVX2, AVX-512, NEON) and the one switch,
  *             the session's vector path, that every vector kernel honours
@@ -172,18 +174,30 @@ typedef struct {
     double bessel_order;  /* the largest besseldot order */
     int strings_indexed;  /* string kernels: the call's strings are indexed */
     int fixed_first;      /* string kernels: the number of the fixed set's first string */
+    int sparse, sparse_d; /* the call's points are sparse rows of sparse_d columns */
 } kernel_eval;
+
+/* Rows of a sparse matrix, compressed (CSR, 0-based): row r's values are
+ * x[p[r] .. p[r + 1] - 1], in the columns j[...], increasing (sparse.c). */
+typedef struct {
+    int n, d;
+    const int *p, *j;
+    const double *x;
+} sparse_csr;
 
 /* A set of points prepared for a kernel: each point contiguous (d x n),
  * with its squared norm; shifted by the training column means for the
  * distance kernels, as they are for the inner-product ones; and one
  * conformal weight per point for each OP_CONFORMAL. For a string kernel,
  * d is 0 and the points are the strings first .. first + n - 1 of the
- * call's strings. */
+ * call's strings. For sparse rows, the points are the rows first ..
+ * first + n - 1 of sparse, unshifted, with their squared norms. */
 typedef struct {
     int n, d, first;
     const double *inner, *inner_norms;       /* NULL if no inner-product kernel */
     const double *shifted, *shifted_norms;   /* NULL if no distance kernel */
+    const sparse_csr *sparse;               /* NULL for dense rows and strings */
+    const double *sparse_norms;
     const double **weights;                  /* nweights arrays of length n */
 } kernel_points;
 
@@ -217,6 +231,18 @@ kernel_points kernel_points_view(const kernel_eval *k, const kernel_points *p, i
                                  int len, const double **wbuf);
 void kernel_diagonal(const kernel_eval *k, const kernel_points *p, double *out);
 void kernel_nonfinite_error(const kernel_eval *k, const char *what);
+double kernel_of_product(const kernel_spec *k, double s, double *work);
+int kernel_fast_points(const kernel_eval *k);
+
+/* sparse.c: sparse rows, read from R, and their kernel values */
+int is_sparse_rows(SEXP x);
+int data_rows(SEXP x);
+int data_columns(SEXP x);
+void sparse_rows_from_R(SEXP x, const char *what, sparse_csr *s);
+const double *sparse_row_norms(const sparse_csr *s, int row0, int n);
+void sparse_segment(const kernel_spec *spec, const kernel_points *a, const kernel_points *b,
+                    int j, int i0, int i1, double *dst, double *work);
+SEXP sparse_rows(SEXP index, SEXP second, SEXP values, SEXP dim, SEXP layout);
 
 /* kernel_fast.c: the kernels of an inner product or a squared distance */
 int kernel_fast_supported(const kernel_spec *spec);

@@ -168,9 +168,12 @@ SEXP dense_eigen(SEXP x, SEXP kernel, SEXP weights, SEXP features, SEXP th,
         kernel_ptr = &k;
     }
     int strings = kernel_ptr != NULL && k.any_string;
-    if (!strings) check_double_matrix(x, "x");
-    else if (!isString(x)) error_argument("'x' must be a character vector for a string kernel");
-    int n = strings ? (int) XLENGTH(x) : nrows(x), d = strings ? 1 : ncols(x);
+    if (strings) {
+        if (!isString(x)) error_argument("'x' must be a character vector for a string kernel");
+    } else if (!is_sparse_rows(x)) {
+        check_double_matrix(x, "x");
+    }
+    int n = strings ? (int) XLENGTH(x) : data_rows(x), d = strings ? 1 : data_columns(x);
     if (n < 2) error_argument("'x' must have at least 2 rows");
     if (d < 1) error_argument("'x' must have at least 1 column");
     if (kernel_ptr == NULL && d != n) error_argument("'x' must be a square kernel matrix");

@@ -121,7 +121,7 @@ static double ichol_kernel(const kernel_eval *k, const kernel_points *pts, doubl
 }
 
 /* .Call: the incomplete Cholesky factor of the kernel matrix of the rows
- * of x. x: n x d double matrix; kernel: a program from
+ * of x. x: n x d double matrix, or sparse rows; kernel: a program from
  * fastkpca:::kernel_program(); weights: the conformal weights of the rows;
  * tol: stop when the residual trace is at most tol * trace(K); max_rank:
  * the most columns. Returns list(G (n x M),
@@ -130,17 +130,16 @@ SEXP kcca_ichol(SEXP x, SEXP kernel, SEXP weights, SEXP tol, SEXP max_rank)
 {
     kernel_eval k;
     kernel_eval_from_R(kernel, &k);
-    if (!isReal(x) || !isMatrix(x) || ncols(x) < 1)
-        error_argument("'x' must be a double matrix with at least 1 column");
-    int n = nrows(x), d = ncols(x);
+    /* the rows of x: a double matrix or sparse rows */
+    kernel_point_sets(&k, R_NilValue, NULL, x, "x", 1);
+    kernel_points pts;
+    kernel_points_fixed(&k, x, weights, &pts);
+    int n = pts.n;
     if (n < 1) error_argument("'x' must have at least 1 row");
     double eps = as_number(tol, "tol");
     if (!(eps >= 0.0 && eps < 1.0)) error_argument("'tol' must be in [0, 1)");
     int mr = as_count(max_rank, "max_rank", 1, n);
 
-    kernel_points pts;
-    kernel_points_prepare(&k, REAL(x), n, 0, n, d, kernel_shift(&k, REAL(x), n, n, d),
-                          weights, &pts);
     ichol_factor f = { NULL, n, 0 };
     f.blocks = (double **) R_alloc((size_t) mr / ICHOL_BLOCK_COLUMNS + 1, sizeof(double *));
     int *piv = (int *) R_alloc((size_t) mr, sizeof(int));

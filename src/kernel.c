@@ -35,6 +35,8 @@ static void points_weights(const kernel_eval *k, SEXP weights, int row0, int n,
                            kernel_points *p);
 static void string_points(const kernel_eval *k, int first, int n, SEXP weights, int row0,
                           kernel_points *p);
+static void sparse_points(const kernel_eval *k, SEXP x, int row0, int n, SEXP weights,
+                          kernel_points *p);
 
 
 /* A base kernel from its code and its parameters in kpar_slots order.
@@ -166,6 +168,7 @@ void kernel_eval_from_R(SEXP program, kernel_eval *k)
     k->any_distance = k->any_inner = k->any_bessel = k->any_string = 0;
     k->bessel_order = 0.0;
     k->strings_indexed = k->fixed_first = 0;
+    k->sparse = k->sparse_d = 0;
     for (int b = 0; b < k->nbase; b++) {
         kernel_spec *spec = k->bases + b;
         base_spec(INTEGER(codes)[b], REAL(kpar) + (size_t) b * KPAR_COUNT, spec);
@@ -227,30 +230,46 @@ static double bessel_j_large(double t, double nu)
     return sqrt(2.0 / (M_PI * t)) * (P * cos(w) - Q * sin(w));
 }
 
-/* k(a, b) for points a and b of length d with squared norms aa and bb.
- * work: floor(order) + 1 doubles for besseldot, unused otherwise. */
-static double kernel_value(const kernel_spec *k, const double *a, const double *b,
-                           int d, double aa, double bb, double *work)
+/* The base kernels of an inner product or a squared distance, from it:
+ * s is x'y for vanilladot, polydot and tanhdot, ||x - y||^2 for rbfdot,
+ * laplacedot and besseldot. work: floor(order) + 1 doubles for besseldot,
+ * unused otherwise. */
+double kernel_of_product(const kernel_spec *k, double s, double *work)
 {
     switch (k->code) {
     case KERNEL_VANILLA:
-        return dot(a, b, d);
+        return s;
     case KERNEL_POLY:
-        return R_pow(k->scale * dot(a, b, d) + k->offset, k->degree);
+        return R_pow(k->scale * s + k->offset, k->degree);
     case KERNEL_RBF:
-        return exp(-k->sigma * sq_distance(a, b, d, aa, bb));
+        return exp(-k->sigma * s);
     case KERNEL_LAPLACE:
-        return exp(-k->sigma * sqrt(sq_distance(a, b, d, aa, bb)));
+        return exp(-k->sigma * sqrt(s));
     case KERNEL_TANH:
-        return tanh(k->scale * dot(a, b, d) + k->offset);
+        return tanh(k->scale * s + k->offset);
     case KERNEL_BESSEL: {
-        double t = k->sigma * sqrt(sq_distance(a, b, d, aa, bb));
+        double t = k->sigma * sqrt(s);
         if (t < 1e-4) return 1.0; /* the limit at t = 0, as kernlab */
         double j = t > BESSEL_LARGE_T ? bessel_j_large(t, k->order)
                                       : bessel_j_ex(t, k->order, work);
         double v = j * R_pow(t, -k->order);
         return R_pow(v / k->bessel_lim, k->degree);
     }
+    default:
+        return NA_REAL; /* unreachable: the other kernels are not of a product */
+    }
+}
+
+/* k(a, b) for points a and b of length d with squared norms aa and bb.
+ * work: floor(order) + 1 doubles for besseldot, unused otherwise. */
+static double kernel_value(const kernel_spec *k, const double *a, const double *b,
+                           int d, double aa, double bb, double *work)
+{
+    switch (k->code) {
+    case KERNEL_VANILLA: case KERNEL_POLY: case KERNEL_TANH:
+        return kernel_of_product(k, dot(a, b, d), work);
+    case KERNEL_RBF: case KERNEL_LAPLACE: case KERNEL_BESSEL:
+        return kernel_of_product(k, sq_distance(a, b, d, aa, bb), work);
     case KERNEL_ANOVA: {
         double s = 0.0;
         for (int j = 0; j < d; j++) {
@@ -335,6 +354,8 @@ void kernel_points_prepare(const kernel_eval *k, const double *x, int ldx, int r
     p->d = d;
     p->first = 0;
     p->inner = p->inner_norms = p->shifted = p->shifted_norms = NULL;
+    p->sparse = NULL;
+    p->sparse_norms = NULL;
     if (k->any_inner) p->inner = transpose_points(x, ldx, row0, n, d, NULL, &p->inner_norms);
     if (k->any_distance)
         p->shifted = transpose_points(x, ldx, row0, n, d, shift, &p->shifted_norms);
@@ -371,6 +392,10 @@ const double *kernel_points_fixed(const kernel_eval *k, SEXP rows, SEXP weights,
         string_points(k, k->fixed_first, (int) XLENGTH(rows), weights, 0, p);
         return NULL;
     }
+    if (k->sparse) {
+        sparse_points(k, rows, 0, -1, weights, p);
+        return NULL;
+    }
     int m = nrows(rows), d = ncols(rows);
     const double *shift = kernel_shift(k, REAL(rows), m, m, d);
     kernel_points_prepare(k, REAL(rows), m, 0, m, d, shift, weights, p);
@@ -384,6 +409,24 @@ static void string_points(const kernel_eval *k, int first, int n, SEXP weights, 
     memset(p, 0, sizeof(kernel_points));
     p->n = n;
     p->first = first;
+    points_weights(k, weights, row0, n, p);
+}
+
+/* Rows row0..row0+n-1 (n < 0: all rows) of the sparse rows x as points,
+ * with their squared norms; they are not shifted (see src/sparse.c). */
+static void sparse_points(const kernel_eval *k, SEXP x, int row0, int n, SEXP weights,
+                          kernel_points *p)
+{
+    sparse_csr *s = (sparse_csr *) R_alloc(1, sizeof(sparse_csr));
+    sparse_rows_from_R(x, "x", s);
+    if (n < 0) n = s->n;
+    if (row0 < 0 || n > s->n - row0) error_argument("rows beyond the sparse rows' %d", s->n);
+    memset(p, 0, sizeof(kernel_points));
+    p->n = n;
+    p->d = s->d;
+    p->first = row0;
+    p->sparse = s;
+    p->sparse_norms = sparse_row_norms(s, row0, n);
     points_weights(k, weights, row0, n, p);
 }
 
@@ -404,7 +447,24 @@ static void check_strings(SEXP x, const char *what)
 int kernel_point_sets(kernel_eval *k, SEXP moving, const char *mwhat, SEXP fixed,
                       const char *fwhat, int threads)
 {
+    k->sparse = 0;
+    if (!k->any_string && is_sparse_rows(fixed)) {
+        sparse_csr fs, ms;
+        sparse_rows_from_R(fixed, fwhat, &fs);
+        if (fs.d < 1) error_argument("'%s' must have at least 1 column", fwhat);
+        k->sparse = 1;
+        k->sparse_d = fs.d;
+        if (isNull(moving)) return fs.d;
+        if (!is_sparse_rows(moving))
+            error_argument("'%s' must be sparse rows, as '%s' are", mwhat, fwhat);
+        sparse_rows_from_R(moving, mwhat, &ms);
+        if (ms.d != fs.d)
+            error_argument("'%s' must have %d columns, not %d", mwhat, fs.d, ms.d);
+        return fs.d;
+    }
     if (!k->any_string) {
+        if (is_sparse_rows(moving))
+            error_argument("'%s' must be sparse rows, as '%s' are", fwhat, mwhat);
         check_double_matrix(fixed, fwhat);
         if (ncols(fixed) < 1) error_argument("'%s' must have at least 1 column", fwhat);
         int d = ncols(fixed);
@@ -443,6 +503,10 @@ void kernel_points_rows(const kernel_eval *k, SEXP z, int row0, int n,
         if (!k->strings_indexed)
             error_argument("'kernel' is a string kernel: its points must be strings");
         string_points(k, row0, n, weights, row0, p);
+        return;
+    }
+    if (k->sparse) {
+        sparse_points(k, z, row0, n, weights, p);
         return;
     }
     kernel_points_prepare(k, REAL(z), nrows(z), row0, n, ncols(z), shift, weights, p);
@@ -494,6 +558,10 @@ static void base_segment(const kernel_spec *spec, const kernel_points *a,
 {
     if (spec->code == KERNEL_STRING) {
         string_segment(spec, a->first, i0, i1, b->first + j, dst, work);
+        return;
+    }
+    if (a->sparse) {
+        sparse_segment(spec, a, b, j, i0, i1, dst, work);
         return;
     }
     int d = a->d, dist = is_distance_code(spec->code);
@@ -589,7 +657,19 @@ static size_t work_length(const kernel_eval *k)
         size_t s = string_work_length(k);
         if (s > len) len = s;
     }
+    /* sparse rows: one row scattered into d doubles, before the rest */
+    if (k->sparse) len += (size_t) k->sparse_d;
     return len;
+}
+
+/* The value functions' scratch for threads threads, zero (sparse rows
+ * scatter into it and leave it zero). */
+static double *kernel_work(const kernel_eval *k, int threads)
+{
+    size_t len = work_length(k) * (size_t) threads;
+    double *work = (double *) R_alloc(len, sizeof(double));
+    memset(work, 0, len * sizeof(double));
+    return work;
 }
 
 /* The kernel between the points of a (rows) and b (columns) into out
@@ -604,7 +684,7 @@ void kernel_block(const kernel_eval *k, const kernel_points *a, const kernel_poi
 {
     int rows = a->n, cols = b->n;
     if (a->d != b->d) error_argument("kernel points of %d and %d coordinates", a->d, b->d);
-    if (k->nops == 1 && kernel_fast_supported(k->bases)) {
+    if (kernel_fast_points(k)) {
         if (kernel_fast_block(k->bases, a, b, lower_only, out, threads, KERNEL_BLOCK_WORK))
             kernel_nonfinite_error(k, what);
         return;
@@ -612,7 +692,7 @@ void kernel_block(const kernel_eval *k, const kernel_points *a, const kernel_poi
     /* bessel_j_ex may warn through R, so besseldot is computed on one thread */
     if (k->any_bessel) threads = 1;
     size_t work_len = work_length(k);
-    double *work = (double *) R_alloc(work_len * (size_t) threads, sizeof(double));
+    double *work = kernel_work(k, threads);
     size_t stack_len = (size_t) (k->depth > 1 ? k->depth - 1 : 0) * (size_t) rows;
     double *stack = (double *) R_alloc(stack_len * (size_t) threads + 1, sizeof(double));
     double cost = program_cost(k, a->d);
@@ -652,6 +732,13 @@ void kernel_block(const kernel_eval *k, const kernel_points *a, const kernel_poi
     if (k->any_string) string_tiles_release(k);
 }
 
+/* Whether the fast blocks of kernel_fast.c compute the kernel k on the
+ * call's points: a single base kernel of theirs, on dense rows. */
+int kernel_fast_points(const kernel_eval *k)
+{
+    return k->nops == 1 && !k->sparse && kernel_fast_supported(k->bases);
+}
+
 /* A view of points i0..i0+len-1 of prepared points p (no copy); wbuf holds
  * the view's nweights weight pointers. */
 kernel_points kernel_points_view(const kernel_eval *k, const kernel_points *p, int i0,
@@ -663,6 +750,7 @@ kernel_points kernel_points_view(const kernel_eval *k, const kernel_points *p, i
     v.first = p->first + i0;
     if (p->inner) { v.inner = p->inner + off; v.inner_norms = p->inner_norms + i0; }
     if (p->shifted) { v.shifted = p->shifted + off; v.shifted_norms = p->shifted_norms + i0; }
+    if (p->sparse) v.sparse_norms = p->sparse_norms + i0;
     for (int w = 0; w < k->nweights; w++) wbuf[w] = p->weights[w] + i0;
     v.weights = wbuf;
     return v;
@@ -673,8 +761,7 @@ kernel_points kernel_points_view(const kernel_eval *k, const kernel_points *p, i
  * every few thousand points. Errors if a value is not finite. */
 void kernel_diagonal(const kernel_eval *k, const kernel_points *p, double *out)
 {
-    size_t work_len = work_length(k);
-    double *work = (double *) R_alloc(work_len, sizeof(double));
+    double *work = kernel_work(k, 1);
     double *stack = (double *) R_alloc((size_t) (k->depth > 1 ? k->depth - 1 : 0) + 1,
                                        sizeof(double));
     const double **wbuf = (const double **) R_alloc((size_t) k->nweights + 1,
@@ -715,7 +802,7 @@ SEXP kernel_cross(SEXP z, SEXP x, SEXP kernel, SEXP zweights, SEXP xweights,
 
     kernel_points zp, xp;
     const double *shift = kernel_points_fixed(&k, x, xweights, &xp);
-    kernel_points_rows(&k, z, 0, k.any_string ? (int) XLENGTH(z) : nrows(z), shift, zweights,
+    kernel_points_rows(&k, z, 0, k.any_string ? (int) XLENGTH(z) : data_rows(z), shift, zweights,
                        &zp);
 
     SEXP ans = PROTECT(allocMatrix(REALSXP, zp.n, xp.n));

@@ -295,7 +295,7 @@ static int mf_setup(SEXP x, SEXP kernel, SEXP weights, SEXP V, SEXP threads, ker
     /* the rows of x, or its strings for a string kernel (indexed here) */
     kernel_point_sets(k, R_NilValue, NULL, x, "x", *nthreads);
     check_double_matrix(V, "V");
-    int n = k->any_string ? (int) XLENGTH(x) : nrows(x);
+    int n = k->any_string ? (int) XLENGTH(x) : data_rows(x);
     if (n < 1) error_argument("'x' must have at least one row");
     if (nrows(V) != n) error_argument("'V' must have %d rows, not %d", n, nrows(V));
     kernel_points_fixed(k, x, weights, xp);
@@ -304,7 +304,7 @@ static int mf_setup(SEXP x, SEXP kernel, SEXP weights, SEXP V, SEXP threads, ker
 
 static int mf_shares_tiles(const kernel_eval *k)
 {
-    return k->nops == 1 && kernel_fast_supported(k->bases);
+    return kernel_fast_points(k);
 }
 
 static int mf_tile(SEXP tile)

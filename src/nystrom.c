@@ -87,8 +87,8 @@ SEXP nystrom_statistics(SEXP x, SEXP landmarks, SEXP kernel, SEXP xweights,
     kernel_eval_from_R(kernel, &k);
     int nthreads = as_threads(threads);
     kernel_point_sets(&k, x, "x", landmarks, "landmarks", nthreads);
-    int n = k.any_string ? (int) XLENGTH(x) : nrows(x);
-    int m = k.any_string ? (int) XLENGTH(landmarks) : nrows(landmarks);
+    int n = k.any_string ? (int) XLENGTH(x) : data_rows(x);
+    int m = k.any_string ? (int) XLENGTH(landmarks) : data_rows(landmarks);
     if (m < 1) error_argument("'landmarks' must have at least one row");
     if (!isReal(shift) || XLENGTH(shift) != m) error_argument("'shift' must hold %d doubles", m);
     int block = as_count(block_rows, "block_rows", 1, n);
@@ -199,8 +199,8 @@ SEXP nystrom_kmeanspp(SEXP x, SEXP m_, SEXP kernel, SEXP weights)
 {
     kernel_eval k;
     kernel_eval_from_R(kernel, &k);
-    check_double_matrix(x, "x");
-    int n = nrows(x), d = ncols(x);
+    kernel_point_sets(&k, R_NilValue, NULL, x, "x", 1);
+    int n = data_rows(x), d = data_columns(x);
     int m = as_count(m_, "m", 1, n > 0 ? n : 1);
     if (n < 1 || d < 1) error_argument("'x' must have at least 1 row and 1 column");
 

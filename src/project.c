@@ -141,8 +141,8 @@ SEXP kernel_project_rows(SEXP z, SEXP x, SEXP kernel, SEXP zweights, SEXP xweigh
     int nthreads = as_threads(threads);
     kernel_point_sets(&k, z, "z", x, "x", nthreads);
     check_double_matrix(alpha, "alpha");
-    int nz = k.any_string ? (int) XLENGTH(z) : nrows(z);
-    int m = k.any_string ? (int) XLENGTH(x) : nrows(x), f = ncols(alpha);
+    int nz = k.any_string ? (int) XLENGTH(z) : data_rows(z);
+    int m = k.any_string ? (int) XLENGTH(x) : data_rows(x), f = ncols(alpha);
     if (m < 1) error_argument("'x' must have at least 1 row");
     if (nrows(alpha) != m) error_argument("'alpha' must have %d rows, not %d", m, nrows(alpha));
     if (!isReal(offset) || XLENGTH(offset) != f) error_argument("'offset' must hold %d doubles", f);
@@ -158,7 +158,7 @@ SEXP kernel_project_rows(SEXP z, SEXP x, SEXP kernel, SEXP zweights, SEXP xweigh
     /* a kernel of kernel_fast.c on threads: panels per thread, each with
      * scratch of its own (project_block_by_threads()); otherwise one
      * shared panel, whose scratch is made here once */
-    int by_threads = nthreads > 1 && f > 0 && k.nops == 1 && kernel_fast_supported(k.bases);
+    int by_threads = nthreads > 1 && f > 0 && kernel_fast_points(&k);
     int pr = projection_panel_rows(m) < block ? projection_panel_rows(m) : block;
     double *Kp = NULL, *P = NULL;
     long double *acc = NULL;

@@ -1,0 +1,359 @@
+/* Sparse rows: data kept sparse from R's input to every kernel value.
+ *
+ * The layout the engine reads is compressed sparse rows (CSR): for row r
+ * (0-based), its stored values are x[p[r] .. p[r + 1] - 1] in the columns
+ * j[p[r] .. p[r + 1] - 1], strictly increasing. R holds it as a list of
+ * class "fastkpca_sparse_rows" (R/sparse.R), made once from the user's
+ * Matrix or slam object by sparse_rows() below: one O(nnz) conversion,
+ * never a dense copy.
+ *
+ * The kernel values of two sparse rows (sparse_segment(), the value
+ * function kernel.c's interpreter calls for points that are sparse):
+ *   - inner products (vanilladot, polydot, tanhdot) and rbfdot's squared
+ *     distance ||a||^2 + ||b||^2 - 2 a'b: the column's row b scattered into
+ *     a dense vector of d doubles (zero elsewhere), each row a gathered
+ *     against it, so a value costs the stored values of a;
+ *   - laplacedot and besseldot: the squared distance summed over the union
+ *     of the two rows' columns (a merge of their sorted columns), as the
+ *     dense path sums differences for them: their square root would turn
+ *     the expanded form's rounding in small distances into large errors;
+ *   - anovadot and splinedot: a sum or a product over the coordinates, each
+ *     zero in both rows contributing exp(0) = 1 (anovadot) or the factor 1
+ *     (splinedot) in closed form, the rest over the union of the columns.
+ * The points are not shifted by column means (that would make them
+ * dense); sparse data are counts and weights near the origin. */
+#include "fastkpca.h"
+#include <float.h>
+#include <limits.h>
+#include <Rmath.h>
+#include <math.h>
+#include <string.h>
+
+/* The stored values of row r. */
+typedef struct {
+    int len;
+    const int *j;
+    const double *x;
+} sparse_row;
+
+static inline sparse_row row_of(const sparse_csr *s, int r)
+{
+    sparse_row out;
+    out.len = s->p[r + 1] - s->p[r];
+    out.j = s->j + s->p[r];
+    out.x = s->x + s->p[r];
+    return out;
+}
+
+static SEXP list_part(SEXP x, const char *name, const char *what)
+{
+    SEXP names = getAttrib(x, R_NamesSymbol);
+    if (!isNull(names))
+        for (R_xlen_t i = 0; i < XLENGTH(x); i++)
+            if (strcmp(CHAR(STRING_ELT(names, i)), name) == 0) return VECTOR_ELT(x, i);
+    error_argument("'%s' is not a sparse row set: it lacks '%s'", what, name);
+    return R_NilValue; /* not reached */
+}
+
+/* Whether x is the engine's sparse rows (R/sparse.R's class). */
+int is_sparse_rows(SEXP x)
+{
+    return TYPEOF(x) == VECSXP && inherits(x, "fastkpca_sparse_rows");
+}
+
+static int sparse_dim(SEXP x, int which)
+{
+    SEXP dim = list_part(x, "dim", "x");
+    if (!isInteger(dim) || XLENGTH(dim) != 2) error_argument("'x' must have two dimensions");
+    return INTEGER(dim)[which];
+}
+
+/* The rows and columns of data: sparse rows or a matrix. */
+int data_rows(SEXP x)
+{
+    return is_sparse_rows(x) ? sparse_dim(x, 0) : nrows(x);
+}
+
+int data_columns(SEXP x)
+{
+    return is_sparse_rows(x) ? sparse_dim(x, 1) : ncols(x);
+}
+
+/* Read and check sparse rows from R: every invariant the value functions
+ * rely on (row starts increasing from 0 to nnz, columns in range and
+ * strictly increasing within a row, values finite). O(nnz), once per call. */
+void sparse_rows_from_R(SEXP x, const char *what, sparse_csr *s)
+{
+    if (!is_sparse_rows(x)) error_argument("'%s' must be sparse rows", what);
+    SEXP p = list_part(x, "p", what), j = list_part(x, "j", what);
+    SEXP v = list_part(x, "x", what), dim = list_part(x, "dim", what);
+    if (!isInteger(dim) || XLENGTH(dim) != 2 || INTEGER(dim)[0] < 0 || INTEGER(dim)[1] < 0)
+        error_argument("'%s' must have two non-negative dimensions", what);
+    int n = INTEGER(dim)[0], d = INTEGER(dim)[1];
+    if (!isInteger(p) || XLENGTH(p) != (R_xlen_t) n + 1)
+        error_argument("'%s': the row starts must be %d integers", what, n + 1);
+    if (!isInteger(j) || !isReal(v) || XLENGTH(j) != XLENGTH(v))
+        error_argument("'%s': columns and values must be integer and double vectors of one "
+                       "length", what);
+    const int *pp = INTEGER(p), *jj = INTEGER(j);
+    const double *xx = REAL(v);
+    if (pp[0] != 0 || (R_xlen_t) pp[n] != XLENGTH(j))
+        error_argument("'%s': the row starts must run from 0 to the number of values", what);
+    for (int r = 0; r < n; r++) {
+        if (pp[r + 1] < pp[r]) error_argument("'%s': the row starts must not decrease", what);
+        for (int t = pp[r]; t < pp[r + 1]; t++) {
+            if (jj[t] < 0 || jj[t] >= d)
+                error_argument("'%s': a column index is out of range", what);
+            if (t > pp[r] && jj[t] <= jj[t - 1])
+                error_argument("'%s': columns must increase within each row", what);
+            if (!R_FINITE(xx[t]))
+                error_argument("'%s' must not contain missing or infinite values", what);
+        }
+    }
+    s->n = n;
+    s->d = d;
+    s->p = pp;
+    s->j = jj;
+    s->x = xx;
+}
+
+/* The squared norms of rows row0 .. row0 + n - 1 of s, summed in the order
+ * of their columns: the same order as the gathered products, so that a
+ * row's squared distance to itself is exactly 0. */
+const double *sparse_row_norms(const sparse_csr *s, int row0, int n)
+{
+    double *out = (double *) R_alloc((size_t) n + 1, sizeof(double));
+    for (int i = 0; i < n; i++) {
+        sparse_row a = row_of(s, row0 + i);
+        double sum = 0.0;
+        for (int t = 0; t < a.len; t++) sum += a.x[t] * a.x[t];
+        out[i] = sum;
+    }
+    return out;
+}
+
+/* The union of the columns of rows a and b, in increasing order: at each
+ * step the two values of one column (0 where a row has none). */
+typedef struct {
+    sparse_row a, b;
+    int s, t;
+} row_merge;
+
+static inline int merge_next(row_merge *m, double *av, double *bv)
+{
+    if (m->s < m->a.len && (m->t >= m->b.len || m->a.j[m->s] < m->b.j[m->t])) {
+        *av = m->a.x[m->s++];
+        *bv = 0.0;
+    } else if (m->t < m->b.len && (m->s >= m->a.len || m->b.j[m->t] < m->a.j[m->s])) {
+        *av = 0.0;
+        *bv = m->b.x[m->t++];
+    } else if (m->s < m->a.len) {
+        *av = m->a.x[m->s++];
+        *bv = m->b.x[m->t++];
+    } else {
+        return 0;
+    }
+    return 1;
+}
+
+static inline row_merge merge_start(sparse_row a, sparse_row b)
+{
+    row_merge m;
+    m.a = a;
+    m.b = b;
+    m.s = m.t = 0;
+    return m;
+}
+
+/* ||a - b||^2 summed over the union of the columns. */
+static double merged_sq_distance(sparse_row a, sparse_row b)
+{
+    row_merge m = merge_start(a, b);
+    double av, bv, sum = 0.0;
+    while (merge_next(&m, &av, &bv)) sum += (av - bv) * (av - bv);
+    return sum;
+}
+
+/* anovadot: (sum over all d coordinates of exp(-sigma (a_k - b_k)^2))^degree,
+ * the coordinates zero in both rows adding 1 each. */
+static double merged_anova(const kernel_spec *spec, sparse_row a, sparse_row b, int d)
+{
+    row_merge m = merge_start(a, b);
+    double av, bv, sum = 0.0;
+    int both_zero = d;
+    while (merge_next(&m, &av, &bv)) {
+        double diff = av - bv;
+        sum += exp(-spec->sigma * diff * diff);
+        both_zero--;
+    }
+    return R_pow(sum + (double) both_zero, spec->degree);
+}
+
+/* splinedot: the product over the coordinates of kernlab's factor, which is
+ * 1 where both values are 0. */
+static double merged_spline(sparse_row a, sparse_row b)
+{
+    row_merge m = merge_start(a, b);
+    double av, bv, prod = 1.0;
+    while (merge_next(&m, &av, &bv)) {
+        double mn = av < bv ? av : bv, xy = av * bv;
+        prod *= 1.0 + xy + xy * mn - (av + bv) / 2.0 * mn * mn + mn * mn * mn / 3.0;
+    }
+    return prod;
+}
+
+/* dst[i - i0] = base kernel (a_i, b_j) for i in [i0, i1), a and b sparse
+ * points of one width. work: sparse_work_length() doubles, the first d of
+ * them zero (and left zero), then the value function's own scratch. */
+void sparse_segment(const kernel_spec *spec, const kernel_points *a, const kernel_points *b,
+                    int j, int i0, int i1, double *dst, double *work)
+{
+    const sparse_csr *A = a->sparse;
+    int d = A->d, len = i1 - i0;
+    sparse_row bj = row_of(b->sparse, b->first + j);
+    switch (spec->code) {
+    case KERNEL_ANOVA:
+        for (int i = i0; i < i1; i++)
+            dst[i - i0] = merged_anova(spec, row_of(A, a->first + i), bj, d);
+        return;
+    case KERNEL_SPLINE:
+        for (int i = i0; i < i1; i++) dst[i - i0] = merged_spline(row_of(A, a->first + i), bj);
+        return;
+    case KERNEL_LAPLACE: case KERNEL_BESSEL:
+        for (int i = i0; i < i1; i++)
+            dst[i - i0] = merged_sq_distance(row_of(A, a->first + i), bj);
+        break;
+    default: {
+        /* b_j scattered, each a_i gathered against it */
+        double *w = work;
+        for (int t = 0; t < bj.len; t++) w[bj.j[t]] = bj.x[t];
+        int dist = spec->code == KERNEL_RBF;
+        double bn = b->sparse_norms[j];
+        for (int i = i0; i < i1; i++) {
+            sparse_row ai = row_of(A, a->first + i);
+            double s = 0.0;
+            for (int t = 0; t < ai.len; t++) s += ai.x[t] * w[ai.j[t]];
+            if (dist) {
+                s = a->sparse_norms[i] + bn - 2.0 * s;
+                /* the norms overflowed: sum the differences instead */
+                if (!(s <= DBL_MAX)) s = merged_sq_distance(ai, bj);
+                if (!(s > 0.0)) s = 0.0;
+            }
+            dst[i - i0] = s;
+        }
+        for (int t = 0; t < bj.len; t++) w[bj.j[t]] = 0.0;
+        break;
+    }
+    }
+    /* the kernel's function of the products or squared distances, as the
+     * dense points' values get it */
+    if (kernel_fast_supported(spec)) {
+        kernel_fast_transform(spec, dst, len);
+    } else {
+        for (int i = 0; i < len; i++) dst[i] = kernel_of_product(spec, dst[i], work + d);
+    }
+}
+
+/* .Call (sparse_rows() in R/sparse.R): the CSR layout (list(p, j, x, dim),
+ * 0-based) of a sparse matrix given by its columns or by triplets,
+ * duplicates summed, columns sorted within rows.
+ * index: the row of each value (0-based integers); second: the column
+ * starts (layout 0, compressed columns: ncol + 1 integers from 0) or the
+ * column of each value (layout 1, triplets: 0-based integers); values:
+ * doubles, or NULL for a pattern matrix (every value 1); dim: c(nrow, ncol). */
+SEXP sparse_rows(SEXP index, SEXP second, SEXP values, SEXP dim, SEXP layout)
+{
+    if (!isInteger(dim) || XLENGTH(dim) != 2 || INTEGER(dim)[0] == NA_INTEGER ||
+        INTEGER(dim)[1] == NA_INTEGER || INTEGER(dim)[0] < 0 || INTEGER(dim)[1] < 0)
+        error_argument("'dim' must be two non-negative integers");
+    int n = INTEGER(dim)[0], d = INTEGER(dim)[1];
+    int by_columns = as_count(layout, "layout", 0, 1) == 0;
+    if (!isInteger(index) || !isInteger(second))
+        error_argument("'index' and 'second' must be integer vectors");
+    if (!isNull(values) && (!isReal(values) || XLENGTH(values) != XLENGTH(index)))
+        error_argument("'values' must be a double vector with one value per index");
+    if (XLENGTH(index) > INT_MAX - 1)
+        error_memory("a sparse matrix of more than %d stored values", INT_MAX - 1);
+    int nnz = (int) XLENGTH(index);
+    const int *ri = INTEGER(index), *cs = INTEGER(second);
+    const double *vx = isNull(values) ? NULL : REAL(values);
+    if (by_columns) {
+        if (XLENGTH(second) != (R_xlen_t) d + 1 || cs[0] != 0 || cs[d] != nnz)
+            error_argument("'second' must hold the %d column starts, from 0 to %d", d + 1, nnz);
+        for (int c = 0; c < d; c++)
+            if (cs[c + 1] < cs[c]) error_argument("the column starts must not decrease");
+    } else if (XLENGTH(second) != nnz) {
+        error_argument("'index' and 'second' must have one length");
+    }
+    /* the column of each value, then a counting sort by column (stable)
+     * and one by row (stable): columns increase within each row */
+    int *col = (int *) R_alloc((size_t) nnz + 1, sizeof(int));
+    for (int c = 0, t = 0; t < nnz; t++) {
+        if (by_columns) {
+            while (cs[c + 1] <= t) c++;
+            col[t] = c;
+        } else {
+            col[t] = cs[t];
+            if (col[t] < 0 || col[t] >= d) error_argument("a column index is out of range");
+        }
+        if (ri[t] < 0 || ri[t] >= n) error_argument("a row index is out of range");
+    }
+    int *order = (int *) R_alloc((size_t) nnz + 1, sizeof(int));
+    if (by_columns) {
+        for (int t = 0; t < nnz; t++) order[t] = t;
+    } else {
+        int *start = (int *) R_alloc((size_t) d + 1, sizeof(int));
+        memset(start, 0, ((size_t) d + 1) * sizeof(int));
+        for (int t = 0; t < nnz; t++) start[col[t] + 1]++;
+        for (int c = 0; c < d; c++) start[c + 1] += start[c];
+        for (int t = 0; t < nnz; t++) order[start[col[t]]++] = t;
+    }
+    int *rowstart = (int *) R_alloc((size_t) n + 1, sizeof(int));
+    memset(rowstart, 0, ((size_t) n + 1) * sizeof(int));
+    for (int t = 0; t < nnz; t++) rowstart[ri[t] + 1]++;
+    for (int r = 0; r < n; r++) rowstart[r + 1] += rowstart[r];
+    int *by_row = (int *) R_alloc((size_t) nnz + 1, sizeof(int));
+    int *next = (int *) R_alloc((size_t) n + 1, sizeof(int));
+    memcpy(next, rowstart, (size_t) n * sizeof(int));
+    for (int u = 0; u < nnz; u++) {
+        int t = order[u];
+        by_row[next[ri[t]]++] = t;
+    }
+    /* duplicates (a column twice in a row) summed: count the distinct ones */
+    int distinct = 0;
+    for (int r = 0; r < n; r++)
+        for (int u = rowstart[r]; u < rowstart[r + 1]; u++)
+            if (u == rowstart[r] || col[by_row[u]] != col[by_row[u - 1]]) distinct++;
+    SEXP P = PROTECT(allocVector(INTSXP, (R_xlen_t) n + 1));
+    SEXP J = PROTECT(allocVector(INTSXP, distinct));
+    SEXP X = PROTECT(allocVector(REALSXP, distinct));
+    int *pp = INTEGER(P), *jj = INTEGER(J);
+    double *xx = REAL(X);
+    int out = 0;
+    pp[0] = 0;
+    for (int r = 0; r < n; r++) {
+        for (int u = rowstart[r]; u < rowstart[r + 1]; u++) {
+            int t = by_row[u];
+            double v = vx ? vx[t] : 1.0;
+            if (u > rowstart[r] && col[t] == jj[out - 1]) {
+                xx[out - 1] += v;
+            } else {
+                jj[out] = col[t];
+                xx[out++] = v;
+            }
+        }
+        pp[r + 1] = out;
+    }
+    SEXP D = PROTECT(allocVector(INTSXP, 2));
+    INTEGER(D)[0] = n;
+    INTEGER(D)[1] = d;
+    SEXP ans = PROTECT(allocVector(VECSXP, 4));
+    SET_VECTOR_ELT(ans, 0, P);
+    SET_VECTOR_ELT(ans, 1, J);
+    SET_VECTOR_ELT(ans, 2, X);
+    SET_VECTOR_ELT(ans, 3, D);
+    const char *names[] = {"p", "j", "x", "dim"};
+    set_list_names(ans, names);
+    UNPROTECT(5);
+    return ans;
+}
