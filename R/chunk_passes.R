@@ -186,7 +186,8 @@ prepare_chunk <- function(data, args) {
                             args$center, args$scale),
     fit = {
       x <- predict_data_matrix(args$fit, data)
-      x[stats::complete.cases(x), , drop = FALSE]
+      complete <- complete_rows(x)
+      if (is.null(complete)) x else x[complete, , drop = FALSE]
     },
     raw = data)
 }
@@ -202,9 +203,8 @@ chunk_ops <- list(
       o <- order(keys)[seq_len(min(args$cap, n))]
       list(keys = keys[o], index = o, rows = x[o, , drop = FALSE])
     }
-    mean <- if (n > 0L) colMeans(x) else rep(0, ncol(x))
-    list(n = n, columns = colnames(x), mean = mean,
-         m2 = colSums(sweep(x, 2L, mean)^2), sample = keep)
+    moments <- column_moments(x)
+    list(n = n, columns = colnames(x), mean = moments$mean, m2 = moments$m2, sample = keep)
   },
   # pass 1 of Nystrom: the sufficient statistics of the chunk's rows
   sums = function(x, args, task) {

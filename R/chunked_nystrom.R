@@ -211,7 +211,7 @@ scan_chunks <- function(source, cap, na_action, columns = NULL, d = NULL) {
     stop_argument(sprintf("'x' must have at least 2 rows (after 'na.action'), not %.0f", n))
   names(mean) <- columns
   list(chunks = length(parts), n = n, columns = columns, mean = mean, m2 = m2,
-       candidates = list(keys = keys, rows = do.call(rbind, rows), index = index))
+       candidates = list(keys = keys, rows = bind_rows(rows), index = index))
 }
 
 # A chunk's scan result with the first chunk's columns, in their order.
@@ -253,7 +253,7 @@ chunk_scaling <- function(center, scale., scan, d) {
 
 # Landmark rows given by the user, checked as R/nystrom.R checks them.
 given_landmarks <- function(landmarks, features) {
-  rows <- as_data_matrix(landmarks, "landmarks")
+  rows <- as_data_rows(landmarks, "landmarks")
   check_finite(rows, "landmarks")
   lo <- max(features + 1L, 2L)
   if (nrow(rows) < lo)

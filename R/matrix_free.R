@@ -184,7 +184,8 @@ matrix_free_worker_product <- function(x, program, weights, threads) {
   path <- tempfile("fastkpca-rows-", tmpdir = matrix_free_shared_dir(), fileext = ".rds")
   saveRDS(list(x = x, program = program, weights = weights), path)
   n <- NROW(x)
-  shared <- kernel_shares_tiles(program)
+  # sparse rows: batches of whole rows (their kernel has no shared tiles)
+  shared <- !inherits(x, "fastkpca_sparse_rows") && kernel_shares_tiles(program)
   batches <- if (shared) lapply(matrix_free_schedule(n, future::nbrOfWorkers()),
                                 function(pairs) list(pairs = pairs))
              else matrix_free_batches(n, future::nbrOfWorkers())
@@ -378,6 +379,12 @@ matrix_free_record <- function(run, settings) {
 # Whether every row of x (a matrix, or strings) is the same.
 rows_alike <- function(x) {
   if (is.character(x)) return(all(x == x[[1L]]))
+  if (inherits(x, "fastkpca_sparse_rows")) {
+    s <- unclass(x)
+    len <- diff(s$p)
+    first <- seq_len(len[1L])
+    return(all(len == len[1L]) && all(s$j == s$j[first]) && all(s$x == s$x[first]))
+  }
   all(x == rep(x[1L, ], each = nrow(x)))
 }
 

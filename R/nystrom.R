@@ -165,7 +165,7 @@ resolve_landmarks <- function(landmarks, landmark_rule, x, kernel, features, thr
 # Landmark rows given as a matrix or data frame, checked against the data x
 # (the columns of x, by name when both have names), as a double matrix.
 given_landmark_rows <- function(landmarks, x, lo) {
-  rows <- as_data_matrix(landmarks, "landmarks")
+  rows <- as_data_rows(landmarks, "landmarks")
   train_names <- colnames(x)
   if (!is.null(train_names) && !is.null(colnames(rows))) {
     absent <- setdiff(train_names, colnames(rows))
@@ -184,7 +184,7 @@ given_landmark_rows <- function(landmarks, x, lo) {
     stop_argument(sprintf("'landmarks' must have at most nrow(x) (%d) rows, not %d", nrow(x),
                           nrow(rows)))
   dimnames(rows) <- list(NULL, colnames(x))
-  rows
+  rows_like(rows, x)
 }
 
 # m rows of x drawn by a landmark rule, with R's random number generator.

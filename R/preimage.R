@@ -110,6 +110,8 @@ preimage.fastkpca <- function(object, scores, ridge = 1,
                               control = list(), ...) {
   check_no_dots(...)
   check_fit(object)
+  if (inherits(fit_columns(object), "fastkpca_sparse_rows"))
+    stop_argument("'object' is a fit of sparse data, which has no pre-images: a pre-image is a dense row of every column of the data")
   check_preimage_kernel(object$kernel)
   ridge <- check_positive(ridge, "ridge")
   method <- check_preimage_method(method, object$kernel)

@@ -240,6 +240,7 @@ read_chunk <- function(task) {
 # position otherwise; rows with missing values handled by na_action (NULL:
 # kept, for predict(), which gives them NA scores).
 chunk_matrix <- function(data, columns, d, na_action) {
+  if (is_sparse_data(data)) data <- as_sparse_rows(data, "chunk")
   if (is.null(dim(data)) && !is.null(data) && !is.list(data))
     data <- matrix(data, ncol = if (is.null(d)) 1L else d)
   if (length(dim(data)) != 2L)
@@ -252,7 +253,7 @@ chunk_matrix <- function(data, columns, d, na_action) {
                             paste(absent, collapse = ", ")))
     data <- data[, columns, drop = FALSE]
   }
-  x <- as_data_matrix(data, "chunk")
+  x <- as_data_rows(data, "chunk")
   if (!is.null(d) && ncol(x) != d)
     stop_argument(sprintf("has %d columns, not %d as the training data", ncol(x), d))
   if (!is.null(na_action)) {

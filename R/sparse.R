@@ -83,10 +83,18 @@ dimnames.fastkpca_sparse_rows <- function(x) {
   if (is.null(dn)) NULL else dn
 }
 
-# Rows of sparse rows (the columns are kept whole): x[i, ] or x[i, , drop = FALSE].
+# Rows (and columns) of sparse rows, as of a matrix with drop = FALSE:
+# x[i, ], x[i, j], x[, j]; the result is sparse rows.
 #' @export
 `[.fastkpca_sparse_rows` <- function(x, i, j, ..., drop = FALSE) {
-  if (!missing(j)) stop_argument("sparse rows are taken by row only: use x[i, ]")
+  if (!missing(j)) {
+    cols <- seq_len(ncol(x))
+    names(cols) <- colnames(x)
+    cols <- unname(cols[j])
+    if (anyNA(cols)) stop_argument("columns of sparse rows out of range")
+    x <- sparse_columns(x, cols)
+  }
+  if (missing(i)) return(x)
   s <- unclass(x)
   n <- s$dim[1L]
   index <- seq_len(n)
@@ -102,6 +110,65 @@ dimnames.fastkpca_sparse_rows <- function(x) {
   if (!is.null(dn) && !is.null(dn[[1L]])) dn[[1L]] <- dn[[1L]][index]
   new_sparse_rows(list(p = c(0L, cumsum(lens)), j = s$j[take], x = s$x[take],
                        dim = c(length(index), s$dim[2L])), dn)
+}
+
+#' @export
+`dimnames<-.fastkpca_sparse_rows` <- function(x, value) {
+  attrs <- attributes(x)
+  s <- unclass(x)
+  if (!is.null(value) && (!is.list(value) || length(value) != 2L))
+    stop_argument("the dimnames of sparse rows must be a list of two")
+  new_sparse_rows(s[c("p", "j", "x", "dim")], value)
+}
+
+# The rows of several data matrices or sparse rows, one after the other
+# (sparse rows if any of them is).
+bind_rows <- function(parts) {
+  parts <- Filter(Negate(is.null), parts)
+  if (!length(parts)) return(NULL)
+  if (!any(vapply(parts, inherits, logical(1), "fastkpca_sparse_rows")))
+    return(do.call(rbind, parts))
+  parts <- lapply(parts, function(p) unclass(rows_like(p, structure(list(), class = "fastkpca_sparse_rows"))))
+  lens <- unlist(lapply(parts, function(p) diff(p$p)))
+  rn <- lapply(parts, function(p) {
+    r <- p$dimnames[[1L]]
+    if (is.null(r)) character(p$dim[1L]) else r
+  })
+  rn <- unlist(rn)
+  new_sparse_rows(list(p = c(0L, cumsum(lens)), j = unlist(lapply(parts, `[[`, "j")),
+                       x = unlist(lapply(parts, `[[`, "x")),
+                       dim = c(length(lens), parts[[1L]]$dim[2L])),
+                  list(if (all(rn == "")) NULL else rn, parts[[1L]]$dimnames[[2L]]))
+}
+
+# Column means and sums of squared deviations from them (the first pass
+# over chunks), of a data matrix or sparse rows.
+column_moments <- function(x) {
+  n <- nrow(x)
+  if (!inherits(x, "fastkpca_sparse_rows")) {
+    mean <- if (n > 0L) colMeans(x) else rep(0, ncol(x))
+    return(list(mean = mean, m2 = colSums(sweep(x, 2L, mean)^2)))
+  }
+  s <- unclass(x)
+  col <- s$j + 1L
+  d <- s$dim[2L]
+  sums <- numeric(d)
+  sq <- numeric(d)
+  if (length(col)) {
+    sums <- tabulate_sums(col, s$x, d)
+    sq <- tabulate_sums(col, s$x^2, d)
+  }
+  mean <- if (n > 0L) sums / n else rep(0, d)
+  names(mean) <- colnames(x)
+  m2 <- pmax(sq - n * mean^2, 0)
+  list(mean = mean, m2 = m2)
+}
+
+tabulate_sums <- function(index, values, d) {
+  out <- numeric(d)
+  s <- rowsum(values, index, reorder = TRUE)
+  out[as.integer(rownames(s))] <- s[, 1L]
+  out
 }
 
 #' @export
@@ -165,10 +232,7 @@ scale_sparse_rows <- function(x, center, scale.) {
   if (isFALSE(scale.)) return(list(x = x, center = FALSE, scale = FALSE))
   s <- unclass(x)
   if (isTRUE(scale.)) {
-    sumsq <- numeric(s$dim[2L])
-    sq <- rowsum(s$x^2, s$j + 1L, reorder = TRUE)
-    sumsq[as.integer(rownames(sq))] <- sq[, 1L]
-    scale. <- sqrt(sumsq / max(1, s$dim[1L] - 1L))
+    scale. <- sqrt(tabulate_sums(s$j + 1L, s$x^2, s$dim[2L]) / max(1, s$dim[1L] - 1L))
     if (any(!(scale. > 0))) {
       cols <- if (is.null(colnames(x))) which(!(scale. > 0)) else colnames(x)[!(scale. > 0)]
       stop_data(sprintf("'scale.' = TRUE cannot rescale a zero column to unit root mean square: %s",

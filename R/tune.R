@@ -54,14 +54,14 @@ linear_distance_kernels <- c("laplacedot", "besseldot")
 #' @export
 median_sigma <- function(x, kernel = "rbfdot") {
   kernel <- sigma_kernel_name(kernel)
-  x <- as_data_matrix(x, "x")
+  x <- as_data_rows(x, "x")
   check_finite(x, "x")
   n <- nrow(x)
   if (n < 2L || ncol(x) == 0L)
     stop_argument("'x' must have at least 2 rows and 1 column")
   rows <- if (n > median_sigma_rows) round(seq(1, n, length.out = median_sigma_rows))
           else seq_len(n)
-  d2 <- as.vector(stats::dist(x[rows, , drop = FALSE]))^2
+  d2 <- squared_distances(x[rows, , drop = FALSE])
   med <- stats::median(d2)
   if (!(med > 0)) {
     d2 <- d2[d2 > 0]
@@ -177,12 +177,14 @@ automatic_sigma_kernel <- function(kernel, x) {
 kpca_cv <- function(x, kernel = "rbfdot", grid, features, folds = 5,
                     criterion = c("reconstruction", "residual"), ridge = 1, ...) {
   call <- match.call()
-  x <- as_data_matrix(x, "x")
+  x <- as_data_rows(x, "x")
   check_finite(x, "x")
   n <- nrow(x)
   if (n < 3L || ncol(x) == 0L)
     stop_argument("'x' must have at least 3 rows and 1 column")
   criterion <- check_choice(criterion, c("reconstruction", "residual"), "criterion")
+  if (criterion == "reconstruction" && inherits(x, "fastkpca_sparse_rows"))
+    stop_argument("criterion = \"reconstruction\" needs pre-images, which sparse 'x' does not have (see ?preimage): use criterion = \"residual\"")
   ridge <- check_positive(ridge, "ridge")
   if (missing(features)) stop_argument("'features' must be given: one or more numbers of components")
   features <- check_cv_features(features)
@@ -364,6 +366,18 @@ cv_fold_scores <- function(train, test, kernel, features, criterion, ridge, ...)
     }
   }
   list(num = num, den = den)
+}
+
+# The squared distances between the rows of x (a data matrix or sparse
+# rows), as dist() gives them (a vector of the lower triangle's pairs).
+squared_distances <- function(x) {
+  if (!inherits(x, "fastkpca_sparse_rows")) return(as.vector(stats::dist(x))^2)
+  # ||a||^2 + ||b||^2 - 2 a'b from the Gram matrix of the rows, which
+  # src/sparse.c computes on the sparse rows
+  G <- kernel_matrix("vanilladot", x)
+  nrm <- diag(G)
+  D <- outer(nrm, nrm, "+") - 2 * G
+  pmax(D[lower.tri(D)], 0)
 }
 
 # Standard error of a pooled ratio from its per-fold values e (weights w).
