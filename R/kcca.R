@@ -200,7 +200,7 @@ match_formulation <- function(formulation) {
 }
 
 kcca_data <- function(x, arg) {
-  x <- as_data_matrix(x, arg)
+  x <- as_data_rows(x, arg)   # sparse views stay sparse (R/sparse.R)
   check_finite(x, arg)
   if (ncol(x) == 0L) stop_argument(sprintf("'%s' must have at least one column", arg))
   x
@@ -457,14 +457,16 @@ predict.fastkpca_kcca <- function(object, x = NULL, y = NULL, ...) {
 }
 
 kcca_variates <- function(factor, kernel, z, arg, threads) {
-  z <- as_data_matrix(z, arg)
+  z <- as_data_rows(z, arg)
   if (ncol(z) != ncol(factor$rows))
     stop_argument(sprintf("'%s' must have %d columns, as the training data, not %d", arg,
                           ncol(factor$rows), ncol(z)))
   check_no_infinite(z, arg)
+  z <- rows_like(z, factor$rows)
   k <- ncol(factor$projection)
   out <- matrix(NA_real_, nrow(z), k, dimnames = list(rownames(z), NULL))
-  ok <- rowSums(is.na(z)) == 0
+  ok <- complete_rows(z)
+  if (is.null(ok)) ok <- rep(TRUE, nrow(z))
   if (!any(ok)) return(out)
   kz <- kernel_cross(z[ok, , drop = FALSE], factor$rows, kernel, threads, factor$weights)
   g <- if (is.null(factor$L)) t(kz) else forwardsolve(factor$L, t(kz))

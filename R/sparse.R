@@ -239,6 +239,7 @@ scale_sparse_rows <- function(x, center, scale.) {
                         paste(utils::head(cols, 10L), collapse = ", ")))
     }
   }
+  names(scale.) <- colnames(x)
   list(x = scale_sparse_columns(x, scale.), center = FALSE, scale = scale.)
 }
 
