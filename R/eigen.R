@@ -217,8 +217,9 @@ solve_eigen <- function(op, solver, features, th, control, variance) {
 
 # The solvers on the n x n buffer (src/fit.c): C fills it, centers it and
 # finds the eigenpairs; the certificate then takes one product with the
-# kernel matrix (recomputed tile by tile: the reduction overwrote the
-# buffer). One pair beyond those asked is computed when there is one: its
+# kernel matrix: from the buffer, for the iterative and randomized solvers,
+# which leave it as it was (res$products); recomputed tile by tile for the
+# exact solver, whose reduction overwrote the buffer. One pair beyond those asked is computed when there is one: its
 # value and residual bound the rest of the spectrum, which the angles of
 # the last pairs need; it is not returned.
 dense_eigen <- function(op, solver, features, th, control, variance) {
@@ -240,7 +241,8 @@ dense_eigen <- function(op, solver, features, th, control, variance) {
     stop_data(sprintf("no eigenvalue of the centered kernel matrix exceeds 'th' (%g); ", th),
               "lower 'th', set 'features', or check the kernel parameters")
   V <- res$vectors
-  norms <- residual_norms(V, op$apply(V), res$values)
+  AV <- if (is.null(res$products)) op$apply(V) else res$products
+  norms <- residual_norms(V, AV, res$values)
   # the rest of the spectrum: below the extra pair (the default), below th
   # (a threshold fit has every eigenvalue above it), or nothing (all n)
   rest <- if (extra == 0L && features == n) -Inf

@@ -87,6 +87,33 @@
 #' `center = TRUE, scale. = TRUE`, the fit equals
 #' `prcomp(x, scale. = TRUE)` (see Scale and signs).
 #'
+#' @section Sparse data:
+#' `x` may be a sparse matrix: Matrix's `dgCMatrix`, `dgRMatrix` and
+#' `dgTMatrix` and their subclasses (such as quanteda's `dfm`), its other
+#' sparse classes (pattern, logical, symmetric, triangular, diagonal: first
+#' expanded to a general double matrix by Matrix), and slam's
+#' `simple_triplet_matrix` (tm's `DocumentTermMatrix`). It is never made
+#' dense: it is converted once to compressed sparse rows, which the fit
+#' keeps in `xmatrix` (so a saved fit stays small), and every kernel value
+#' is computed from the rows' stored values, with the values zero in both
+#' rows counted in closed form (`"anovadot"`, `"splinedot"`). Every
+#' solver, Nystrom with both landmark rules, row chunks that yield sparse
+#' chunks, [predict()][predict.fastkpca], [kernel_matrix()], [median_sigma()], [kpca_cv()]
+#' (with `criterion = "residual"`) and [kcca()] take sparse data; the
+#' results equal those of the dense data up to rounding (the sparse rows
+#' are not shifted by their column means, as dense rows are for the
+#' distance kernels). `predict()` takes sparse or dense `newdata` for a
+#' sparse fit (dense rows are converted to sparse rows) and sparse
+#' `newdata` for a dense fit (made dense, after a memory check), with
+#' columns matched by name as for dense data. `NA` and `NaN` among the
+#' stored values go through `na.action`; infinite values are an error.
+#' `center = TRUE` is refused (it would make the data dense; kernel PCA
+#' centers in feature space anyway); `scale. = TRUE` divides each column by
+#' its root mean square, keeping the zeros. [preimage()] and the functions
+#' without a sparse path ([kica()]) refuse sparse data with an error rather
+#' than densify it; `as.matrix()` of a fit's sparse `xmatrix` makes the
+#' dense copy after checking it against the memory.
+#'
 #' @section Memory and threads:
 #' The fit holds one n x n double matrix (the kernel matrix, centered in
 #' place, then decomposed there by LAPACK or multiplied by vectors by the
@@ -107,7 +134,8 @@
 #' LAPACK routine that has started runs to its end.
 #'
 #' @param x The data: a numeric matrix (integer and logical are coerced), a
-#'   data frame of numeric columns, or a numeric vector (one column). With
+#'   data frame of numeric columns, a numeric vector (one column), or a
+#'   sparse matrix (see Sparse data). With
 #'   `kernel = "precomputed"`, a symmetric n x n kernel matrix. For the
 #'   formula method, a formula with no response, such as `~ a + b` or `~ .`.
 #' @param data For the formula method, a data frame holding the variables.

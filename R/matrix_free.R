@@ -170,7 +170,9 @@ matrix_free_groups <- function(n) .Call(C_matrix_free_groups, as.integer(n))
 
 # Whether the kernel's passes share the tiles of the lower triangle (one
 # base kernel of an inner product or a distance, src/kernel_fast.c).
-kernel_shares_tiles <- function(program) .Call(C_kernel_shares_tiles, program)
+kernel_shares_tiles <- function(program, sparse = FALSE) {
+  .Call(C_kernel_shares_tiles, program, sparse)
+}
 
 # K V on future's workers (run_on_workers(), R/workers.R): the data
 # written once to a file the workers read (and keep, keyed by its path),
@@ -184,8 +186,7 @@ matrix_free_worker_product <- function(x, program, weights, threads) {
   path <- tempfile("fastkpca-rows-", tmpdir = matrix_free_shared_dir(), fileext = ".rds")
   saveRDS(list(x = x, program = program, weights = weights), path)
   n <- NROW(x)
-  # sparse rows: batches of whole rows (their kernel has no shared tiles)
-  shared <- !inherits(x, "fastkpca_sparse_rows") && kernel_shares_tiles(program)
+  shared <- kernel_shares_tiles(program, inherits(x, "fastkpca_sparse_rows"))
   batches <- if (shared) lapply(matrix_free_schedule(n, future::nbrOfWorkers()),
                                 function(pairs) list(pairs = pairs))
              else matrix_free_batches(n, future::nbrOfWorkers())

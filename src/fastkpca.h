@@ -233,6 +233,11 @@ void kernel_diagonal(const kernel_eval *k, const kernel_points *p, double *out);
 void kernel_nonfinite_error(const kernel_eval *k, const char *what);
 double kernel_of_product(const kernel_spec *k, double s, double *work);
 int kernel_fast_points(const kernel_eval *k);
+int kernel_tiles_shared(const kernel_eval *k);
+typedef struct kernel_tiles kernel_tiles;
+kernel_tiles *kernel_tiles_prepare(const kernel_eval *k, const kernel_points *a,
+                                   const kernel_points *b, int threads);
+int kernel_tile(const kernel_tiles *P, int r0, int nr, int c0, int nc, double *out);
 
 /* sparse.c: sparse rows, read from R, and their kernel values */
 int is_sparse_rows(SEXP x);
@@ -345,7 +350,7 @@ SEXP kernel_pair_products(SEXP x, SEXP pairs, SEXP kernel, SEXP weights, SEXP V,
                           SEXP threads, SEXP tile);
 SEXP matrix_free_groups(SEXP n);
 SEXP matrix_free_fold(SEXP n, SEXP b, SEXP sums);
-SEXP kernel_shares_tiles(SEXP kernel);
+SEXP kernel_shares_tiles(SEXP kernel, SEXP sparse);
 SEXP oriented_columns(SEXP V);
 
 /* krylov.c: the matrix-free solver's dense steps beside its passes (the

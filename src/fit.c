@@ -119,7 +119,19 @@ static SEXP fit_steps(void *data, double *K)
     progress_at(PROGRESS_BACK, 1.0);
     progress_end();
 
-    SEXP ans = PROTECT(allocVector(VECSXP, 8));
+    /* the iterative and randomized solvers only read the buffer: (Kc/n) V
+     * from it, for the certificate, costs a product, not a kernel pass */
+    SEXP products = R_NilValue;
+    if (job->variance == 0 && found > 0 &&
+        (job->solver == SOLVER_ITERATIVE || job->solver == SOLVER_RANDOMIZED)) {
+        products = allocMatrix(REALSXP, n, found);
+        symm_lower(K, n, vectors, found, REAL(products), job->threads);
+        double *P = REAL(products);
+        for (size_t i = 0; i < (size_t) n * found; i++) P[i] /= n;
+    }
+    PROTECT(products);
+
+    SEXP ans = PROTECT(allocVector(VECSXP, 9));
     SEXP r_values = PROTECT(allocVector(REALSXP, found));
     SEXP r_vectors = PROTECT(allocMatrix(REALSXP, n, found));
     for (int k = 0; k < found; k++) REAL(r_values)[k] = values[k] / n;
@@ -133,10 +145,11 @@ static SEXP fit_steps(void *data, double *K)
     SET_VECTOR_ELT(ans, 5, ScalarLogical(converged));
     SET_VECTOR_ELT(ans, 6, ScalarInteger(restarts));
     SET_VECTOR_ELT(ans, 7, ScalarReal(residual));
+    SET_VECTOR_ELT(ans, 8, products);
     const char *labels[] = {"values", "vectors", "colmeans", "grand_mean", "variance_total",
-                            "converged", "restarts", "residual"};
+                            "converged", "restarts", "residual", "products"};
     set_list_names(ans, labels);
-    UNPROTECT(4);
+    UNPROTECT(5);
     return ans;
 }
 
@@ -155,7 +168,7 @@ static SEXP fit_steps(void *data, double *K)
  * step: NULL or an R function of the fraction of the fit done, called at
  * the checkpoints of its steps (progress_at() in args.c).
  * Returns list(values, vectors, colmeans, grand_mean, variance_total,
- * converged, restarts, residual): the eigenvalues of Kc/n (decreasing), the
+ * converged, restarts, residual, products): the eigenvalues of Kc/n (decreasing), the
  * unit eigenvectors (n x k, each column's largest-magnitude entry positive), the centering terms of K, trace(Kc)/n, and for
  * the iterative solver whether it converged, its restarts and its largest
  * relative residual. */

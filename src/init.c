@@ -23,7 +23,7 @@ static const R_CallMethodDef call_methods[] = {
     CALLDEF(kernel_pair_products, 7),
     CALLDEF(matrix_free_groups, 1),
     CALLDEF(matrix_free_fold, 3),
-    CALLDEF(kernel_shares_tiles, 1),
+    CALLDEF(kernel_shares_tiles, 2),
     CALLDEF(oriented_columns, 1),
     CALLDEF(orthonormal_columns, 4),
     CALLDEF(rayleigh_ritz_vectors, 6),

@@ -20,6 +20,7 @@
  * (kernel_point_sets()), and only their value function differs
  * (string_segment(), src/string_kernel.c). */
 #include "fastkpca.h"
+#include "simd.h"
 #include <Rmath.h>
 #include <float.h>
 #include <math.h>
@@ -737,6 +738,71 @@ void kernel_block(const kernel_eval *k, const kernel_points *a, const kernel_poi
 int kernel_fast_points(const kernel_eval *k)
 {
     return k->nops == 1 && !k->sparse && kernel_fast_supported(k->bases);
+}
+
+/* Whether the tiles of kernel_tile() compute the kernel k on the call's
+ * points without R: a single base kernel of kernel_fast.c's on dense rows,
+ * or any single base kernel but besseldot (whose Bessel function may warn
+ * through R) on sparse rows. The matrix-free passes use the symmetry of
+ * the kernel matrix through these tiles. */
+int kernel_tiles_shared(const kernel_eval *k)
+{
+    if (k->sparse) return k->nops == 1 && k->bases[0].code != KERNEL_BESSEL;
+    return kernel_fast_points(k);
+}
+
+/* A source of tiles of the kernel between the points of a and b, on any
+ * thread: kernel_fast.c's plan for dense rows, or the sparse rows' value
+ * function (src/sparse.c) with scratch for each of threads threads. */
+struct kernel_tiles {
+    kernel_fast_plan *fast;
+    const kernel_spec *spec;
+    kernel_points a, b;
+    double *work;
+    size_t work_len;
+    int threads;
+};
+
+kernel_tiles *kernel_tiles_prepare(const kernel_eval *k, const kernel_points *a,
+                                   const kernel_points *b, int threads)
+{
+    if (!kernel_tiles_shared(k)) error_argument("the kernel has no tiles on these points");
+    kernel_tiles *P = (kernel_tiles *) R_alloc(1, sizeof(kernel_tiles));
+    memset(P, 0, sizeof(kernel_tiles));
+    P->spec = k->bases;
+    if (!k->sparse) {
+        P->fast = kernel_fast_prepare(k->bases, a, b);
+        return P;
+    }
+    P->a = *a;
+    P->b = *b;
+    P->threads = threads;
+    P->work_len = work_length(k);
+    P->work = kernel_work(k, threads);
+    (void) simd_active(); /* the CPU check, once, here rather than on the threads */
+    return P;
+}
+
+/* out (nr x nc, leading dimension nr) = the kernel between a's points r0 ..
+ * r0 + nr - 1 (r0 a multiple of 8) and b's points c0 .. c0 + nc - 1. No R
+ * API: callable inside a parallel region of at most the prepared number
+ * of threads. Returns 1 if a value is not finite. */
+int kernel_tile(const kernel_tiles *P, int r0, int nr, int c0, int nc, double *out)
+{
+    if (P->fast) return kernel_fast_tile(P->fast, r0, nr, c0, nc, out);
+#ifdef _OPENMP
+    int t = omp_get_thread_num();
+#else
+    int t = 0;
+#endif
+    double *work = P->work + P->work_len * (size_t) (t < P->threads ? t : 0);
+    int bad = 0;
+    for (int c = 0; c < nc; c++) {
+        double *col = out + (size_t) c * nr;
+        sparse_segment(P->spec, &P->a, &P->b, c0 + c, r0, r0 + nr, col, work);
+        for (int i = 0; i < nr; i++) bad |= !(fabs(col[i]) <= DBL_MAX);
+    }
+    return bad;
 }
 
 /* A view of points i0..i0+len-1 of prepared points p (no copy); wbuf holds

@@ -70,7 +70,7 @@ static int mf_groups(int n, int *starts)
  * threads x MF_CHECK_VALUES kernel values, with the interrupt check and
  * the error for values that are not finite between groups, on the main
  * thread. */
-static void block_product_by_rows(const kernel_eval *k, const kernel_fast_plan *plan,
+static void block_product_by_rows(const kernel_eval *k, const kernel_tiles *plan,
                                   int rows, int rb, int c_lo, int c_hi, const double *V,
                                   int n, int b, double *Y, int ldy, double *T, int threads,
                                   double *count)
@@ -94,7 +94,7 @@ static void block_product_by_rows(const kernel_eval *k, const kernel_fast_plan *
             int i0 = blk * rb, nr = rows - i0 < rb ? rows - i0 : rb;
             for (int j0 = c_lo; j0 < c_hi; j0 += MF_COL_BLOCK) {
                 int nc = c_hi - j0 < MF_COL_BLOCK ? c_hi - j0 : MF_COL_BLOCK;
-                bad |= kernel_fast_tile(plan, i0, nr, j0, nc, Tt);
+                bad |= kernel_tile(plan, i0, nr, j0, nc, Tt);
                 values += (double) nr * nc;
                 tile_gemm_add(nr, b, nc, Tt, nr, V + j0, n, Y + i0, ldy);
             }
@@ -128,7 +128,7 @@ static void block_product_by_rows(const kernel_eval *k, const kernel_fast_plan *
  * kernel values, at least 8 row blocks per thread), with the interrupt
  * check and the error for values that are not finite between bands, on
  * the main thread. The same numbers for any number of threads. */
-static void tile_pipeline(const kernel_eval *k, const kernel_fast_plan *plan, int r0, int mr,
+static void tile_pipeline(const kernel_eval *k, const kernel_tiles *plan, int r0, int mr,
                           int c0, int mc, int square, const double *V, int n, int b,
                           double *Yr, int ldr, double *Yc, int ldc, double *T, int threads,
                           int S, double *count)
@@ -156,7 +156,7 @@ static void tile_pipeline(const kernel_eval *k, const kernel_fast_plan *plan, in
             int jend = square ? I + 1 : NJ;
             for (int J = 0; J < jend; J++) {
                 int j0 = J * S, nj = mc - j0 < S ? mc - j0 : S;
-                bad |= kernel_fast_tile(plan, r0 + i0, ni, c0 + j0, nj, Tt);
+                bad |= kernel_tile(plan, r0 + i0, ni, c0 + j0, nj, Tt);
                 values += (double) ni * nj;
                 tile_gemm_add(ni, b, nj, Tt, ni, V + c0 + j0, n, Yr + i0, ldr);
                 if (!square || J < I) {
@@ -202,12 +202,13 @@ static void zero(double *Z, size_t len)
 
 /* The plan of all n rows against all n points, and each thread's tile of
  * S x S (or of rb x MF_COL_BLOCK where rb > 0) doubles. */
-static kernel_fast_plan *all_rows_plan(const kernel_eval *k, const kernel_points *xp, int n)
+static kernel_tiles *all_rows_plan(const kernel_eval *k, const kernel_points *xp, int n,
+                                   int threads)
 {
     const double **wbuf = (const double **) R_alloc((size_t) k->nweights + 1,
                                                     sizeof(double *));
     kernel_points a = kernel_points_view(k, xp, 0, n, wbuf);
-    return kernel_fast_prepare(k->bases, &a, xp);
+    return kernel_tiles_prepare(k, &a, xp, threads);
 }
 
 static double *thread_tiles(int threads, int S, int rb)
@@ -229,7 +230,7 @@ static double *thread_tiles(int threads, int S, int rb)
 static void all_rows_product(const kernel_eval *k, const kernel_points *xp, const double *V,
                              int n, int b, double *Y, int threads, int S, double *count)
 {
-    kernel_fast_plan *plan = all_rows_plan(k, xp, n);
+    kernel_tiles *plan = all_rows_plan(k, xp, n, threads);
     double *T = thread_tiles(threads, S, 0);
     int *starts = (int *) R_alloc(MF_GROUPS + 1, sizeof(int));
     int G = mf_groups(n, starts), width = starts[1];
@@ -266,7 +267,7 @@ static void by_rows_product(const kernel_eval *k, const kernel_points *xp, int f
     const double **wbuf = (const double **) R_alloc((size_t) k->nweights + 1,
                                                     sizeof(double *));
     kernel_points a = kernel_points_view(k, xp, first, rows, wbuf);
-    kernel_fast_plan *plan = kernel_fast_prepare(k->bases, &a, xp);
+    kernel_tiles *plan = kernel_tiles_prepare(k, &a, xp, threads);
     double *T = thread_tiles(threads, 0, rb);
     int *starts = (int *) R_alloc(MF_GROUPS + 1, sizeof(int));
     int G = mf_groups(n, starts);
@@ -304,7 +305,7 @@ static int mf_setup(SEXP x, SEXP kernel, SEXP weights, SEXP V, SEXP threads, ker
 
 static int mf_shares_tiles(const kernel_eval *k)
 {
-    return kernel_fast_points(k);
+    return kernel_tiles_shared(k);
 }
 
 static int mf_tile(SEXP tile)
@@ -408,7 +409,7 @@ SEXP kernel_pair_products(SEXP x, SEXP pairs, SEXP kernel, SEXP weights, SEXP V,
         if (g == NA_INTEGER || h == NA_INTEGER || h < 0 || g >= G || h > g)
             error_argument("'pairs' must hold groups h <= g below %d", G);
     }
-    kernel_fast_plan *plan = all_rows_plan(&k, &xp, n);
+    kernel_tiles *plan = all_rows_plan(&k, &xp, n, nthreads);
     double *T = thread_tiles(nthreads, S, 0);
     double count = 0.0;
     SEXP ans = PROTECT(allocVector(VECSXP, 2 * (R_xlen_t) np));
@@ -486,13 +487,16 @@ SEXP matrix_free_fold(SEXP n_, SEXP b_, SEXP sums)
     return Y;
 }
 
-/* .Call (kernel_shares_tiles() in R/matrix_free.R): whether the kernel of
- * the program is one of kernel_fast.c's, whose passes share the tiles of
- * the lower triangle. */
-SEXP kernel_shares_tiles(SEXP kernel)
+/* .Call (kernel_shares_tiles() in R/matrix_free.R): whether the passes of
+ * the kernel of the program share the tiles of the lower triangle, on
+ * dense rows or (sparse TRUE) sparse rows (kernel_tiles_shared()). */
+SEXP kernel_shares_tiles(SEXP kernel, SEXP sparse)
 {
     kernel_eval k;
     kernel_eval_from_R(kernel, &k);
+    if (!isLogical(sparse) || XLENGTH(sparse) != 1 || LOGICAL(sparse)[0] == NA_LOGICAL)
+        error_argument("'sparse' must be TRUE or FALSE");
+    k.sparse = LOGICAL(sparse)[0];
     return ScalarLogical(mf_shares_tiles(&k));
 }
 

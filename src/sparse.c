@@ -117,9 +117,22 @@ void sparse_rows_from_R(SEXP x, const char *what, sparse_csr *s)
     s->x = xx;
 }
 
-/* The squared norms of rows row0 .. row0 + n - 1 of s, summed in the order
- * of their columns: the same order as the gathered products, so that a
- * row's squared distance to itself is exactly 0. */
+/* sum_t a.x[t] * w[a.j[t]]: row a gathered against the dense vector w (row
+ * b scattered). One sum in increasing column order: its nonzero terms are
+ * the products of the columns the rows share, in the order of those
+ * columns, whichever row is gathered (the other terms are exact zeros),
+ * so k(a, b) and k(b, a) have the same bits, as the matrix-free passes
+ * need when a tile serves both of its blocks. */
+static inline double gather_dot(sparse_row a, const double *w)
+{
+    double s = 0.0;
+    for (int t = 0; t < a.len; t++) s += a.x[t] * w[a.j[t]];
+    return s;
+}
+
+/* The squared norms of rows row0 .. row0 + n - 1 of s, summed as
+ * gather_dot() sums a row against itself (the same products in the same
+ * order), so that a row's squared distance to itself is exactly 0. */
 const double *sparse_row_norms(const sparse_csr *s, int row0, int n)
 {
     double *out = (double *) R_alloc((size_t) n + 1, sizeof(double));
@@ -231,8 +244,7 @@ void sparse_segment(const kernel_spec *spec, const kernel_points *a, const kerne
         double bn = b->sparse_norms[j];
         for (int i = i0; i < i1; i++) {
             sparse_row ai = row_of(A, a->first + i);
-            double s = 0.0;
-            for (int t = 0; t < ai.len; t++) s += ai.x[t] * w[ai.j[t]];
+            double s = gather_dot(ai, w);
             if (dist) {
                 s = a->sparse_norms[i] + bn - 2.0 * s;
                 /* the norms overflowed: sum the differences instead */

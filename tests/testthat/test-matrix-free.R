@@ -255,6 +255,12 @@ test_that("a pass computes half the kernel matrix, and the same bits, for any nu
   p_sum <- fastkpca:::kernel_program(kern("rbfdot", sigma = 0.2) + kern("vanilladot"))
   expect_false(fastkpca:::kernel_shares_tiles(p_sum))
   expect_true(fastkpca:::kernel_shares_tiles(program))
+  # on sparse rows, every single base kernel but besseldot shares tiles
+  expect_true(fastkpca:::kernel_shares_tiles(fastkpca:::kernel_program(kern("anovadot")), TRUE))
+  expect_false(fastkpca:::kernel_shares_tiles(fastkpca:::kernel_program(kern("anovadot"))))
+  expect_false(fastkpca:::kernel_shares_tiles(fastkpca:::kernel_program(kern("besseldot")),
+                                              TRUE))
+  expect_false(fastkpca:::kernel_shares_tiles(p_sum, TRUE))
   expect_error(fastkpca:::kernel_pair_products(x, matrix(0L, 2, 1), p_sum, list(), V, 1L),
                "does not share tiles")
   expect_error(fastkpca:::kernel_pair_products(x, matrix(c(0L, 1L), 2, 1), program, list(),

@@ -295,3 +295,36 @@ test_that("a real corpus: Austen's passages, sparse and dense", {
   mf <- with_seed(1, kpca(x, kpar = list(sigma = 0.5), features = 5, solver = "matrix_free"))
   expect_kpca_equal(mf, fd, tol = 1e-8)
 })
+
+test_that("sparse matrix-free passes share the tiles, here and on future's workers", {
+  skip_if_not_installed("future")
+  x <- random_sparse(600, 40, 0.08)
+  rows <- fastkpca:::as_sparse_rows(x)
+  xd <- as.matrix(x)
+  set.seed(1)
+  V <- matrix(rnorm(600 * 3), 600, 3)
+  for (kn in c("rbfdot", "laplacedot", "anovadot", "polydot")) {
+    program <- fastkpca:::kernel_program(fastkpca:::as_kernel(kn, sparse_kernels[[kn]]))
+    one <- fastkpca:::kernel_block_product(rows, 0L, 600L, program, list(), V, 1L,
+                                           count = TRUE)
+    # about half the kernel matrix per pass (the diagonal tiles whole), as
+    # for dense rows, where batches of whole rows would compute all of it
+    expect_lt(attr(one, "kernel_values") / (600^2 / 2), 1.25, label = kn)
+    attr(one, "kernel_values") <- NULL
+    Kd <- kernel_matrix(kn, xd, kpar = sparse_kernels[[kn]])
+    expect_lt(max(abs(one - Kd %*% V)) / max(abs(Kd %*% V)), 1e-13, label = kn)
+    # the threads, the tile and part of the rows give the same bits
+    expect_identical(fastkpca:::kernel_block_product(rows, 0L, 600L, program, list(), V, 2L,
+                                                     tile = 16L), one, label = kn)
+    part <- fastkpca:::kernel_block_product(rows, 100L, 50L, program, list(), V, 2L)
+    expect_identical(part, one[101:150, , drop = FALSE], label = kn)
+  }
+  ref <- with_seed(2, kpca(x, kpar = list(sigma = 0.2), features = 3, solver = "matrix_free",
+                           threads = 1L))
+  on.exit(future::plan(future::sequential))
+  future::plan(future::multisession, workers = 2)
+  fit <- with_seed(2, kpca(x, kpar = list(sigma = 0.2), features = 3, solver = "matrix_free",
+                           threads = 1L))
+  expect_identical(fit$eig, ref$eig)
+  expect_identical(fit$alpha, ref$alpha)
+})
