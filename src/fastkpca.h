@@ -414,6 +414,11 @@ void matrix_product(int m, int n, int k, const double *A, int lda, int transa,
 SEXP engine_settings(SEXP path, SEXP thread_work, SEXP dense_share);
 SEXP engine_defaults(void);
 SEXP simd_path_resolve(SEXP path);
+/* the path each entry point ran on, recorded at its entry (every .Call
+ * entry point but engine_settings(), engine_defaults() and this reader
+ * calls engine_entered(__func__) first), and read back by the tests */
+void engine_entered(const char *name);
+SEXP engine_entry_paths(void);
 /* the defaults of the settings, where they are measured */
 double tile_thread_work_default(void);      /* tiles.c */
 double string_dense_share_default(void);    /* string_kernel.c */

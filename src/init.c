@@ -33,6 +33,7 @@ static const R_CallMethodDef call_methods[] = {
     CALLDEF(engine_settings, 3),
     CALLDEF(engine_defaults, 0),
     CALLDEF(simd_path_resolve, 1),
+    CALLDEF(engine_entry_paths, 0),
     {NULL, NULL, 0}
 };
 

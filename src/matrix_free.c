@@ -333,6 +333,7 @@ static void set_count(SEXP ans, double count)
 SEXP kernel_block_product(SEXP x, SEXP row0, SEXP nrow, SEXP kernel, SEXP weights, SEXP V,
                           SEXP threads, SEXP tile)
 {
+    engine_entered(__func__);
     kernel_eval k;
     kernel_points xp;
     int nthreads;
@@ -391,6 +392,7 @@ SEXP kernel_block_product(SEXP x, SEXP row0, SEXP nrow, SEXP kernel, SEXP weight
 SEXP kernel_pair_products(SEXP x, SEXP pairs, SEXP kernel, SEXP weights, SEXP V,
                           SEXP threads, SEXP tile)
 {
+    engine_entered(__func__);
     kernel_eval k;
     kernel_points xp;
     int nthreads;
@@ -438,6 +440,7 @@ SEXP kernel_pair_products(SEXP x, SEXP pairs, SEXP kernel, SEXP weights, SEXP V,
  * of the groups of n rows, and n after the last (mf_groups()). */
 SEXP matrix_free_groups(SEXP n)
 {
+    engine_entered(__func__);
     int rows = as_count(n, "n", 1, INT_MAX);
     int starts[MF_GROUPS + 1];
     int G = mf_groups(rows, starts);
@@ -455,6 +458,7 @@ SEXP matrix_free_groups(SEXP n)
  * process. */
 SEXP matrix_free_fold(SEXP n_, SEXP b_, SEXP sums)
 {
+    engine_entered(__func__);
     int n = as_count(n_, "n", 1, INT_MAX), b = as_count(b_, "b", 1, INT_MAX);
     int starts[MF_GROUPS + 1];
     int G = mf_groups(n, starts);
@@ -491,6 +495,7 @@ SEXP matrix_free_fold(SEXP n_, SEXP b_, SEXP sums)
  * the lower triangle. */
 SEXP kernel_shares_tiles(SEXP kernel)
 {
+    engine_entered(__func__);
     kernel_eval k;
     kernel_eval_from_R(kernel, &k);
     return ScalarLogical(mf_shares_tiles(&k));
@@ -501,6 +506,7 @@ SEXP kernel_shares_tiles(SEXP kernel)
  * eigen.c). */
 SEXP oriented_columns(SEXP V)
 {
+    engine_entered(__func__);
     if (!isReal(V) || !isMatrix(V) || nrows(V) < 1 || ncols(V) < 1)
         error_argument("'V' must be a double matrix with at least one row and one column");
     SEXP ans = PROTECT(duplicate(V));

@@ -83,6 +83,7 @@ SEXP nystrom_statistics(SEXP x, SEXP landmarks, SEXP kernel, SEXP xweights,
                         SEXP lweights, SEXP shift, SEXP block_rows, SEXP threads,
                         SEXP step)
 {
+    engine_entered(__func__);
     kernel_eval k;
     kernel_eval_from_R(kernel, &k);
     int nthreads = as_threads(threads);
@@ -135,6 +136,7 @@ SEXP nystrom_statistics(SEXP x, SEXP landmarks, SEXP kernel, SEXP xweights,
  * matrix W; n: the number of rows, a double >= 1. Returns m x k. */
 SEXP nystrom_alpha(SEXP basis, SEXP vectors, SEXP n)
 {
+    engine_entered(__func__);
     check_double_matrix(basis, "basis");
     check_double_matrix(vectors, "vectors");
     int m = nrows(basis), r = ncols(basis), k = ncols(vectors);
@@ -197,6 +199,7 @@ static int kmeanspp_next(double *d2, const double *diag, const double *kc, int n
  * at distance 0 from the landmarks already (duplicated rows). */
 SEXP nystrom_kmeanspp(SEXP x, SEXP m_, SEXP kernel, SEXP weights)
 {
+    engine_entered(__func__);
     kernel_eval k;
     kernel_eval_from_R(kernel, &k);
     check_double_matrix(x, "x");
