@@ -314,7 +314,7 @@ SEXP preimage_fixed_point(SEXP start, SEXP t, SEXP A, SEXP x, SEXP kernel, SEXP 
 /* matrix_free.c: the kernel's rows times a block of vectors, never stored
  * (the matrix-free exact solver's pass, R/matrix_free.R) */
 SEXP kernel_block_product(SEXP x, SEXP row0, SEXP nrow, SEXP kernel, SEXP weights, SEXP V,
-                          SEXP threads, SEXP tile);
+                          SEXP threads, SEXP tile, SEXP step);
 SEXP kernel_pair_products(SEXP x, SEXP pairs, SEXP kernel, SEXP weights, SEXP V,
                           SEXP threads, SEXP tile);
 SEXP matrix_free_groups(SEXP n);
@@ -334,7 +334,7 @@ SEXP nystrom_statistics(SEXP x, SEXP landmarks, SEXP kernel, SEXP xweights,
                         SEXP lweights, SEXP shift, SEXP block_rows, SEXP threads,
                         SEXP step);
 SEXP nystrom_alpha(SEXP basis, SEXP vectors, SEXP n);
-SEXP nystrom_kmeanspp(SEXP x, SEXP m, SEXP kernel, SEXP weights);
+SEXP nystrom_kmeanspp(SEXP x, SEXP m, SEXP kernel, SEXP weights, SEXP step);
 
 /* project.c: rows projected onto a fit's components (predict(), and the
  * scores of a Nystrom fit) */

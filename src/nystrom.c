@@ -193,11 +193,12 @@ static int kmeanspp_next(double *d2, const double *diag, const double *kc, int n
  * squared feature-space distance k(x,x) + k(c,c) - 2 k(x,c) to the nearest
  * landmark so far. Uses R's random number generator.
  * x: n x d double matrix; m: integer, 1..n; kernel: a program; weights: the
- * conformal weights of the rows of x. One thread: each draw needs the one
- * before.
+ * conformal weights of the rows of x; step: NULL or a function called
+ * after each landmark but the last (the tests count the landmarks drawn
+ * after an interrupt). One thread: each draw needs the one before.
  * Returns the m row numbers (from 1), or fewer if the rest of the data are
  * at distance 0 from the landmarks already (duplicated rows). */
-SEXP nystrom_kmeanspp(SEXP x, SEXP m_, SEXP kernel, SEXP weights)
+SEXP nystrom_kmeanspp(SEXP x, SEXP m_, SEXP kernel, SEXP weights, SEXP step)
 {
     engine_entered(__func__);
     kernel_eval k;
@@ -206,6 +207,7 @@ SEXP nystrom_kmeanspp(SEXP x, SEXP m_, SEXP kernel, SEXP weights)
     int n = nrows(x), d = ncols(x);
     int m = as_count(m_, "m", 1, n > 0 ? n : 1);
     if (n < 1 || d < 1) error_argument("'x' must have at least 1 row and 1 column");
+    check_step(step);
 
     kernel_points p;
     kernel_points_fixed(&k, x, weights, &p);
@@ -236,6 +238,12 @@ SEXP nystrom_kmeanspp(SEXP x, SEXP m_, SEXP kernel, SEXP weights)
         int next = kmeanspp_next(d2, diag, kc, n, c);
         if (next < 0) break;
         c = next;
+        if (!isNull(step)) {
+            /* R's generator state is R's while step runs, which may draw */
+            PutRNGstate();
+            call_step(step);
+            GetRNGstate();
+        }
     }
     PutRNGstate();
     SEXP ans = PROTECT(allocVector(INTSXP, got));
