@@ -9,7 +9,7 @@
 # No bound here is a number of seconds: a loaded machine (CI at load 8 on 2
 # cores, arm64 under emulation) slows everything. Each test interrupts the
 # work at a point the code reports (interrupted_at_step(),
-# helper-interrupt.R: SIGINT, in a child process) and counts the units of
+# helper-work.R: SIGINT, in a child process) and counts the units of
 # work the code finished after it: at most one, the one under way.
 
 # (the children run the whole work under a memory checker too, slowly)

@@ -184,7 +184,7 @@ test_that("a long Nyström pass and k-means++ stop at an interrupt, within one s
   })
   # pass 1 in blocks of 500 rows (40 blocks), interrupted after the
   # second: the pass stops within the block after it (interrupted_at_step(),
-  # helper-interrupt.R), whatever the load on the machine
+  # helper-work.R), whatever the load on the machine
   res <- interrupted_at_step(quote(
     fastkpca:::nystrom_statistics(x, basis, kernel, 1L, step = step)), at = 2L, setup = setup,
     after = quote(length(kpca(x[1:50, 1:3], features = 2, landmarks = 20)$eig)))

@@ -52,3 +52,12 @@ interrupted_at_step <- function(work, at, setup = NULL, after = NULL, timeout = 
 
 # The child's output, for the info of an expectation.
 child_output <- function(res) paste(utils::tail(res$lines, 15), collapse = "\n")
+
+# The C entry points that expr entered (src/simd.c records each entry;
+# fastkpca:::engine_entry_paths() reads and clears the record): for the
+# tests that a refused fit did no work before it was refused.
+entries_entered <- function(expr) {
+  invisible(fastkpca:::engine_entry_paths())
+  force(expr)
+  names(fastkpca:::engine_entry_paths())
+}
