@@ -68,7 +68,8 @@ with_engine_options <- function(settings, code) {
 
 # The path each C entry point ran on at its last call since the last
 # reading, named by the entry point (src/simd.c records it at each entry);
-# reading clears the record. For tests/testthat/test-engine-call.R.
+# reading clears the record. For the tests (test-engine-call.R, and
+# entries_entered() in helper-work.R).
 engine_entry_paths <- function() engine_call(.Call(C_engine_entry_paths))
 
 # The name of the path a code gives on this CPU.

@@ -126,11 +126,12 @@ SEXP simd_path_resolve(SEXP path)
     return mkString(simd_name(simd_resolve(p)));
 }
 
-/* The path each entry point found at its last call, for the test that every
- * call from R reaches C through engine_call() with the session's settings
- * (tests/testthat/test-engine-call.R). Each entry point (but the settings'
- * own and this reader) calls engine_entered(__func__) first, on the main
- * thread. __func__ is a static array of each function, so one entry point
+/* The path each entry point found at its last call, for the tests: that
+ * every call from R reaches C through engine_call() with the session's
+ * settings (test-engine-call.R), and which entry points a call entered
+ * (entries_entered() in helper-work.R). Each entry point (but the
+ * settings' own and this reader) calls engine_entered(__func__) first, on
+ * the main thread. __func__ is a static array of each function, so one entry point
  * always gives the same pointer: kept and compared as is, never copied. */
 #define ENTRY_RECORDS 64
 static const char *entry_names[ENTRY_RECORDS];
