@@ -163,6 +163,14 @@ with_error_kind <- function(expr, kind) {
   tryCatch(expr, error = function(e) stop_from(e, conditionMessage(e), kind))
 }
 
+# Every call into the C engine: engine_call(.Call(C_<entry>, ...)). It
+# first passes the engine's settings from R options (engine_settings(),
+# R/simd.R: the vector path and the rest), so that each call runs with the
+# options of the moment; the only .Call made without it are those of
+# engine_settings() itself. tests/testthat/test-engine-call.R checks both
+# that every .Call in the package's code is written so and that each C
+# entry point, called from R, runs on the path the option names.
+#
 # Errors raised inside the C engine. The engine's own come as fastkpca
 # conditions already: fastkpca_error() in src/errors.c raises each through
 # stop_kind() with the kind its check gives (error_argument(),

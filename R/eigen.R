@@ -221,8 +221,11 @@ solve_eigen <- function(op, solver, features, th, control, variance) {
 # which leave it as it was (res$products); recomputed tile by tile for the
 # exact solver, whose reduction overwrote the buffer. One pair beyond those asked is computed when there is one: its
 # value and residual bound the rest of the spectrum, which the angles of
-# the last pairs need; it is not returned.
-dense_eigen <- function(op, solver, features, th, control, variance) {
+# the last pairs need; it is not returned. step: the function C calls with
+# the fraction of the fit done, at its interrupt checks (a progress bar;
+# the tests count the work done after an interrupt), or NULL.
+dense_eigen <- function(op, solver, features, th, control, variance,
+                        step = progress_fraction(sprintf("kpca: exact fit on %d rows", op$n))) {
   n <- op$n
   settings <- solver_control(control, n, features)
   extra <- as.integer(features > 0L && features < n)
@@ -230,8 +233,7 @@ dense_eigen <- function(op, solver, features, th, control, variance) {
   settings[[5L]] <- max(0, settings[[5L]] - extra)
   res <- engine_call(.Call(C_dense_eigen, op$x, op$program, op$weights,
                            features + extra, th, solver_codes[[solver]], op$threads,
-                           settings, if (is.null(variance)) 0 else variance,
-                           progress_fraction(sprintf("kpca: exact fit on %d rows", n))))
+                           settings, if (is.null(variance)) 0 else variance, step))
   if (!res$converged)
     warn_convergence(sprintf(paste0("the iterative solver did not converge in %d restarts ",
                                     "(largest relative residual %.2g); increase control$maxit ",

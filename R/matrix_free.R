@@ -143,11 +143,12 @@ matrix_free_control <- function(control, n, features) {
 # K[rows, ] V for the rows row0 + 1, ..., row0 + nrow of x (in C). tile:
 # the rows and columns of the symmetric product's tiles (the numbers do
 # not depend on it); count: keep the attribute kernel_values, the kernel
-# values the call computed.
+# values the call computed; step: NULL, or a function C calls after each
+# of its interrupt checks (the tests count the work done after one).
 kernel_block_product <- function(x, row0, nrow, program, weights, V, threads,
-                                 tile = matrix_free_tile, count = FALSE) {
+                                 tile = matrix_free_tile, count = FALSE, step = NULL) {
   Y <- engine_call(.Call(C_kernel_block_product, x, as.integer(row0), as.integer(nrow),
-                         program, weights, V, as.integer(threads), as.integer(tile)))
+                         program, weights, V, as.integer(threads), as.integer(tile), step))
   if (!count) attr(Y, "kernel_values") <- NULL
   Y
 }
@@ -166,12 +167,14 @@ kernel_pair_products <- function(x, pairs, program, weights, V, threads,
 
 # The 0-based first rows of the groups of n rows, and n (src/matrix_free.c):
 # at most 8 groups, placed by n alone.
-matrix_free_groups <- function(n) .Call(C_matrix_free_groups, as.integer(n))
+matrix_free_groups <- function(n) engine_call(.Call(C_matrix_free_groups, as.integer(n)))
 
-# Whether the kernel's passes share the tiles of the lower triangle (one
-# base kernel of an inner product or a distance, src/kernel_fast.c).
+# Whether the kernel's passes share the tiles of the lower triangle, on
+# dense rows (one base kernel of an inner product or a distance,
+# src/kernel_fast.c) or sparse rows (sparse = TRUE: any single base kernel
+# but besseldot, src/sparse.c).
 kernel_shares_tiles <- function(program, sparse = FALSE) {
-  .Call(C_kernel_shares_tiles, program, sparse)
+  engine_call(.Call(C_kernel_shares_tiles, program, sparse))
 }
 
 # K V on future's workers (run_on_workers(), R/workers.R): the data
@@ -250,7 +253,7 @@ matrix_free_fold <- function(n, b, batches, values) {
       if (g != h) sums[h + G * (g - 1L)] <- values[[i]][2L * p]
     }
   }
-  .Call(C_matrix_free_fold, as.integer(n), as.integer(b), sums)
+  engine_call(.Call(C_matrix_free_fold, as.integer(n), as.integer(b), sums))
 }
 
 # Rows per batch are a multiple of this (so batches align with the C
@@ -598,13 +601,14 @@ rayleigh_ritz <- function(basis, p, threads) {
 # X = Q Y, AX = AQ Y for the basis's used columns, R = AX - X diag(values)
 # and its column norms (src/krylov.c): list(X, AX, R, norms).
 rayleigh_ritz_vectors <- function(Q, AQ, used, Y, values, threads) {
-  .Call(C_rayleigh_ritz_vectors, Q, AQ, as.integer(used), Y, as.double(values),
-        as.integer(threads))
+  engine_call(.Call(C_rayleigh_ritz_vectors, Q, AQ, as.integer(used), Y, as.double(values),
+                    as.integer(threads)))
 }
 
 # t(A[, 1:ka]) %*% B[, 1:kb], the columns read in place (src/krylov.c).
 basis_cross_product <- function(A, B, ka, kb, threads) {
-  .Call(C_basis_cross_product, A, B, as.integer(ka), as.integer(kb), as.integer(threads))
+  engine_call(.Call(C_basis_cross_product, A, B, as.integer(ka), as.integer(kb),
+                    as.integer(threads)))
 }
 
 # The columns of W made orthonormal, and orthogonal to the basis's (its
@@ -618,14 +622,15 @@ basis_cross_product <- function(A, B, ka, kb, threads) {
 orthonormal_columns <- function(W, basis = NULL, threads = 1L) {
   storage.mode(W) <- "double"
   if (is.null(basis)) basis <- list(Q = matrix(0, nrow(W), 0L), used = 0L)
-  .Call(C_orthonormal_columns, W, basis$Q, as.integer(basis$used), as.integer(threads))
+  engine_call(.Call(C_orthonormal_columns, W, basis$Q, as.integer(basis$used),
+                    as.integer(threads)))
 }
 
 # V with each column's mean taken out (orthogonal to 1).
 center_columns <- function(V) V - rep(colMeans(V), each = nrow(V))
 
 # The sign rule of every fit (orient_columns() in src/eigen.c), on a copy.
-oriented_columns <- function(V) .Call(C_oriented_columns, V)
+oriented_columns <- function(V) engine_call(.Call(C_oriented_columns, V))
 
 # progressr's progress of the passes (R/progress.R): one step per pass,
 # the message the largest residual so far; nothing where progress is off.

@@ -21,7 +21,7 @@ memory_readers <- c(meminfo = 1L, sysconf = 2L, mach = 3L, windows = 4L)
 # fastkpca.memory_readers).
 available_bytes <- function(readers = getOption("fastkpca.memory_readers", names(memory_readers))) {
   codes <- memory_readers[intersect(readers, names(memory_readers))]
-  res <- .Call(C_available_bytes, unname(codes))
+  res <- engine_call(.Call(C_available_bytes, unname(codes)))
   structure(res[1L], reader = names(memory_readers)[match(res[2L], memory_readers)])
 }
 

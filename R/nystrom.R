@@ -198,10 +198,12 @@ draw_landmarks <- function(x, m, rule, kernel, threads) {
 }
 
 # m row numbers of x by kernel k-means++ seeding (in C, on one thread: each
-# draw needs the one before), with R's random number generator.
-nystrom_kmeanspp <- function(x, m, kernel) {
+# draw needs the one before), with R's random number generator. step:
+# NULL, or a function called after each landmark but the last (the tests
+# count the landmarks drawn after an interrupt).
+nystrom_kmeanspp <- function(x, m, kernel, step = NULL) {
   idx <- engine_call(.Call(C_nystrom_kmeanspp, x, as.integer(m), kernel_program(kernel),
-                           kernel_weights(kernel, x)))
+                           kernel_weights(kernel, x), step))
   if (length(idx) < m)
     stop_data(sprintf(paste0("'landmarks': k-means++ found only %d rows that differ in ",
                              "feature space, fewer than the %d asked for"),

@@ -1,8 +1,9 @@
 # The engine's settings from R options: the vector path of the arithmetic
 # layer (src/simd.h), the fewest multiply-adds per parallel region of the
 # register tiles, and the string kernels' dense share. engine_call()
-# (R/conditions.R) passes them to C before every call into the engine, so
-# the C code reads no environment variable; .onLoad() (R/zzz.R) turns the
+# (R/conditions.R) passes them to C before every call into the engine (the
+# two .Call of engine_settings() below are the only ones made without it),
+# so the C code reads no environment variable; .onLoad() (R/zzz.R) turns the
 # environment variable FASTKPCA_SIMD into the option when the option is
 # not set.
 
@@ -65,8 +66,14 @@ with_engine_options <- function(settings, code) {
   code
 }
 
+# The path each C entry point ran on at its last call since the last
+# reading, named by the entry point (src/simd.c records it at each entry);
+# reading clears the record. For the tests (test-engine-call.R, and
+# entries_entered() in helper-work.R).
+engine_entry_paths <- function() engine_call(.Call(C_engine_entry_paths))
+
 # The name of the path a code gives on this CPU.
-simd_path_resolve <- function(code) .Call(C_simd_path_resolve, as.integer(code))
+simd_path_resolve <- function(code) engine_call(.Call(C_simd_path_resolve, as.integer(code)))
 
 #' The vector path of the arithmetic engine
 #'

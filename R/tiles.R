@@ -32,8 +32,7 @@ tile_product <- function(a, b, c = NULL, trans_a = FALSE, trans_b = FALSE,
       matrix(0, if (trans_a) ncol(a) else nrow(a), if (trans_b) nrow(b) else ncol(b)))
   }
   storage.mode(c) <- "double"
-  engine_settings()
-  .Call(C_tile_product, a, b, c, trans_a, trans_b, as.integer(threads),
-        match(match.arg(path, simd_path_names), simd_path_names) - 1L,
-        match(op, tile_ops) - 1L)
+  engine_call(.Call(C_tile_product, a, b, c, trans_a, trans_b, as.integer(threads),
+                    match(match.arg(path, simd_path_names), simd_path_names) - 1L,
+                    match(op, tile_ops) - 1L))
 }

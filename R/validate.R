@@ -118,7 +118,7 @@ check_threads <- function(threads, arg = "threads") {
 engine_limits <- local({
   limits <- NULL
   function() {
-    if (is.null(limits)) limits <<- .Call(C_engine_limits)
+    if (is.null(limits)) limits <<- engine_call(.Call(C_engine_limits))
     limits
   }
 })

@@ -125,6 +125,7 @@ void set_list_names(SEXP ans, const char **names)
  * numbers. */
 SEXP engine_limits(void)
 {
+    engine_entered(__func__);
     const char *names[] = {"threads", "bessel_order", "kernel_power", "solver_iterations"};
     double values[] = {MAX_THREADS, BESSEL_MAX_ORDER, KERNEL_MAX_POWER,
                        SOLVER_MAX_ITERATIONS};

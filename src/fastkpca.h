@@ -345,7 +345,7 @@ SEXP preimage_fixed_point(SEXP start, SEXP t, SEXP A, SEXP x, SEXP kernel, SEXP 
 /* matrix_free.c: the kernel's rows times a block of vectors, never stored
  * (the matrix-free exact solver's pass, R/matrix_free.R) */
 SEXP kernel_block_product(SEXP x, SEXP row0, SEXP nrow, SEXP kernel, SEXP weights, SEXP V,
-                          SEXP threads, SEXP tile);
+                          SEXP threads, SEXP tile, SEXP step);
 SEXP kernel_pair_products(SEXP x, SEXP pairs, SEXP kernel, SEXP weights, SEXP V,
                           SEXP threads, SEXP tile);
 SEXP matrix_free_groups(SEXP n);
@@ -365,7 +365,7 @@ SEXP nystrom_statistics(SEXP x, SEXP landmarks, SEXP kernel, SEXP xweights,
                         SEXP lweights, SEXP shift, SEXP block_rows, SEXP threads,
                         SEXP step);
 SEXP nystrom_alpha(SEXP basis, SEXP vectors, SEXP n);
-SEXP nystrom_kmeanspp(SEXP x, SEXP m, SEXP kernel, SEXP weights);
+SEXP nystrom_kmeanspp(SEXP x, SEXP m, SEXP kernel, SEXP weights, SEXP step);
 
 /* project.c: rows projected onto a fit's components (predict(), and the
  * scores of a Nystrom fit) */
@@ -445,6 +445,11 @@ void matrix_product(int m, int n, int k, const double *A, int lda, int transa,
 SEXP engine_settings(SEXP path, SEXP thread_work, SEXP dense_share);
 SEXP engine_defaults(void);
 SEXP simd_path_resolve(SEXP path);
+/* the path each entry point ran on, recorded at its entry (every .Call
+ * entry point but engine_settings(), engine_defaults() and this reader
+ * calls engine_entered(__func__) first), and read back by the tests */
+void engine_entered(const char *name);
+SEXP engine_entry_paths(void);
 /* the defaults of the settings, where they are measured */
 double tile_thread_work_default(void);      /* tiles.c */
 double string_dense_share_default(void);    /* string_kernel.c */

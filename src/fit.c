@@ -175,6 +175,7 @@ static SEXP fit_steps(void *data, double *K)
 SEXP dense_eigen(SEXP x, SEXP kernel, SEXP weights, SEXP features, SEXP th,
               SEXP solver, SEXP threads, SEXP control, SEXP variance, SEXP step)
 {
+    engine_entered(__func__);
     kernel_eval k, *kernel_ptr = NULL;
     if (!isNull(kernel)) {
         kernel_eval_from_R(kernel, &k);

@@ -12,14 +12,14 @@ static const R_CallMethodDef call_methods[] = {
     CALLDEF(kernel_project_rows, 11),
     CALLDEF(nystrom_statistics, 9),
     CALLDEF(nystrom_alpha, 3),
-    CALLDEF(nystrom_kmeanspp, 4),
+    CALLDEF(nystrom_kmeanspp, 5),
     CALLDEF(engine_limits, 0),
     CALLDEF(preimage_coefficients, 6),
     CALLDEF(preimage_fixed_point, 9),
     CALLDEF(kica_contrast, 3),
     CALLDEF(kica_sweeps, 9),
     CALLDEF(kcca_ichol, 5),
-    CALLDEF(kernel_block_product, 8),
+    CALLDEF(kernel_block_product, 9),
     CALLDEF(kernel_pair_products, 7),
     CALLDEF(matrix_free_groups, 1),
     CALLDEF(matrix_free_fold, 3),
@@ -34,6 +34,7 @@ static const R_CallMethodDef call_methods[] = {
     CALLDEF(engine_defaults, 0),
     CALLDEF(simd_path_resolve, 1),
     CALLDEF(sparse_rows, 5),
+    CALLDEF(engine_entry_paths, 0),
     {NULL, NULL, 0}
 };
 

@@ -128,6 +128,7 @@ static double ichol_kernel(const kernel_eval *k, const kernel_points *pts, doubl
  * pivots (1-based rows, in order), residual (trace of K - G G'), trace). */
 SEXP kcca_ichol(SEXP x, SEXP kernel, SEXP weights, SEXP tol, SEXP max_rank)
 {
+    engine_entered(__func__);
     kernel_eval k;
     kernel_eval_from_R(kernel, &k);
     /* the rows of x: a double matrix or sparse rows */

@@ -861,6 +861,7 @@ void kernel_fill_lower(const kernel_eval *k, const double *x, int n, int d,
 SEXP kernel_cross(SEXP z, SEXP x, SEXP kernel, SEXP zweights, SEXP xweights,
                   SEXP threads)
 {
+    engine_entered(__func__);
     kernel_eval k;
     kernel_eval_from_R(kernel, &k);
     int nthreads = as_threads(threads);
@@ -886,6 +887,7 @@ SEXP kernel_cross(SEXP z, SEXP x, SEXP kernel, SEXP zweights, SEXP xweights,
  * integer >= 1. */
 SEXP kernel_matrix(SEXP x, SEXP kernel, SEXP weights, SEXP threads)
 {
+    engine_entered(__func__);
     kernel_eval k;
     kernel_eval_from_R(kernel, &k);
     int nthreads = as_threads(threads);
@@ -910,6 +912,7 @@ SEXP kernel_matrix(SEXP x, SEXP kernel, SEXP weights, SEXP threads)
  * the conformal weights of the rows of x. Returns a double vector of n. */
 SEXP kernel_self(SEXP x, SEXP kernel, SEXP weights)
 {
+    engine_entered(__func__);
     kernel_eval k;
     kernel_eval_from_R(kernel, &k);
     kernel_point_sets(&k, R_NilValue, NULL, x, "x", 1);

@@ -205,6 +205,7 @@ static void setup_from_R(SEXP S, SEXP par, SEXP contrast, kica_setup *s)
  * attribute "ranks": the number of columns kept for each source. */
 SEXP kica_contrast(SEXP S, SEXP par, SEXP contrast)
 {
+    engine_entered(__func__);
     kica_setup s;
     setup_from_R(S, par, contrast, &s);
     double **Z = (double **) R_alloc((size_t) (s.m > 0 ? s.m : 1), sizeof(double *));
@@ -490,6 +491,7 @@ static int jacobi_sweeps(sweep_state *st, const double *angles, int nangles,
 SEXP kica_sweeps(SEXP z, SEXP V, SEXP par, SEXP contrast, SEXP angles, SEXP half,
                  SEXP tol, SEXP maxit, SEXP step)
 {
+    engine_entered(__func__);
     sweep_state st;
     setup_from_R(z, par, contrast, &st.s);
     const int n = st.s.n, m = st.s.m;

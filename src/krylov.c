@@ -79,6 +79,7 @@ static int orthonormal_block(int n, int b, double *W, const double *before, doub
  * R/matrix_free.R's orthonormal_columns(). */
 SEXP orthonormal_columns(SEXP W_, SEXP Q_, SEXP used_, SEXP threads_)
 {
+    engine_entered(__func__);
     check_double_matrix(W_, "W");
     check_double_matrix(Q_, "Q");
     int n = nrows(W_), b = ncols(W_);
@@ -115,6 +116,7 @@ SEXP orthonormal_columns(SEXP W_, SEXP Q_, SEXP used_, SEXP threads_)
 SEXP rayleigh_ritz_vectors(SEXP Q_, SEXP AQ_, SEXP used_, SEXP Y_, SEXP values_,
                            SEXP threads_)
 {
+    engine_entered(__func__);
     check_double_matrix(Q_, "Q");
     check_double_matrix(AQ_, "AQ");
     check_double_matrix(Y_, "Y");
@@ -160,6 +162,7 @@ SEXP rayleigh_ritz_vectors(SEXP Q_, SEXP AQ_, SEXP used_, SEXP Y_, SEXP values_,
  * basis_cross_product(). */
 SEXP basis_cross_product(SEXP A_, SEXP B_, SEXP ka_, SEXP kb_, SEXP threads_)
 {
+    engine_entered(__func__);
     check_double_matrix(A_, "A");
     check_double_matrix(B_, "B");
     int n = nrows(A_);

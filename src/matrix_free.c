@@ -69,11 +69,11 @@ static int mf_groups(int n, int *starts)
  * rows of Y, on its own. One parallel region per group of blocks of about
  * threads x MF_CHECK_VALUES kernel values, with the interrupt check and
  * the error for values that are not finite between groups, on the main
- * thread. */
+ * thread, then step (NULL or an R function). */
 static void block_product_by_rows(const kernel_eval *k, const kernel_tiles *plan,
                                   int rows, int rb, int c_lo, int c_hi, const double *V,
                                   int n, int b, double *Y, int ldy, double *T, int threads,
-                                  double *count)
+                                  double *count, SEXP step)
 {
     int nblocks = (rows + rb - 1) / rb;
     int group = (int) (threads * MF_CHECK_VALUES / ((double) rb * (c_hi - c_lo)));
@@ -102,6 +102,7 @@ static void block_product_by_rows(const kernel_eval *k, const kernel_tiles *plan
         *count += values;
         if (bad) kernel_nonfinite_error(k, "");
         R_CheckUserInterrupt();
+        call_step(step);
     }
 }
 
@@ -127,11 +128,12 @@ static void block_product_by_rows(const kernel_eval *k, const kernel_tiles *plan
  * parallel region per band of row blocks (about threads x MF_CHECK_VALUES
  * kernel values, at least 8 row blocks per thread), with the interrupt
  * check and the error for values that are not finite between bands, on
- * the main thread. The same numbers for any number of threads. */
+ * the main thread, then step (NULL or an R function). The same numbers
+ * for any number of threads. */
 static void tile_pipeline(const kernel_eval *k, const kernel_tiles *plan, int r0, int mr,
                           int c0, int mc, int square, const double *V, int n, int b,
                           double *Yr, int ldr, double *Yc, int ldc, double *T, int threads,
-                          int S, double *count)
+                          int S, double *count, SEXP step)
 {
     int NI = (mr + S - 1) / S, NJ = (mc + S - 1) / S;
     int *done = (int *) R_alloc((size_t) NI, sizeof(int));
@@ -184,6 +186,7 @@ static void tile_pipeline(const kernel_eval *k, const kernel_tiles *plan, int r0
         *count += values;
         if (bad) kernel_nonfinite_error(k, "");
         R_CheckUserInterrupt();
+        call_step(step);
     }
 }
 
@@ -228,7 +231,8 @@ static double *thread_tiles(int threads, int S, int rb)
  * group's first sum (c = 0) is summed in Y itself, the others in scratch
  * and added, as the caller of the workers does. */
 static void all_rows_product(const kernel_eval *k, const kernel_points *xp, const double *V,
-                             int n, int b, double *Y, int threads, int S, double *count)
+                             int n, int b, double *Y, int threads, int S, double *count,
+                             SEXP step)
 {
     kernel_tiles *plan = all_rows_plan(k, xp, n, threads);
     double *T = thread_tiles(threads, S, 0);
@@ -245,11 +249,11 @@ static void all_rows_product(const kernel_eval *k, const kernel_points *xp, cons
             if (h > 0) zero(Zr, (size_t) mg * b);
             if (h == g) {
                 tile_pipeline(k, plan, rg, mg, rg, mg, 1, V, n, b, Yg, ldg, Yg, ldg, T, threads, S,
-                              count);
+                              count, step);
             } else {
                 zero(Zc, (size_t) mh * b);
                 tile_pipeline(k, plan, rg, mg, rh, mh, 0, V, n, b, Yg, ldg, Zc, mh, T, threads,
-                              S, count);
+                              S, count, step);
                 add_group_sum(mh, b, Zc, Y + rh, n);
             }
             if (h > 0) add_group_sum(mg, b, Zr, Y + rg, n);
@@ -262,7 +266,7 @@ static void all_rows_product(const kernel_eval *k, const kernel_points *xp, cons
  * group as all_rows_product() adds them. */
 static void by_rows_product(const kernel_eval *k, const kernel_points *xp, int first,
                             int rows, int rb, const double *V, int n, int b, double *Y,
-                            int threads, double *count)
+                            int threads, double *count, SEXP step)
 {
     const double **wbuf = (const double **) R_alloc((size_t) k->nweights + 1,
                                                     sizeof(double *));
@@ -275,12 +279,12 @@ static void by_rows_product(const kernel_eval *k, const kernel_points *xp, int f
     for (int c = 0; c < G; c++) {
         if (c == 0) {
             block_product_by_rows(k, plan, rows, rb, starts[0], starts[1], V, n, b, Y, rows, T,
-                                  threads, count);
+                                  threads, count, step);
             continue;
         }
         zero(Z, (size_t) rows * b);
         block_product_by_rows(k, plan, rows, rb, starts[c], starts[c + 1], V, n, b, Z, rows, T,
-                              threads, count);
+                              threads, count, step);
         add_group_sum(rows, b, Z, Y, rows);
     }
 }
@@ -330,10 +334,13 @@ static void set_count(SEXP ans, double count)
  * kernel: a program from fastkpca:::kernel_program(); weights: the
  * conformal weights of the rows of x; V: n x b double matrix; threads;
  * tile: the rows and columns of the symmetric product's tiles (a
- * multiple of 8; the numbers do not depend on it). */
+ * multiple of 8; the numbers do not depend on it); step: NULL or a
+ * function called after each interrupt check (the tests count the work
+ * done after an interrupt). */
 SEXP kernel_block_product(SEXP x, SEXP row0, SEXP nrow, SEXP kernel, SEXP weights, SEXP V,
-                          SEXP threads, SEXP tile)
+                          SEXP threads, SEXP tile, SEXP step)
 {
+    engine_entered(__func__);
     kernel_eval k;
     kernel_points xp;
     int nthreads;
@@ -341,6 +348,7 @@ SEXP kernel_block_product(SEXP x, SEXP row0, SEXP nrow, SEXP kernel, SEXP weight
     int first = as_count(row0, "row0", 0, n - 1);
     int rows = as_count(nrow, "nrow", 1, n - first);
     int S = mf_tile(tile);
+    check_step(step);
     int rb = (int) (MF_CHECK_VALUES / n);
     rb = rb > MF_ROW_BLOCK ? MF_ROW_BLOCK : rb < 8 ? 8 : rb / 8 * 8;
     double count = 0.0;
@@ -350,9 +358,10 @@ SEXP kernel_block_product(SEXP x, SEXP row0, SEXP nrow, SEXP kernel, SEXP weight
     for (R_xlen_t i = 0; i < XLENGTH(ans); i++) Y[i] = 0.0;
     if (mf_shares_tiles(&k)) {
         if (first == 0 && rows == n)
-            all_rows_product(&k, &xp, REAL(V), n, b, Y, nthreads, S, &count);
+            all_rows_product(&k, &xp, REAL(V), n, b, Y, nthreads, S, &count, step);
         else
-            by_rows_product(&k, &xp, first, rows, rb, REAL(V), n, b, Y, nthreads, &count);
+            by_rows_product(&k, &xp, first, rows, rb, REAL(V), n, b, Y, nthreads, &count,
+                            step);
         set_count(ans, count);
         UNPROTECT(1);
         return ans;
@@ -376,6 +385,7 @@ SEXP kernel_block_product(SEXP x, SEXP row0, SEXP nrow, SEXP kernel, SEXP weight
                       nthreads);
         }
         R_CheckUserInterrupt();
+        call_step(step);
     }
     set_count(ans, count);
     UNPROTECT(1);
@@ -392,6 +402,7 @@ SEXP kernel_block_product(SEXP x, SEXP row0, SEXP nrow, SEXP kernel, SEXP weight
 SEXP kernel_pair_products(SEXP x, SEXP pairs, SEXP kernel, SEXP weights, SEXP V,
                           SEXP threads, SEXP tile)
 {
+    engine_entered(__func__);
     kernel_eval k;
     kernel_points xp;
     int nthreads;
@@ -421,14 +432,14 @@ SEXP kernel_pair_products(SEXP x, SEXP pairs, SEXP kernel, SEXP weights, SEXP V,
         zero(REAL(Pg), (size_t) mg * b);
         if (g == h) {
             tile_pipeline(&k, plan, rg, mg, rg, mg, 1, REAL(V), n, b, REAL(Pg), mg, REAL(Pg), mg,
-                          T, nthreads, S, &count);
+                          T, nthreads, S, &count, R_NilValue);
             continue;
         }
         SEXP Ph = allocMatrix(REALSXP, mh, b);
         SET_VECTOR_ELT(ans, 2 * p + 1, Ph);
         zero(REAL(Ph), (size_t) mh * b);
         tile_pipeline(&k, plan, rg, mg, rh, mh, 0, REAL(V), n, b, REAL(Pg), mg, REAL(Ph), mh, T,
-                      nthreads, S, &count);
+                      nthreads, S, &count, R_NilValue);
     }
     set_count(ans, count);
     UNPROTECT(1);
@@ -439,6 +450,7 @@ SEXP kernel_pair_products(SEXP x, SEXP pairs, SEXP kernel, SEXP weights, SEXP V,
  * of the groups of n rows, and n after the last (mf_groups()). */
 SEXP matrix_free_groups(SEXP n)
 {
+    engine_entered(__func__);
     int rows = as_count(n, "n", 1, INT_MAX);
     int starts[MF_GROUPS + 1];
     int G = mf_groups(rows, starts);
@@ -456,6 +468,7 @@ SEXP matrix_free_groups(SEXP n)
  * process. */
 SEXP matrix_free_fold(SEXP n_, SEXP b_, SEXP sums)
 {
+    engine_entered(__func__);
     int n = as_count(n_, "n", 1, INT_MAX), b = as_count(b_, "b", 1, INT_MAX);
     int starts[MF_GROUPS + 1];
     int G = mf_groups(n, starts);
@@ -492,6 +505,7 @@ SEXP matrix_free_fold(SEXP n_, SEXP b_, SEXP sums)
  * dense rows or (sparse TRUE) sparse rows (kernel_tiles_shared()). */
 SEXP kernel_shares_tiles(SEXP kernel, SEXP sparse)
 {
+    engine_entered(__func__);
     kernel_eval k;
     kernel_eval_from_R(kernel, &k);
     if (!isLogical(sparse) || XLENGTH(sparse) != 1 || LOGICAL(sparse)[0] == NA_LOGICAL)
@@ -505,6 +519,7 @@ SEXP kernel_shares_tiles(SEXP kernel, SEXP sparse)
  * eigen.c). */
 SEXP oriented_columns(SEXP V)
 {
+    engine_entered(__func__);
     if (!isReal(V) || !isMatrix(V) || nrows(V) < 1 || ncols(V) < 1)
         error_argument("'V' must be a double matrix with at least one row and one column");
     SEXP ans = PROTECT(duplicate(V));

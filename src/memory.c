@@ -119,6 +119,7 @@ static double read_windows(void)
  * or c(NA, 0). */
 SEXP available_bytes(SEXP readers)
 {
+    engine_entered(__func__);
     if (!isInteger(readers)) error_argument("'readers' must be an integer vector");
     for (R_xlen_t i = 0; i < XLENGTH(readers); i++)
         if (INTEGER(readers)[i] < READER_MEMINFO || INTEGER(readers)[i] > READER_WINDOWS)

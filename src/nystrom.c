@@ -83,6 +83,7 @@ SEXP nystrom_statistics(SEXP x, SEXP landmarks, SEXP kernel, SEXP xweights,
                         SEXP lweights, SEXP shift, SEXP block_rows, SEXP threads,
                         SEXP step)
 {
+    engine_entered(__func__);
     kernel_eval k;
     kernel_eval_from_R(kernel, &k);
     int nthreads = as_threads(threads);
@@ -135,6 +136,7 @@ SEXP nystrom_statistics(SEXP x, SEXP landmarks, SEXP kernel, SEXP xweights,
  * matrix W; n: the number of rows, a double >= 1. Returns m x k. */
 SEXP nystrom_alpha(SEXP basis, SEXP vectors, SEXP n)
 {
+    engine_entered(__func__);
     check_double_matrix(basis, "basis");
     check_double_matrix(vectors, "vectors");
     int m = nrows(basis), r = ncols(basis), k = ncols(vectors);
@@ -191,18 +193,21 @@ static int kmeanspp_next(double *d2, const double *diag, const double *kc, int n
  * squared feature-space distance k(x,x) + k(c,c) - 2 k(x,c) to the nearest
  * landmark so far. Uses R's random number generator.
  * x: n x d double matrix; m: integer, 1..n; kernel: a program; weights: the
- * conformal weights of the rows of x. One thread: each draw needs the one
- * before.
+ * conformal weights of the rows of x; step: NULL or a function called
+ * after each landmark but the last (the tests count the landmarks drawn
+ * after an interrupt). One thread: each draw needs the one before.
  * Returns the m row numbers (from 1), or fewer if the rest of the data are
  * at distance 0 from the landmarks already (duplicated rows). */
-SEXP nystrom_kmeanspp(SEXP x, SEXP m_, SEXP kernel, SEXP weights)
+SEXP nystrom_kmeanspp(SEXP x, SEXP m_, SEXP kernel, SEXP weights, SEXP step)
 {
+    engine_entered(__func__);
     kernel_eval k;
     kernel_eval_from_R(kernel, &k);
     kernel_point_sets(&k, R_NilValue, NULL, x, "x", 1);
     int n = data_rows(x), d = data_columns(x);
     int m = as_count(m_, "m", 1, n > 0 ? n : 1);
     if (n < 1 || d < 1) error_argument("'x' must have at least 1 row and 1 column");
+    check_step(step);
 
     kernel_points p;
     kernel_points_fixed(&k, x, weights, &p);
@@ -233,6 +238,12 @@ SEXP nystrom_kmeanspp(SEXP x, SEXP m_, SEXP kernel, SEXP weights)
         int next = kmeanspp_next(d2, diag, kc, n, c);
         if (next < 0) break;
         c = next;
+        if (!isNull(step)) {
+            /* R's generator state is R's while step runs, which may draw */
+            PutRNGstate();
+            call_step(step);
+            GetRNGstate();
+        }
     }
     PutRNGstate();
     SEXP ans = PROTECT(allocVector(INTSXP, got));

@@ -99,6 +99,7 @@ static SEXP coefficient_steps(void *data, double *K)
 SEXP preimage_coefficients(SEXP z, SEXP kernel, SEXP weights, SEXP x, SEXP ridge,
                            SEXP threads)
 {
+    engine_entered(__func__);
     kernel_eval k;
     kernel_eval_from_R(kernel, &k);
     if (!isReal(z) || !isMatrix(z)) error_argument("'z' must be a double matrix");
@@ -232,6 +233,7 @@ static void fixed_point_block(fixed_point_job *job, double *z, int nz, int r0, i
 SEXP preimage_fixed_point(SEXP start, SEXP t, SEXP A, SEXP x, SEXP kernel, SEXP maxit,
                           SEXP tol, SEXP threads, SEXP step)
 {
+    engine_entered(__func__);
     kernel_eval k;
     kernel_eval_from_R(kernel, &k);
     if (k.nweights != 0) error_argument("'kernel' must have no conformal part");

@@ -136,6 +136,7 @@ SEXP kernel_project_rows(SEXP z, SEXP x, SEXP kernel, SEXP zweights, SEXP xweigh
                          SEXP alpha, SEXP offset, SEXP alpha_sums, SEXP block_rows,
                          SEXP threads, SEXP step)
 {
+    engine_entered(__func__);
     kernel_eval k;
     kernel_eval_from_R(kernel, &k);
     int nthreads = as_threads(threads);

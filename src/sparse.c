@@ -275,6 +275,7 @@ void sparse_segment(const kernel_spec *spec, const kernel_points *a, const kerne
  * doubles, or NULL for a pattern matrix (every value 1); dim: c(nrow, ncol). */
 SEXP sparse_rows(SEXP index, SEXP second, SEXP values, SEXP dim, SEXP layout)
 {
+    engine_entered(__func__);
     if (!isInteger(dim) || XLENGTH(dim) != 2 || INTEGER(dim)[0] == NA_INTEGER ||
         INTEGER(dim)[1] == NA_INTEGER || INTEGER(dim)[0] < 0 || INTEGER(dim)[1] < 0)
         error_argument("'dim' must be two non-negative integers");

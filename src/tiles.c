@@ -1187,6 +1187,7 @@ static simd_path vector_copy(simd_path path)
 SEXP tile_product(SEXP a, SEXP b, SEXP c, SEXP trans_a, SEXP trans_b, SEXP threads,
                   SEXP path, SEXP op)
 {
+    engine_entered(__func__);
     if (!isReal(a) || !isMatrix(a)) error_argument("'a' must be a double matrix");
     if (!isReal(b) || !isMatrix(b)) error_argument("'b' must be a double matrix");
     if (!isReal(c) || !isMatrix(c)) error_argument("'c' must be a double matrix");

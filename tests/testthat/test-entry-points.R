@@ -36,6 +36,9 @@ entry_accepts <- list(list("kernel_matrix", 1L, "1 x 1"),
   list("oriented_columns", 1L, "1 x 1"), list("oriented_columns", 1L, "huge n"),
   # an exact fit's progress function (R/progress.R): none, or any function
   list("dense_eigen", 10L, "NULL"), list("dense_eigen", 10L, "closure"),
+  # the step functions the tests count work with: none, or any function
+  list("kernel_block_product", 9L, "NULL"), list("kernel_block_product", 9L, "closure"),
+  list("nystrom_kmeanspp", 5L, "NULL"), list("nystrom_kmeanspp", 5L, "closure"),
   # the memory readers to try: none, or any of the codes 1 to 4 (R/memory.R)
   list("available_bytes", 1L, "integer(0)"), list("available_bytes", 1L, "1:2"),
   list("available_bytes", 1L, "integer matrix"),
@@ -199,7 +202,7 @@ test_that("C checks the invariants R relies on, with its own clear messages", {
   expect_error(cross(prog(code = c(3L, string_code), kpar = c(kp, kp), ops = c(1L, 1L, 2L),
                           args = c(0, 1, 0))), "mixes string kernels with kernels on numbers")
   expect_error(.Call(r$kernel_self, x, prog(string_code), list()), "must be a character vector")
-  expect_error(.Call(r$nystrom_kmeanspp, x, 2L, prog(string_code), list()),
+  expect_error(.Call(r$nystrom_kmeanspp, x, 2L, prog(string_code), list(), NULL),
                "its points must be strings")
   expect_error(cross(prog(), z = x[, 1, drop = FALSE]), "'z' must have 2 columns, not 1")
   expect_error(cross(prog(), threads = 0L), "'threads'")

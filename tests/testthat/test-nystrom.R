@@ -173,41 +173,52 @@ test_that("the exact fit's memory error points to landmarks = \"auto\"", {
                "landmarks = \"auto\"")
 })
 
-test_that("a long Nyström pass and k-means++ stop at a time limit, within one step", {
+test_that("a long Nyström pass and k-means++ stop at an interrupt, within one step", {
   skip_on_cran()
-  skip_if(nzchar(Sys.getenv("FASTKPCA_MEMCHECK")), "timing under a memory checker")
+  setup <- quote({
+    set.seed(1)
+    x <- matrix(rnorm(20000 * 100), 20000, 100)
+    kernel <- kern("anovadot", sigma = 0.01)   # 100 exp() per kernel value
+    basis <- fastkpca:::nystrom_landmark_basis(x[1:300, ], kernel, 2L, 1L)
+    options(fastkpca.block_rows = 500L)
+  })
+  # pass 1 in blocks of 500 rows (40 blocks), interrupted after the
+  # second: the pass stops within the block after it (interrupted_at_step(),
+  # helper-work.R), whatever the load on the machine
+  res <- interrupted_at_step(quote(
+    fastkpca:::nystrom_statistics(x, basis, kernel, 1L, step = step)), at = 2L, setup = setup,
+    after = quote(length(kpca(x[1:50, 1:3], features = 2, landmarks = 20)$eig)))
+  expect_identical(res$status, "interrupted", info = child_output(res))
+  expect_lte(res$after, 1L)
+  # R and the package stay usable
+  expect_identical(res$value, 2L)
+  # k-means++ checks between landmarks: of 1000, interrupted after the
+  # fifth, it draws at most one more
+  res <- interrupted_at_step(quote(
+    fastkpca:::nystrom_kmeanspp(x, 1000L, kernel, step = step)), at = 5L, setup = setup)
+  expect_identical(res$status, "interrupted", info = child_output(res))
+  expect_lte(res$after, 1L)
+})
+
+test_that("the Nyström pass and k-means++ call step once per block and landmark", {
   set.seed(1)
-  x <- matrix(rnorm(20000 * 100), 20000, 100)
-  kernel <- kern("anovadot", sigma = 0.01)   # 100 exp() per kernel value
-  limited <- function(expr) {
-    start <- proc.time()[["elapsed"]]
-    msg <- tryCatch({
-      setTimeLimit(elapsed = 1, transient = TRUE)
-      force(expr)
-      "finished"
-    }, error = function(e) conditionMessage(e),
-    finally = setTimeLimit(cpu = Inf, elapsed = Inf, transient = FALSE))
-    list(message = msg, start = start, elapsed = proc.time()[["elapsed"]] - start)
-  }
-  # pass 1 in blocks of 500 rows (40 blocks): the work done after the limit
-  # is bounded by one block, whatever the load on the machine
-  basis <- fastkpca:::nystrom_landmark_basis(x[1:300, ], kernel, 2L, 1L)
-  done <- numeric(0)
+  x <- matrix(rnorm(2000 * 5), 2000, 5)
+  kernel <- kern("rbfdot", sigma = 0.1)
+  basis <- fastkpca:::nystrom_landmark_basis(x[1:30, ], kernel, 2L, 1L)
   old <- options(fastkpca.block_rows = 500L)
   on.exit(options(old))
-  res <- limited(fastkpca:::nystrom_statistics(x, basis, kernel, 1L,
-    step = function() done <<- c(done, proc.time()[["elapsed"]])))
-  expect_match(res$message, "reached elapsed time limit")
-  expect_lt(length(done), 40L)
-  expect_lte(sum(done > res$start + 1), 1L)
-  # k-means++ checks between landmarks: it overshoots the limit by about
-  # one landmark's work, measured here on the same data
-  per_landmark <- system.time(fastkpca:::nystrom_kmeanspp(x, 4L, kernel))[["elapsed"]] / 4
-  res <- limited(fastkpca:::nystrom_kmeanspp(x, 1000L, kernel))
-  expect_match(res$message, "reached elapsed time limit")
-  expect_lt(res$elapsed - 1, 0.5 + 4 * per_landmark)
-  # R and the package stay usable
-  expect_equal(length(kpca(x[1:50, 1:3], features = 2, landmarks = 20)$eig), 2L)
+  blocks <- 0L
+  fastkpca:::nystrom_statistics(x, basis, kernel, 1L, step = function() blocks <<- blocks + 1L)
+  expect_identical(blocks, 4L)
+  # one step after each landmark but the last; the landmarks are those
+  # drawn without it
+  landmarks <- 0L
+  set.seed(2)
+  with_steps <- fastkpca:::nystrom_kmeanspp(x, 7L, kernel,
+                                            step = function() landmarks <<- landmarks + 1L)
+  expect_identical(landmarks, 6L)
+  set.seed(2)
+  expect_identical(with_steps, fastkpca:::nystrom_kmeanspp(x, 7L, kernel))
 })
 
 test_that("Nystrom fits center and scale the data and pad na.exclude rows, as exact fits do", {
