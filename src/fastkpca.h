@@ -239,7 +239,11 @@ kernel_tiles *kernel_tiles_prepare(const kernel_eval *k, const kernel_points *a,
                                    const kernel_points *b, int threads);
 int kernel_tile(const kernel_tiles *P, int r0, int nr, int c0, int nc, double *out);
 
-/* sparse.c: sparse rows, read from R, and their kernel values */
+/* sparse.c: sparse rows, read from R, and their kernel values; a single
+ * kernel of a gathered product takes SPARSE_COLUMNS columns at a time
+ * (sparse_columns()), whose rows scattered side by side need
+ * SPARSE_COLUMNS x d doubles of scratch */
+#define SPARSE_COLUMNS 8
 int is_sparse_rows(SEXP x);
 int data_rows(SEXP x);
 int data_columns(SEXP x);
@@ -247,6 +251,9 @@ void sparse_rows_from_R(SEXP x, const char *what, sparse_csr *s);
 const double *sparse_row_norms(const sparse_csr *s, int row0, int n);
 void sparse_segment(const kernel_spec *spec, const kernel_points *a, const kernel_points *b,
                     int j, int i0, int i1, double *dst, double *work);
+void sparse_columns(const kernel_spec *spec, const kernel_points *a, const kernel_points *b,
+                    int c0, int nc, int i0, int i1, int lower, double *out, size_t ldo,
+                    double *work);
 SEXP sparse_rows(SEXP index, SEXP second, SEXP values, SEXP dim, SEXP layout);
 
 /* kernel_fast.c: the kernels of an inner product or a squared distance */

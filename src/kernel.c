@@ -658,8 +658,9 @@ static size_t work_length(const kernel_eval *k)
         size_t s = string_work_length(k);
         if (s > len) len = s;
     }
-    /* sparse rows: one row scattered into d doubles, before the rest */
-    if (k->sparse) len += (size_t) k->sparse_d;
+    /* sparse rows: SPARSE_COLUMNS rows scattered side by side, before the
+     * rest (sparse_columns()) */
+    if (k->sparse) len += SPARSE_COLUMNS * (size_t) k->sparse_d;
     return len;
 }
 
@@ -697,6 +698,7 @@ void kernel_block(const kernel_eval *k, const kernel_points *a, const kernel_poi
     size_t stack_len = (size_t) (k->depth > 1 ? k->depth - 1 : 0) * (size_t) rows;
     double *stack = (double *) R_alloc(stack_len * (size_t) threads + 1, sizeof(double));
     double cost = program_cost(k, a->d);
+    int step = k->sparse && k->nops == 1 ? SPARSE_COLUMNS : 1;
 
     int j0 = 0;
     while (j0 < cols) {
@@ -709,19 +711,27 @@ void kernel_block(const kernel_eval *k, const kernel_points *a, const kernel_poi
 #pragma omp parallel for num_threads(threads) schedule(dynamic, 4) if (threads > 1) \
     reduction(|:nonfinite)
 #endif
-        for (int j = j0; j < j1; j++) {
+        for (int j = j0; j < j1; j += step) {
 #ifdef _OPENMP
             int t = omp_get_thread_num();
 #else
             int t = 0;
 #endif
-            double *col = out + (size_t) j * rows;
-            int i0 = lower_only ? j : 0;
-            if (i0 >= rows) continue;
-            program_segment(k, a, b, j, i0, col, stack + stack_len * (size_t) t,
-                            work + work_len * (size_t) t);
-            int bad = 0;
-            for (int i = i0; i < rows; i++) bad |= !(fabs(col[i]) <= DBL_MAX); /* Inf or NaN */
+            int nj = j1 - j < step ? j1 - j : step, bad = 0;
+            if (step > 1) {
+                /* a single kernel on sparse rows: SPARSE_COLUMNS columns at a time */
+                sparse_columns(k->bases, a, b, j, nj, 0, rows, lower_only, out + (size_t) j * rows,
+                               (size_t) rows, work + work_len * (size_t) t);
+            }
+            for (int c = j; c < j + nj; c++) {
+                double *col = out + (size_t) c * rows;
+                int i0 = lower_only ? c : 0;
+                if (i0 >= rows) continue;
+                if (step == 1)
+                    program_segment(k, a, b, c, i0, col, stack + stack_len * (size_t) t,
+                                    work + work_len * (size_t) t);
+                for (int i = i0; i < rows; i++) bad |= !(fabs(col[i]) <= DBL_MAX); /* Inf or NaN */
+            }
             nonfinite |= bad;
         }
         /* outside the parallel region: R API calls are safe here */
@@ -797,11 +807,8 @@ int kernel_tile(const kernel_tiles *P, int r0, int nr, int c0, int nc, double *o
 #endif
     double *work = P->work + P->work_len * (size_t) (t < P->threads ? t : 0);
     int bad = 0;
-    for (int c = 0; c < nc; c++) {
-        double *col = out + (size_t) c * nr;
-        sparse_segment(P->spec, &P->a, &P->b, c0 + c, r0, r0 + nr, col, work);
-        for (int i = 0; i < nr; i++) bad |= !(fabs(col[i]) <= DBL_MAX);
-    }
+    sparse_columns(P->spec, &P->a, &P->b, c0, nc, r0, r0 + nr, 0, out, (size_t) nr, work);
+    for (size_t i = 0; i < (size_t) nr * nc; i++) bad |= !(fabs(out[i]) <= DBL_MAX);
     return bad;
 }
 
