@@ -21,11 +21,11 @@
 set -euo pipefail
 
 here="$(cd "$(dirname "$0")/.." && pwd)"
-core='kpca|kernels|kern|string-kernels|nystrom|matrix-free|tiles|kica|bad-input'
+core='kpca|kernels|kern|string-kernels|nystrom|matrix-free|tiles|kica|bad-input|sparse'
 tests="${FASTKPCA_ARM64_TESTS:-$core}"
 [ "$tests" = core ] && tests="$core"
 root="${FASTKPCA_ARM64_ROOT:-$HOME/.cache/fastkpca/arm64-root-bookworm}"
-debs="r-base-core,r-cran-generics,r-cran-testthat,r-cran-kernlab,r-cran-matrix,r-cran-future,r-cran-progressr,gcc,make,libc6-dev,libblas-dev,liblapack-dev,gfortran"
+debs="r-base-core,r-cran-generics,r-cran-testthat,r-cran-kernlab,r-cran-matrix,r-cran-slam,r-cran-tm,r-cran-janeaustenr,r-cran-future,r-cran-progressr,gcc,make,libc6-dev,libblas-dev,liblapack-dev,gfortran"
 mirror="${FASTKPCA_ARM64_MIRROR:-$(sed -n 's/^URIs: *//p' /etc/apt/sources.list.d/debian.sources 2>/dev/null | head -n 1)}"
 [ -n "$mirror" ] || mirror="$(awk '$1 == "deb" { print $2; exit }' /etc/apt/sources.list 2>/dev/null || true)"
 

@@ -203,6 +203,7 @@ SEXP nystrom_kmeanspp(SEXP x, SEXP m_, SEXP kernel, SEXP weights, SEXP step)
     engine_entered(__func__);
     kernel_eval k;
     kernel_eval_from_R(kernel, &k);
+    if (k.any_string) error_argument("'kernel' is a string kernel: its points must be strings");
     kernel_point_sets(&k, R_NilValue, NULL, x, "x", 1);
     int n = data_rows(x), d = data_columns(x);
     int m = as_count(m_, "m", 1, n > 0 ? n : 1);

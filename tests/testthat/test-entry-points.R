@@ -202,6 +202,33 @@ test_that("C checks the invariants R relies on, with its own clear messages", {
   expect_error(cross(prog(code = c(3L, string_code), kpar = c(kp, kp), ops = c(1L, 1L, 2L),
                           args = c(0, 1, 0))), "mixes string kernels with kernels on numbers")
   expect_error(.Call(r$kernel_self, x, prog(string_code), list()), "must be a character vector")
+  # sparse rows: every invariant the value functions rely on, and both sets
+  # of a call of one kind
+  sp <- function(p = c(0L, 2L, 3L), j = c(0L, 2L, 1L), v = c(1, 2, 3), dim = c(2L, 3L))
+    structure(list(p = p, j = j, x = v, dim = dim), class = "fastkpca_sparse_rows")
+  kmat <- function(rows) .Call(r$kernel_matrix, rows, prog(), list(), 1L)
+  expect_equal(dim(kmat(sp())), c(2L, 2L))
+  expect_error(kmat(sp(p = c(0L, 3L, 2L))), "the row starts must")
+  expect_error(kmat(sp(p = c(1L, 2L, 3L))), "from 0 to the number of values")
+  expect_error(kmat(sp(p = c(0L, 2L))), "the row starts must be 3 integers")
+  expect_error(kmat(sp(j = c(2L, 0L, 1L))), "columns must increase within each row")
+  expect_error(kmat(sp(j = c(0L, 0L, 1L))), "columns must increase within each row")
+  expect_error(kmat(sp(j = c(0L, 3L, 1L))), "a column index is out of range")
+  expect_error(kmat(sp(j = c(0L, -1L, 1L))), "a column index is out of range")
+  expect_error(kmat(sp(v = c(1, NaN, 3))), "must not contain missing or infinite values")
+  expect_error(kmat(sp(v = c(1, 2))), "integer and double vectors of one length")
+  expect_error(kmat(sp(dim = c(2L, NA))), "two non-negative dimensions")
+  expect_error(kmat(unclass(sp())), "'x' must be a double matrix")
+  expect_error(.Call(r$kernel_cross, x, sp(), prog(), list(), list(), 1L),
+               "'z' must be sparse rows, as 'x' are")
+  expect_error(.Call(r$kernel_cross, sp(), x, prog(), list(), list(), 1L),
+               "'x' must be sparse rows, as 'z' are")
+  expect_error(.Call(r$sparse_rows, c(0L, 5L), c(0L, 1L), c(1, 2), c(2L, 2L), 1L),
+               "a row index is out of range")
+  expect_error(.Call(r$sparse_rows, c(0L, 1L), c(0L, 1L, 3L), c(1, 2), c(2L, 2L), 0L),
+               "column starts, from 0 to 2")
+  expect_error(.Call(r$sparse_rows, c(0L, 1L), c(0L, 2L, 1L), c(1, 2), c(2L, 2L), 0L),
+               "column starts, from 0 to 2|must not decrease")
   expect_error(.Call(r$nystrom_kmeanspp, x, 2L, prog(string_code), list(), NULL),
                "its points must be strings")
   expect_error(cross(prog(), z = x[, 1, drop = FALSE]), "'z' must have 2 columns, not 1")
