@@ -108,6 +108,17 @@ run_child <- function(case, data, n = "", lib = NULL) {
   if (status != 0L || !file.exists(out)) stop("the child ", case, " failed")
   readRDS(out)
 }
+# The first python3 or python on the PATH that imports scikit-learn.
+sklearn_python <- function() {
+  for (py in Sys.which(c("python3", "python"))) {
+    for (cand in unique(c(py, file.path(strsplit(Sys.getenv("PATH"), ":")[[1]],
+                                         basename(py))))) {
+      if (file.exists(cand) && system2(cand, c("-c", shQuote("import sklearn, scipy")),
+                                        stdout = FALSE, stderr = FALSE) == 0L) return(cand)
+    }
+  }
+  stop("no python on the PATH imports scikit-learn (Debian: python3-sklearn)")
+}
 mb <- function(bytes) sprintf("%.0f MB", bytes / 2^20)
 rel <- function(a, b) max(abs(a - b) / abs(b))
 
@@ -143,7 +154,7 @@ if ("austen" %in% parts) {
     "t = time.time() - t0",
     "peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss",
     "print(t, peak * 1024, (peak - base) * 1024, *k.eigenvalues_)"), py)
-  sk <- as.numeric(strsplit(system2("python3", c(py, mm), stdout = TRUE), " ")[[1]])
+  sk <- as.numeric(strsplit(system2(sklearn_python(), c(py, mm), stdout = TRUE), " ")[[1]])
   sk_eig <- sk[-(1:3)] / nrow(x)
   tab <- data.frame(
     run = c("fastkpca, sparse", if (nzchar(base_lib)) "fastkpca before (dense copy)"
