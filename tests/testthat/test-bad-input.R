@@ -322,13 +322,15 @@ test_that("predict: wrong columns, names, types and non-finite values are refuse
   bad_input_count$predict <- expect_bad_input_cases(cases, env)
 })
 
-test_that("sparse Matrix objects are coerced, and give the dense result", {
+test_that("sparse Matrix objects are kept sparse, and give the dense result", {
   skip_if_not_installed("Matrix")
   x <- bad_input_data()$x
   xs <- Matrix::Matrix(x, sparse = TRUE)
   xs2 <- Matrix::Matrix(x * (x > 3), sparse = TRUE)      # with real zeros
   dense <- kpca(x, kpar = list(sigma = 0.3), features = 3)
-  expect_identical(kpca(xs, kpar = list(sigma = 0.3), features = 3)$alpha, dense$alpha)
+  fs <- kpca(xs, kpar = list(sigma = 0.3), features = 3)
+  expect_s3_class(fs$xmatrix, "fastkpca_sparse_rows")
+  expect_kpca_equal(fs, dense, tol = 1e-10)
   expect_equal(kpca(xs2, kpar = list(sigma = 0.3), features = 3)$eig,
                kpca(as.matrix(xs2), kpar = list(sigma = 0.3), features = 3)$eig)
   expect_equal(predict(dense, xs[1:4, ]), predict(dense, x[1:4, ]))

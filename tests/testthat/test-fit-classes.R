@@ -37,7 +37,8 @@ test_that("the validators catch a damaged fit of each class", {
   expect_identical(fastkpca:::validate_fastkpca_nystrom(ny), ny)
   expect_identical(fastkpca:::validate_fastkpca_precomputed(pre), pre)
   bad <- ex; bad$xmatrix <- bad$xmatrix[-1, ]
-  expect_error(predict(bad, x), "'object' is not a valid fastkpca fit: 'xmatrix' must be a double matrix with 150 rows")
+  expect_error(predict(bad, x), "'object' is not a valid fastkpca fit: 'xmatrix' must be a double matrix (or sparse rows) with 150 rows",
+               fixed = TRUE)
   bad <- ex; bad$eig <- bad$eig[1]
   expect_error(predict(bad, x), "'eig' must hold 2 eigenvalues")
   bad <- ny; bad$landmarks <- bad$landmarks[-1, ]
