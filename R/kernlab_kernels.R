@@ -1,5 +1,5 @@
 # kernlab's kernel generators, returning kernlab's own objects while kernlab
-# is loaded and fastkpca kernel functions otherwise (R/kernel_function.R);
+# is attached and fastkpca kernel functions otherwise (R/kernel_function.R);
 # the methods that kernlab's kernel generics get for fastkpca's kernel
 # functions, and the algebra's methods on kernlab's kernel class. Defaults
 # are kernlab's.
@@ -112,39 +112,46 @@ NULL
 
 #' @rdname kernlab-kernels
 #' @export
-rbfdot <- function(sigma = 1) kern("rbfdot", sigma = sigma)
+rbfdot <- function(sigma = 1) generate_kernel("rbfdot", sigma = sigma)
 
 #' @rdname kernlab-kernels
 #' @export
 polydot <- function(degree = 1, scale = 1, offset = 1)
-  kern("polydot", degree = degree, scale = scale, offset = offset)
+  generate_kernel("polydot", degree = degree, scale = scale, offset = offset)
 
 #' @rdname kernlab-kernels
 #' @export
-vanilladot <- function() kern("vanilladot")
+vanilladot <- function() generate_kernel("vanilladot")
 
 #' @rdname kernlab-kernels
 #' @export
 tanhdot <- function(scale = 1, offset = 1)
-  kern("tanhdot", scale = scale, offset = offset)
+  generate_kernel("tanhdot", scale = scale, offset = offset)
 
 #' @rdname kernlab-kernels
 #' @export
-laplacedot <- function(sigma = 1) kern("laplacedot", sigma = sigma)
+laplacedot <- function(sigma = 1) generate_kernel("laplacedot", sigma = sigma)
 
 #' @rdname kernlab-kernels
 #' @export
 besseldot <- function(sigma = 1, order = 1, degree = 1)
-  kern("besseldot", sigma = sigma, order = order, degree = degree)
+  generate_kernel("besseldot", sigma = sigma, order = order, degree = degree)
 
 #' @rdname kernlab-kernels
 #' @export
 anovadot <- function(sigma = 1, degree = 1)
-  kern("anovadot", sigma = sigma, degree = degree)
+  generate_kernel("anovadot", sigma = sigma, degree = degree)
 
 #' @rdname kernlab-kernels
 #' @export
-splinedot <- function() kern("splinedot")
+splinedot <- function() generate_kernel("splinedot")
+
+# A generator's kernel: the parameters checked as kern() checks them (named
+# 'sigma', ... in errors), then kernlab's object while kernlab is attached
+# (generator_kernel(), R/kernel_function.R).
+generate_kernel <- function(name, ...) {
+  generator_kernel(as_kernel(name, list(...), kpar_arg = ""))
+}
 
 # ---- kernlab's kernel generics on fastkpca's kernels ----------------------
 #
@@ -243,8 +250,9 @@ check_kernlab_solver <- function(kernel) {
     stop_argument(sprintf(paste0(
         "kernlab's ksvm() of type \"%s\" cannot take the kernel %s: its solver for ",
         "this type handles only kernlab's own kernel classes, and crashes R on any other ",
-        "kernel (a kernel function written in R too). Use a single kernel made while ",
-        "kernlab is loaded (such as rbfdot(0.1), which is then kernlab's own), or ",
+        "kernel (a kernel function written in R too). Use a single kernel made by a ",
+        "generator while kernlab is attached (such as rbfdot(0.1) after library(kernlab), ",
+        "which is then kernlab's own), or ",
         "another type (\"C-svc\", \"nu-svc\"; \"eps-svr\" for regression)"),
         type, format(kernel_tree(kernel))))
   }

@@ -113,7 +113,7 @@ string_kernel_defaults <- list(length = 4, lambda = 1.1, type = "spectrum", norm
 #' kernel_matrix(stringdot(length = 2) + stringdot(length = 4), x[1:3])
 #' @export
 stringdot <- function(length = 4, lambda = 1.1, type = "spectrum", normalized = TRUE) {
-  kernel_function(string_kernel(list(length = length, lambda = lambda, type = type,
+  generator_kernel(string_kernel(list(length = length, lambda = lambda, type = type,
                                      normalized = normalized), arg = ""))
 }
 
