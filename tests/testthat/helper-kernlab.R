@@ -58,7 +58,12 @@ kernlab_examples_session <- function(setup, examples, progress) {
     if (depth > 8L || is.null(v)) return(NULL)
     if (is.function(v) && inherits(v, "kernel")) {
       kpar <- tryCatch(kernlab::kpar(v), error = function(e) NULL)
-      return(list(kernel_class = class(v)[1L], kpar = fingerprint(kpar, depth + 1L)))
+      # the kernel's name: a fastkpca kernel's own, or from kernlab's class
+      # ("rbfkernel" is rbfdot's)
+      tree <- attr(v, "kernel", exact = TRUE)
+      name <- if (is.list(tree) && identical(tree$op, "base")) tree$name
+              else sub("kernel$", "dot", class(v)[1L])
+      return(list(kernel_class = class(v)[1L], kernel = name, kpar = fingerprint(kpar, depth + 1L)))
     }
     if (is.function(v) || is.environment(v) || is.language(v)) return(NULL)
     if (inherits(v, "fastkpca")) {
@@ -111,6 +116,7 @@ kernlab_examples_session <- function(setup, examples, progress) {
       visible <- !failed && isTRUE(res$visible)
       steps[[i]] <- list(
         printed = printed, failed = failed,
+        kernelf = is.call(exprs[[i]]) && identical(exprs[[i]][[1L]], as.name("kernelf")),
         error = if (failed) conditionMessage(res),
         class = if (visible) class(res$value)[1L],
         value = if (visible) fingerprint(res$value))
@@ -219,6 +225,13 @@ kernlab_example_differences <- function(res, ref, tol, sign_free_topics) {
         if (sign_free) { na <- abs(na); nb <- abs(nb) }
         if (!numbers_agree(na, nb, tol))
           out <- c(out, sprintf("%s: printed numbers differ", where))
+      }
+      # kernelf() of a fastkpca fit (the kpca() that masks kernlab's) is
+      # fastkpca's kernel function in every session, kernlab's own object
+      # in kernlab's: the same kernel and parameters, another class
+      if (isTRUE(b$kernelf) && is.list(a$value) && is.list(b$value)) {
+        a$value$kernel_class <- NULL
+        b$value$kernel_class <- NULL
       }
       out <- c(out, fingerprint_differences(a$value, b$value, paste(where, "value"), tol, sign_free))
     }
