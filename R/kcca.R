@@ -335,7 +335,9 @@ kcca_kernlab <- function(x, y, xk, yk, gamma, ncomps, threads) {
   check_kcca_kernlab_memory(nrow(x))
   vx <- kcca_kernlab_view(x, xk, gamma, threads, "x")
   vy <- kcca_kernlab_view(y, yk, gamma, threads, "y")
-  # t(N), formed with one n x n copy (the transpose); its SVD is Q S P'
+  # t(N) (rows: the eigenvectors of y): R scales the temporaries in place,
+  # so the cross product and its transpose are the only copies; its SVD is
+  # Q S P'
   core <- t(crossprod(vx$vectors, vy$vectors) * vx$d) * vy$d
   k <- ceiling(ncomps / 2)
   s <- svd(core, nu = k, nv = k)
