@@ -171,8 +171,9 @@
 #' # then -rho (kernlab's own order within a pair can differ)
 #' kcor(kcca(x, y, kernel = "rbfdot", kpar = list(sigma = 1), ncomps = 2))
 #' if (requireNamespace("kernlab", quietly = TRUE))
-#'   print(kernlab::kcor(kernlab::kcca(x, y, kernel = "rbfdot",
-#'                                     kpar = list(sigma = 1), ncomps = 2)))
+#'   print(kernlab::kcor(kernlab::kcca(as.matrix(x), as.matrix(y),
+#'                                     kernel = "rbfdot", kpar = list(sigma = 1),
+#'                                     ncomps = 2)))
 #' # the first canonical variates are nearly a linear function of each other
 #' v <- predict(fit)
 #' cor(v$x[, 1], v$y[, 1])
