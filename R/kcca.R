@@ -1,7 +1,8 @@
-# Kernel canonical correlation analysis, kcca(): a low-rank factor of each
-# view's kernel matrix (incomplete Cholesky, src/kcca.c), the small
-# regularized problem on the two factors, the fit object, print() and
-# predict().
+# Kernel canonical correlation analysis, kcca(): kernlab's formulation
+# (dense, from one symmetric eigendecomposition of each view's kernel
+# matrix); the centered one (a low-rank factor of each view's kernel matrix
+# by incomplete Cholesky, src/kcca.c, and the small regularized problem on
+# the two factors); the fit object, print() and predict().
 
 #' Kernel canonical correlation analysis
 #'
@@ -15,7 +16,9 @@
 #' @section Two formulations:
 #' `formulation = "kernlab"`, the default, solves kernlab's problem and
 #' returns kernlab's numbers, so that kernlab code gives what it gave with
-#' kernlab (`kcor()`, `xcoef()` and `ycoef()` equal kernlab's). Its kernel
+#' kernlab (`kcor()`, `xcoef()` and `ycoef()` equal kernlab's, up to the
+#' order of the two members of each pair and the signs of the columns: see
+#' the next section). Its kernel
 #' matrices are not centered, which makes the leading pairs follow the means
 #' of the kernel functions more than a relation between `x` and `y`; and it
 #' works on dense n x n matrices. `formulation = "centered"` is the problem
@@ -35,17 +38,40 @@
 #' \eqn{+\rho}, \eqn{-\rho}, and `kcor` holds the first `ncomps` of them by
 #' decreasing modulus: each correlation twice, with the coefficients
 #' \eqn{(a, b)} and \eqn{(a, -b)}, scaled so that
-#' \eqn{a' B_x a = 1/2}{a' Bx a = 1/2}. kernlab's eigensolver puts the two
-#' of a pair in an order that rounding decides, which only kernlab's own
-#' computation reproduces; so when kernlab is loaded and one kernel serves
-#' both views (kernlab has no `ykernel`), the eigenproblem is solved by
-#' `kernlab::kcca()` itself (on kernlab's own kernel object for a single
-#' kernel, so on kernlab's kernel matrices), and `kcor`, `xcoef` and
-#' `ycoef` are kernlab's. Otherwise fastkpca solves it, from the SVD of
-#' \eqn{B_x^{-1/2} K_x K_y B_y^{-1/2}}{Bx^-1/2 Kx Ky By^-1/2}, and reports
-#' each pair as \eqn{+\rho} then \eqn{-\rho}: the same numbers up to that
-#' order. `tol` and `max_rank` do not apply; the fit keeps the training rows
-#' for `predict()`, whose variates are \eqn{K(z, x) a}.
+#' \eqn{a' B_x a = b' B_y b = 1/2}{a' Bx a = b' By b = 1/2}.
+#'
+#' fastkpca solves this problem itself, the same way in every session
+#' (whether kernlab is loaded or not, it never calls kernlab's code): from
+#' one symmetric eigendecomposition of each kernel matrix,
+#' \eqn{K = U \Lambda U'}{K = U L U'} (\eqn{B} is a polynomial in \eqn{K}, with
+#' the same eigenvectors), and the singular value decomposition of the
+#' n x n matrix \eqn{D_x U_x' U_y D_y}{Dx Ux'Uy Dy}, with
+#' \eqn{D = \Lambda (\Lambda^2 + \gamma \Lambda + 10^{-6} I)^{-1/2}}{D = L (L^2 + gamma L + 1e-6 I)^-1/2},
+#' whose singular values are the \eqn{\rho}. kernlab forms 2n x 2n
+#' matrices and calls a non-symmetric eigensolver on one; fastkpca forms
+#' none, holds about ten n x n matrices at its peak, and is several times
+#' faster (`bench/kcca.R`).
+#'
+#' The order and the signs are fastkpca's own, the same in every session:
+#' each pair is \eqn{+\rho} first, then \eqn{-\rho}, with the same \eqn{a}
+#' and \eqn{-b}; the entry of largest magnitude of each column of `xcoef`
+#' is positive. kernlab reports the two members of a pair in the order its
+#' eigensolver's rounding gives, so kernlab's own `kcor()` may have
+#' \eqn{-\rho} before \eqn{+\rho} for some pairs (and, when `ncomps` is
+#' odd, end with \eqn{-\rho}), with those columns of `xcoef()` and `ycoef()`
+#' swapped to match, and the sign of each of its columns is arbitrary. What
+#' the problem fixes is the same: the value of each \eqn{\rho}, the
+#' coefficients up to the sign of a column, and the sign of \eqn{b}
+#' relative to \eqn{a} (\eqn{a' K_x K_y b}{a' Kx Ky b} has the sign of the
+#' eigenvalue). Where a kernel matrix is singular (`vanilladot`, or
+#' `polydot` on few columns), kernlab's coefficients also carry small
+#' components in its null space, which neither the variates \eqn{K a} nor
+#' the constraints (where they weigh \eqn{10^{-6}}) see; fastkpca's have
+#' none, so there the two agree in \eqn{K a} and in the norm of \eqn{B},
+#' not entry by entry. A kernel that is not positive semidefinite
+#' (`tanhdot`) can make \eqn{B} indefinite: that is an error.
+#' `tol` and `max_rank` do not apply; the fit keeps the training rows for
+#' `predict()`, whose variates are \eqn{K(z, x) a}.
 #'
 #' @section The centered formulation:
 #' With \eqn{K_x}, \eqn{K_y} the kernel matrices of the n rows, centered in
@@ -94,13 +120,15 @@
 #' @param max_rank For the centered formulation: the most columns of each
 #'   factor (default 500, at most
 #'   `nrow(x)`): memory is `8 * nrow(x) * max_rank` bytes per view at most.
-#' @param threads Threads for the kernel between new rows and the pivot rows
-#'   in `predict()` (see [kpca_threads()]); the factor itself is computed on
-#'   one thread, one kernel column at a time.
+#' @param threads Threads for the kernel matrices of kernlab's formulation
+#'   and for the kernel between new rows and the pivot rows (all training
+#'   rows, for kernlab's formulation) in `predict()` (see [kpca_threads()]);
+#'   the factor of the centered formulation is computed on one thread, one
+#'   kernel column at a time.
 #' @param ... Unused; an error if given.
 #' @return An object of class `"fastkpca_kcca"`, a list with
 #'   \item{kcor}{the canonical correlations (kernlab's `kcor()`): for
-#'     kernlab's formulation each twice, as \eqn{+\rho} and \eqn{-\rho}, by
+#'     kernlab's formulation each twice, \eqn{+\rho} then \eqn{-\rho}, by
 #'     decreasing modulus; for the centered one, largest first.}
 #'   \item{xcoef, ycoef}{n x k matrices of dual coefficients \eqn{a}, \eqn{b}
 #'     (kernlab's `xcoef()`, `ycoef()`): the canonical function of `x` is
@@ -139,8 +167,13 @@
 #'             formulation = "centered")
 #' fit
 #' kcor(fit)
-#' # kernlab's formulation, the default: kernlab's numbers
+#' # kernlab's formulation, the default: kernlab's numbers, each pair +rho
+#' # then -rho (kernlab's own order within a pair can differ)
 #' kcor(kcca(x, y, kernel = "rbfdot", kpar = list(sigma = 1), ncomps = 2))
+#' if (requireNamespace("kernlab", quietly = TRUE))
+#'   print(kernlab::kcor(kernlab::kcca(as.matrix(x), as.matrix(y),
+#'                                     kernel = "rbfdot", kpar = list(sigma = 1),
+#'                                     ncomps = 2)))
 #' # the first canonical variates are nearly a linear function of each other
 #' v <- predict(fit)
 #' cor(v$x[, 1], v$y[, 1])
@@ -172,7 +205,7 @@ kcca <- function(x, y, kernel = "rbfdot", kpar = list(sigma = 0.1), gamma = NULL
   threads <- check_threads(threads)
 
   if (formulation == "kernlab") {
-    sol <- kcca_kernlab(x, y, xk, yk, gamma, ncomps)
+    sol <- kcca_kernlab(x, y, xk, yk, gamma, ncomps, threads)
     xfactor <- kcca_dense_summary(x, xk, sol$xcoef)
     yfactor <- kcca_dense_summary(y, yk, sol$ycoef)
   } else {
@@ -272,8 +305,7 @@ kcca_solve <- function(fx, fy, n, gamma, ncomps) {
   ycoef <- dual(fy$G, ysmall, by$mean)
   # signs: the largest-magnitude entry of each xcoef column is positive,
   # and the y column follows (the correlation stays positive)
-  flip <- sign(xcoef[cbind(max.col(abs(t(xcoef)), ties.method = "first"), seq_len(k))])
-  flip[flip == 0] <- 1
+  flip <- kcca_pair_signs(xcoef)
   xprojection <- sweep(xprojection, 2L, flip, "*")
   yprojection <- sweep(yprojection, 2L, flip, "*")
   list(kcor = s$d[seq_len(k)],
@@ -286,65 +318,96 @@ kcca_solve <- function(fx, fy, n, gamma, ncomps) {
 
 # kernlab's problem (see ?kcca): the generalized eigenproblem
 #   [0, Kx Ky; Ky Kx, 0] v = lambda [Bx, 0; 0, By] v,  B = (K + gamma I) K + 1e-6 I,
-# on the plain kernel matrices, with one kernel for both views in kernlab.
-# Its eigenvalues come in pairs +rho, -rho, and kernlab reports them in the
-# order of its non-symmetric eigensolver, which puts the two of a pair in an
-# order that rounding decides: only kernlab's own computation gives it back.
-# So while kernlab is loaded (a kernlab script) and the two views share one
-# kernel, kernlab::kcca() solves it, on kernlab's own object for a base
-# kernel (the same kernel matrices as kernlab's, bit for bit); otherwise
-# fastkpca solves it, from the SVD of Sx Kx Ky Sy (S = B^-1/2): the pair of
-# singular value rho with vectors (u, v) gives the eigenvalues +rho and
-# -rho with generalized eigenvectors (Sx u, Sy v) / sqrt(2) and
-# (Sx u, -Sy v) / sqrt(2), reported in that order, with kernlab's scale
-# (unit eigenvectors: a'Bx a = 1/2).
-kcca_kernlab <- function(x, y, xk, yk, gamma, ncomps) {
-  by_kernlab <- isNamespaceLoaded("kernlab") && identical(xk, yk)
-  check_kcca_kernlab_memory(nrow(x), by_kernlab)
-  if (by_kernlab) {
-    fit <- kernlab::kcca(x, y, kernel = kernel_function(xk), gamma = gamma, ncomps = ncomps)
-    xcoef <- methods::slot(fit, "xcoef")
-    ycoef <- methods::slot(fit, "ycoef")
-    kcor <- methods::slot(fit, "kcor")
-  } else {
-    Kx <- kernel_matrix(xk, x)
-    Ky <- kernel_matrix(yk, y)
-    Sx <- kcca_inverse_root(Kx, gamma)
-    Sy <- kcca_inverse_root(Ky, gamma)
-    s <- svd(Sx %*% Kx %*% Ky %*% Sy)
-    pairs <- rep(seq_len(ceiling(ncomps / 2)), each = 2L)[seq_len(ncomps)]
-    signs <- rep(c(1, -1), length.out = ncomps)
-    kcor <- s$d[pairs] * signs
-    xcoef <- Sx %*% s$u[, pairs, drop = FALSE] / sqrt(2)
-    ycoef <- sweep(Sy %*% s$v[, pairs, drop = FALSE], 2L, signs, "*") / sqrt(2)
-  }
-  kx <- kernel_matrix(xk, x)
-  ky <- kernel_matrix(yk, y)
-  list(kcor = as.double(kcor), xcoef = unname(xcoef), ycoef = unname(ycoef),
-       xvariates = kx %*% xcoef, yvariates = ky %*% ycoef)
+# on the plain kernel matrices. B is a polynomial in K, so with
+# K = U diag(l) U' (one symmetric eigendecomposition per view, never a
+# 2n x 2n matrix) B^-1/2 = U diag(b^-1/2) U' with b = l^2 + gamma l + 1e-6,
+# and B^-1/2 K = U diag(d) U' with d = l / sqrt(b). The eigenvalues are
+# +rho and -rho for each singular value rho of
+#   Sx Kx Ky Sy = Ux N Uy',  N = diag(dx) Ux'Uy diag(dy)   (S = B^-1/2),
+# with generalized eigenvectors (Sx Ux p, +-Sy Uy q) / sqrt(2) for the
+# singular vectors (p, q) of the n x n core N: kernlab's scale
+# (a'Bx a = 1/2, unit eigenvectors of kernlab's symmetrized problem). The
+# variates need no kernel matrix: Kx a = Ux diag(dx) p / sqrt(2).
+# kernlab finds these from a non-symmetric eigensolver on the 2n x 2n
+# matrix, which orders the two of a pair as its rounding falls; here each
+# pair is +rho then -rho, and its sign is fixed as in the centered
+# formulation (kcca_pair_signs()).
+kcca_kernlab <- function(x, y, xk, yk, gamma, ncomps, threads) {
+  check_kcca_kernlab_memory(nrow(x))
+  vx <- kcca_kernlab_view(x, xk, gamma, threads, "x")
+  vy <- kcca_kernlab_view(y, yk, gamma, threads, "y")
+  # t(N) (rows: the eigenvectors of y): R scales the temporaries in place,
+  # so the cross product and its transpose are the only copies; its SVD is
+  # Q S P'
+  core <- t(crossprod(vx$vectors, vy$vectors) * vx$d) * vy$d
+  k <- ceiling(ncomps / 2)
+  s <- svd(core, nu = k, nv = k)
+  core <- NULL
+  p <- s$v * sqrt(0.5)
+  q <- s$u * sqrt(0.5)
+  xcoef <- vx$vectors %*% (p / sqrt(vx$b))
+  flip <- kcca_pair_signs(xcoef)
+  xcoef <- sweep(xcoef, 2L, flip, "*")
+  ycoef <- sweep(vy$vectors %*% (q / sqrt(vy$b)), 2L, flip, "*")
+  xvariates <- sweep(vx$vectors %*% (p * vx$d), 2L, flip, "*")
+  yvariates <- sweep(vy$vectors %*% (q * vy$d), 2L, flip, "*")
+  # each pair as +rho, then -rho: the same a, and -b
+  pairs <- rep(seq_len(k), each = 2L)[seq_len(ncomps)]
+  signs <- rep(c(1, -1), length.out = ncomps)
+  list(kcor = s$d[pairs] * signs,
+       xcoef = xcoef[, pairs, drop = FALSE],
+       ycoef = sweep(ycoef[, pairs, drop = FALSE], 2L, signs, "*"),
+       xvariates = xvariates[, pairs, drop = FALSE],
+       yvariates = sweep(yvariates[, pairs, drop = FALSE], 2L, signs, "*"))
 }
 
-# kernlab's formulation holds dense matrices: about 8 n x n ones here, and
-# in kernlab's computation about 40 (its 2n x 2n matrices, and eigen() of a
-# non-symmetric one). Refused before any is made when they cannot fit in the
-# memory budget (R/memory.R), with the way on.
-check_kcca_kernlab_memory <- function(n, by_kernlab, available = memory_budget()) {
-  need <- 8 * as.double(n)^2 * if (by_kernlab) 40 else 8
+# One view of kernlab's problem: the eigendecomposition of its plain kernel
+# matrix K = U diag(l) U', with b = l^2 + gamma l + 1e-6 (the eigenvalues
+# of B = (K + gamma I) K + 1e-6 I) and d = l / sqrt(b) (those of
+# B^-1/2 K). The kernel matrix goes straight from C to eigen(), which
+# holds the only other reference to it.
+kcca_kernlab_view <- function(x, kernel, gamma, threads, arg) {
+  e <- eigen(engine_call(.Call(C_kernel_matrix, x, kernel_program(kernel),
+                                kernel_weights(kernel, x), threads)),
+             symmetric = TRUE)
+  l <- e$values
+  b <- l^2 + gamma * l + 1e-6
+  if (any(b <= 0)) {
+    # b is positive for every negative l only with gamma < (l^2 + 1e-6) / -l
+    negative <- l[l < 0]
+    stop_data(sprintf(paste0(
+      "kernlab's regularized matrix (K + gamma I) K + 1e-6 I of '%s' is not positive ",
+      "definite: its kernel matrix has the eigenvalue %.3g (the kernel is not positive ",
+      "semidefinite); use a positive semidefinite kernel, or 'gamma' below %.3g"),
+      arg, min(l), min((negative^2 + 1e-6) / -negative)))
+  }
+  list(vectors = e$vectors, b = b, d = l / sqrt(b))
+}
+
+# The signs of canonical pairs, from their x coefficients (columns): +1 or
+# -1 each, so that the largest-magnitude entry of each column becomes
+# positive; the y coefficients take the same signs, which keeps each
+# correlation's sign.
+kcca_pair_signs <- function(xcoef) {
+  flip <- sign(xcoef[cbind(max.col(abs(t(xcoef)), ties.method = "first"), seq_len(ncol(xcoef)))])
+  flip[flip == 0] <- 1
+  flip
+}
+
+# kernlab's formulation holds dense matrices: at its peak, while the SVD of
+# the n x n core runs, about 10 n x n ones (the eigenvectors of both views,
+# the core, and the SVD's copy, vectors and workspace). Refused before any
+# is made when they cannot fit in the memory budget (R/memory.R), with the
+# way on.
+check_kcca_kernlab_memory <- function(n, available = memory_budget()) {
+  need <- 8 * as.double(n)^2 * 10
   if (!is.na(available) && need > available)
     stop_memory(sprintf(paste0(
       "kcca() with formulation = \"kernlab\" on %.0f rows needs about %s (dense %.0f x %.0f ",
-      "matrices, as kernlab's computation), but only %s of memory is available; ",
+      "matrices), but only %s of memory is available; ",
       "formulation = \"centered\" works on a low-rank factor of each kernel matrix instead"),
       n, format_bytes(need), n, n, format_bytes(available)))
   invisible(need)
-}
-
-# B^-1/2 for B = (K + gamma I) K + 1e-6 I (symmetrized; positive definite).
-kcca_inverse_root <- function(K, gamma) {
-  B <- (K + diag(gamma, nrow(K))) %*% K
-  diag(B) <- diag(B) + 1e-6
-  e <- eigen((B + t(B)) / 2, symmetric = TRUE)
-  tcrossprod(sweep(e$vectors, 2L, sqrt(sqrt(pmax(e$values, 0))), "/"))
 }
 
 # What predict() keeps of a view for kernlab's formulation: all training

@@ -37,17 +37,20 @@
 #'
 #' A kernel object is a function of two points, `k(x, y)` (two numeric
 #' vectors of one length, or two strings for a string kernel), as
-#' kernlab's kernels are, and a kernlab kernel. While kernlab is loaded, a
-#' single named kernel is kernlab's own object (kernlab's class and `kpar`,
-#' as kernlab's generator makes it), which kernlab's functions treat as
-#' their own; an expression is a fastkpca kernel function, which kernlab's
-#' functions (`ksvm()`, `gausspr()`, `kernlab::kpca()`, `kernelMatrix()`,
-#' ...) take as a kernel written by hand, with its kernel matrices computed
-#' by fastkpca's C code (see the section "With kernlab" of [rbfdot()]). Its
-#' parts read as `k$name`, `k$kpar` (or `kpar(k)`); a fit's `kernel` field
-#' holds the expression itself, and [kernelf()] gives the fit's kernel
-#' object. The algebra takes kernlab's own kernels as operands too, in
-#' either order, as in `kern("rbfdot") + kernlab::polydot(2)` or
+#' kernlab's kernels are, and a kernlab kernel: a fastkpca kernel function,
+#' the same object in every session, whether kernlab is loaded or attached
+#' or not (so its `class()`, `print()` and `identical()` never depend on
+#' it). kernlab's functions (`ksvm()`, `gausspr()`, `kernlab::kpca()`,
+#' `kernelMatrix()`, ...) take it as a kernel written by hand, with its
+#' kernel matrices computed by fastkpca's C code. Only the generators that
+#' kernlab exports too ([rbfdot()] ... [stringdot()]) return kernlab's own
+#' objects, and only while kernlab is attached (see the section "With
+#' kernlab" of [rbfdot()]); `kern(rbfdot(1))` turns one back into a
+#' fastkpca kernel function. Its parts read as `k$name`, `k$kpar` (or
+#' `kpar(k)`); a fit's `kernel` field holds the expression itself, and
+#' [kernelf()] gives the fit's kernel object. The algebra takes kernlab's
+#' own kernels as operands too, in either order, as in
+#' `kern("rbfdot") + kernlab::polydot(2)` or
 #' `kernlab::rbfdot(1) + kernlab::polydot(2)`.
 #'
 #' The whole expression is evaluated in C for each tile of the kernel
@@ -60,14 +63,12 @@
 #' @param kernel One of `"rbfdot"`, `"polydot"`, `"vanilladot"`,
 #'   `"tanhdot"`, `"laplacedot"`, `"besseldot"`, `"anovadot"`,
 #'   `"splinedot"` (see [kpca()] for their formulas), a kernlab kernel object
-#'   such as `kernlab::rbfdot(0.5)`, or a kernel object (returned as it is,
-#'   as a kernel function).
+#'   such as `kernlab::rbfdot(0.5)` (made into fastkpca's kernel function),
+#'   or a kernel object (returned as it is, as a kernel function).
 #' @param ... The kernel's parameters by name, such as `sigma = 0.5`.
 #'   Parameters left out take the kernel's own defaults (as kernlab's kernel
 #'   generators do: `kern("rbfdot")` has `sigma = 1`).
-#' @return A kernel object: for a single named kernel while kernlab is
-#'   loaded, kernlab's object of that kernel's class; otherwise a kernel
-#'   function of class
+#' @return A kernel object, in every session a kernel function of class
 #'   `c("fastkpca_kernel_function", "fastkpca_kernel", "kernel")` (for
 #'   string kernels, `"fastkpca_string_kernel_function"` first and
 #'   `"stringkernel"` before `"kernel"`).

@@ -1,24 +1,29 @@
-# Kernel functions: what kern(), the kernel generators (rbfdot() ...
-# stringdot()) and the kernel algebra return. Which object that is depends
-# on the kernel and on whether kernlab is loaded when it is made:
-#   - a base kernel (one named kernel) made while kernlab is loaded is
-#     kernlab's own object, of kernlab's class for that kernel ("rbfkernel",
-#     ...) with kernlab's kpar, made by kernlab's generator: kernlab's
-#     functions then take their native paths for it (ksvm()'s solvers of
-#     every type, its kernelMatrix() methods), exactly as in a kernlab
-#     script; fastkpca reads it back as a tree (kern_from_kernlab());
-#   - any other kernel (an expression of the algebra, or a base kernel made
-#     while kernlab is not loaded) is an R function of two points, k(x, y),
-#     as kernlab's kernels are, that carries its kernel object (the tree of
-#     R/kernel_algebra.R) in the attribute "kernel". Its class makes it a
-#     fastkpca kernel ("fastkpca_kernel": its fields read as the tree's,
-#     k$name, k$kpar; the algebra and printing apply) and a kernlab user
-#     kernel ("kernel", and "stringkernel" for string kernels): kernlab's
-#     functions test is(kernel, "kernel") and call kernel(x, y), and the
-#     methods fastkpca puts on kernlab's generics when kernlab is loaded
-#     (R/kernlab_kernels.R) give them whole kernel matrices from the C fill.
-#     It does not depend on kernlab, so one made before library(kernlab)
-#     works after it too.
+# Kernel functions: what kern(), the kernel algebra and kernelf() return,
+# and what the kernel generators (rbfdot() ... splinedot(), stringdot())
+# return (generator_kernel()).
+#   - kern(), the algebra and kernelf() always return fastkpca's kernel
+#     function: an R function of two points, k(x, y), as kernlab's kernels
+#     are, that carries its kernel object (the tree of R/kernel_algebra.R)
+#     in the attribute "kernel". Its class makes it a fastkpca kernel
+#     ("fastkpca_kernel": its fields read as the tree's, k$name, k$kpar;
+#     the algebra and printing apply) and a kernlab user kernel ("kernel",
+#     and "stringkernel" for string kernels): kernlab's functions test
+#     is(kernel, "kernel") and call kernel(x, y), and the methods fastkpca
+#     puts on kernlab's generics when kernlab is loaded
+#     (R/kernlab_kernels.R) give them whole kernel matrices from the C
+#     fill. It does not depend on kernlab, so its class, print() and
+#     identical() are the same in every session.
+#   - a generator that kernlab exports too returns, while kernlab is
+#     attached (library(kernlab), before or after fastkpca), kernlab's own
+#     object, of kernlab's class for that kernel ("rbfkernel", ...) with
+#     kernlab's kpar, made by kernlab's generator: kernlab's functions then
+#     take their native paths for it (ksvm()'s solvers of every type, its
+#     kernelMatrix() methods), exactly as in a kernlab script; fastkpca
+#     reads it back as a tree (kern_from_kernlab()). Attached, not merely
+#     loaded: kernlab's namespace is also loaded by a kernlab:: call, by
+#     packages that use kernlab (caret), and by readRDS() of a file that
+#     holds a kernlab object, none of which may change what rbfdot()
+#     returns.
 
 kernel_function_classes <- c("fastkpca_kernel_function", "fastkpca_kernel", "kernel")
 string_kernel_function_classes <- c("fastkpca_string_kernel_function",
@@ -27,15 +32,22 @@ string_kernel_function_classes <- c("fastkpca_string_kernel_function",
 # The first of each, as S4 classes when kernlab is loaded (R/kernlab_kernels.R).
 kernel_function_s4_classes <- c("fastkpca_kernel_function", "fastkpca_string_kernel_function")
 
-# The kernel function of a kernel object (a tree, a kernel function or a
-# kernlab kernel): kernlab's own object for a base kernel while kernlab is
-# loaded, fastkpca's kernel function otherwise.
+# fastkpca's kernel function of a kernel object (a tree, a kernel function
+# or a kernlab kernel), in every session.
 kernel_function <- function(k) {
   k <- kernel_tree(k)
-  if (identical(k$op, "base") && isNamespaceLoaded("kernlab")) return(kernlab_base_kernel(k))
   classes <- if (uses_strings(k)) string_kernel_function_classes else kernel_function_classes
   structure(kernel_function_body, kernel = k, class = classes)
 }
+
+# What a kernel generator returns for its base kernel k (a tree): kernlab's
+# own object while kernlab is attached, fastkpca's kernel function
+# otherwise.
+generator_kernel <- function(k) {
+  if (kernlab_attached()) kernlab_base_kernel(k) else kernel_function(k)
+}
+
+kernlab_attached <- function() "package:kernlab" %in% search()
 
 # kernlab's object for a base kernel, from kernlab's generator: kernlab's
 # class, kpar and kernel function (so k(x, y) gives what kernlab's gives).

@@ -33,8 +33,9 @@
 #'     `fit$rotated` with the row names of the data and no column names,
 #'     as kernlab's. A fit that keeps no scores is an error: use
 #'     `predict()`.}
-#'   \item{`kernelf()`}{the kernel, as a kernel object ([kern()]): a
-#'     kernel function that kernlab's functions take too; or
+#'   \item{`kernelf()`}{the kernel, as a kernel object ([kern()]):
+#'     fastkpca's kernel function in every session (kernlab loaded or
+#'     not), which kernlab's functions take too; or
 #'     `"precomputed"` for a fit on a kernel matrix (kernlab returns a
 #'     sentence there).}
 #'   \item{`kpar()`}{the kernel's parameters, all of them, defaults
@@ -320,7 +321,7 @@ put_kernlab_methods <- function() {
 #' `call` and `terms()` is `terms` (`NULL` unless the formula method made
 #' the fit). kernlab's kernel generators ([rbfdot()], [polydot()], ...) make
 #' kernels that `kpca()` takes (kernlab's own objects while kernlab is
-#' loaded), and a kernlab `kernelMatrix` as `x` is the
+#' attached), and a kernlab `kernelMatrix` as `x` is the
 #' precomputed fit (whose `xmatrix()` is `NULL`: no copy of the kernel
 #' matrix is kept). For a Nyström fit, `pcv()` is the m x k matrix of
 #' coefficients on the m landmarks, with which a row \eqn{x} projects to

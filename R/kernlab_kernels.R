@@ -1,5 +1,5 @@
 # kernlab's kernel generators, returning kernlab's own objects while kernlab
-# is loaded and fastkpca kernel functions otherwise (R/kernel_function.R);
+# is attached and fastkpca kernel functions otherwise (R/kernel_function.R);
 # the methods that kernlab's kernel generics get for fastkpca's kernel
 # functions, and the algebra's methods on kernlab's kernel class. Defaults
 # are kernlab's.
@@ -10,14 +10,15 @@
 #' Each returns a kernel: a function of two points, `k(x, y)`, as kernlab's
 #' kernels are, that every fastkpca function takes ([kpca()],
 #' [predict.fastkpca()], [kernel_matrix()], [kcca()] and the kernel algebra;
-#' `rbfdot(0.5)` is `kern("rbfdot", sigma = 0.5)`), so kernlab code such as
-#' `kpca(x, kernel = vanilladot())` runs with fastkpca alone. The formulas
-#' are in the Kernels section of [kpca()]; [stringdot()] makes string
-#' kernels the same way.
+#' `rbfdot(0.5)` is the kernel of `kern("rbfdot", sigma = 0.5)`), so kernlab
+#' code such as `kpca(x, kernel = vanilladot())` runs with fastkpca alone.
+#' The formulas are in the Kernels section of [kpca()]; [stringdot()] makes
+#' string kernels the same way.
 #'
 #' @section With kernlab:
-#' While kernlab is loaded (attached before or after fastkpca, or loaded
-#' later: what counts is when the generator is called), each generator
+#' While kernlab is attached (`library(kernlab)`, before or after
+#' fastkpca: what counts is whether it is attached when the generator is
+#' called), each generator
 #' returns kernlab's own object for its kernel: of kernlab's class
 #' (`rbfkernel`, `polykernel`, `vanillakernel`, `tanhkernel`,
 #' `laplacekernel`, `besselkernel`, `anovakernel`, `splinekernel`,
@@ -28,9 +29,23 @@
 #' which crashes R on a kernel it does not know), kernlab's `kernelMatrix()`
 #' methods, and the rest. kernlab's help-page examples give kernlab's
 #' numbers with fastkpca attached in either order. fastkpca's functions
-#' read such an object back as its kernel and parameters. Without kernlab,
+#' read such an object back as its kernel and parameters. Otherwise,
 #' the generators return fastkpca's kernel functions, with the same
 #' `k(x, y)`.
+#'
+#' Attached, not loaded: kernlab's namespace is also loaded, without
+#' being attached, by a `kernlab::` call, by packages that use kernlab
+#' (caret, for example), and by `readRDS()` of a file that holds a kernlab
+#' object, such as a kernel saved in a session with kernlab attached. None
+#' of these changes what the generators return, nor anything else of
+#' fastkpca: [kern()], the kernel algebra and [kernelf()] return fastkpca's
+#' kernel functions in every session, and [kcca()] never calls kernlab. So
+#' only `class()`, `print()` and `identical()` of a generator's kernel
+#' depend on the session that made it; what the kernel computes does not: a
+#' kernel or a fit saved with `saveRDS()` in a session with kernlab
+#' attached and read in one without it (or the other way round) gives the
+#' same [kernel_matrix()] and `predict()` results, bit for bit (a fit keeps
+#' its kernel as fastkpca's kernel object, whichever kind it was given).
 #'
 #' The kernel algebra works in both orders: on these kernels and on
 #' kernlab's own objects (`kernlab::rbfdot(0.1) + kernlab::polydot(degree =
@@ -54,14 +69,14 @@
 #' matrix of each pair of classes (n x n memory). Its types `"C-bsvc"`,
 #' `"kbb-svc"`, `"spoc-svc"` and `"eps-bsvr"` have solvers that crash R on
 #' any kernel not of kernlab's own classes (kernlab alone too, with a
-#' kernel written by hand): there an expression, or a kernel made before
-#' kernlab was loaded, stops with an error that names the type and the
-#' kernel, before kernlab's C code runs.
+#' kernel written by hand): there an expression, or a kernel made while
+#' kernlab was not attached, stops with an error that names the type and
+#' the kernel, before kernlab's C code runs.
 #'
-#' What a user sees in each load order:
+#' What a user sees in each session:
 #' \describe{
-#'   \item{fastkpca alone}{these generators, returning fastkpca's kernel
-#'     functions; no kernlab.}
+#'   \item{fastkpca alone, or kernlab loaded but not attached}{these
+#'     generators, returning fastkpca's kernel functions.}
 #'   \item{`library(kernlab)`, then `library(fastkpca)`}{fastkpca's
 #'     generators mask kernlab's and return kernlab's objects, as kernlab's
 #'     do; the algebra on them gives fastkpca kernel functions.}
@@ -69,8 +84,8 @@
 #'     mask these; `fastkpca::rbfdot()` gives the same objects as
 #'     `kernlab::rbfdot()`, and the algebra works on both.}
 #' }
-#' A kernel made before kernlab was loaded stays fastkpca's kernel function,
-#' which kernlab's functions take as a kernel written by hand.
+#' A kernel made before kernlab was attached stays fastkpca's kernel
+#' function, which kernlab's functions take as a kernel written by hand.
 #'
 #' @param sigma The inverse width of `rbfdot`, `laplacedot`, `besseldot` and
 #'   `anovadot`, a positive number.
@@ -78,8 +93,8 @@
 #' @param scale,offset The scale and offset of the inner product in
 #'   `polydot` and `tanhdot`.
 #' @param order The order of the Bessel function, between 0 and 50.
-#' @return While kernlab is loaded, kernlab's object for the kernel (see the
-#'   section "With kernlab"). Otherwise a kernel function, of class
+#' @return While kernlab is attached, kernlab's object for the kernel (see
+#'   the section "With kernlab"). Otherwise a kernel function, of class
 #'   `c("fastkpca_kernel_function", "fastkpca_kernel", "kernel")`. Either
 #'   way, called on two numeric vectors it gives their kernel value, as
 #'   kernlab's kernel does (a 1 x 1 matrix, or a number for `anovadot` and
@@ -99,8 +114,9 @@
 #' 2 * vanilladot() + rbfdot(0.1)
 #' # kernlab's functions take them, and their algebra
 #' if (requireNamespace("kernlab", quietly = TRUE)) {
-#'   # kernlab loaded: the generators give kernlab's own objects
-#'   print(is(rbfdot(0.1), "rbfkernel"))
+#'   # kernlab loaded, not attached: still fastkpca's kernel functions (with
+#'   # library(kernlab), the generators would give kernlab's own objects)
+#'   print(class(rbfdot(0.1)))
 #'   k2 <- rbfdot(0.1) + 0.5 * polydot(degree = 2)
 #'   K <- kernlab::kernelMatrix(k2, x)
 #'   print(all.equal(K@.Data, kernel_matrix(k2, x), check.attributes = FALSE))
@@ -112,39 +128,46 @@ NULL
 
 #' @rdname kernlab-kernels
 #' @export
-rbfdot <- function(sigma = 1) kern("rbfdot", sigma = sigma)
+rbfdot <- function(sigma = 1) generate_kernel("rbfdot", sigma = sigma)
 
 #' @rdname kernlab-kernels
 #' @export
 polydot <- function(degree = 1, scale = 1, offset = 1)
-  kern("polydot", degree = degree, scale = scale, offset = offset)
+  generate_kernel("polydot", degree = degree, scale = scale, offset = offset)
 
 #' @rdname kernlab-kernels
 #' @export
-vanilladot <- function() kern("vanilladot")
+vanilladot <- function() generate_kernel("vanilladot")
 
 #' @rdname kernlab-kernels
 #' @export
 tanhdot <- function(scale = 1, offset = 1)
-  kern("tanhdot", scale = scale, offset = offset)
+  generate_kernel("tanhdot", scale = scale, offset = offset)
 
 #' @rdname kernlab-kernels
 #' @export
-laplacedot <- function(sigma = 1) kern("laplacedot", sigma = sigma)
+laplacedot <- function(sigma = 1) generate_kernel("laplacedot", sigma = sigma)
 
 #' @rdname kernlab-kernels
 #' @export
 besseldot <- function(sigma = 1, order = 1, degree = 1)
-  kern("besseldot", sigma = sigma, order = order, degree = degree)
+  generate_kernel("besseldot", sigma = sigma, order = order, degree = degree)
 
 #' @rdname kernlab-kernels
 #' @export
 anovadot <- function(sigma = 1, degree = 1)
-  kern("anovadot", sigma = sigma, degree = degree)
+  generate_kernel("anovadot", sigma = sigma, degree = degree)
 
 #' @rdname kernlab-kernels
 #' @export
-splinedot <- function() kern("splinedot")
+splinedot <- function() generate_kernel("splinedot")
+
+# A generator's kernel: the parameters checked as kern() checks them (named
+# 'sigma', ... in errors), then kernlab's object while kernlab is attached
+# (generator_kernel(), R/kernel_function.R).
+generate_kernel <- function(name, ...) {
+  generator_kernel(as_kernel(name, list(...), kpar_arg = ""))
+}
 
 # ---- kernlab's kernel generics on fastkpca's kernels ----------------------
 #
@@ -243,8 +266,9 @@ check_kernlab_solver <- function(kernel) {
     stop_argument(sprintf(paste0(
         "kernlab's ksvm() of type \"%s\" cannot take the kernel %s: its solver for ",
         "this type handles only kernlab's own kernel classes, and crashes R on any other ",
-        "kernel (a kernel function written in R too). Use a single kernel made while ",
-        "kernlab is loaded (such as rbfdot(0.1), which is then kernlab's own), or ",
+        "kernel (a kernel function written in R too). Use a single kernel made by a ",
+        "generator while kernlab is attached (such as rbfdot(0.1) after library(kernlab), ",
+        "which is then kernlab's own), or ",
         "another type (\"C-svc\", \"nu-svc\"; \"eps-svr\" for regression)"),
         type, format(kernel_tree(kernel))))
   }

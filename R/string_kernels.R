@@ -86,7 +86,7 @@ string_kernel_defaults <- list(length = 4, lambda = 1.1, type = "spectrum", norm
 #'   `"exponential"`, `"string"`, `"fullstring"`, `"sequence"`.
 #' @param normalized Whether to normalize the kernel (`TRUE` or `FALSE`).
 #' @return `stringdot()`: a kernel object (kernlab's `"stringkernel"`
-#'   object while kernlab is loaded, see [rbfdot()]; otherwise of class
+#'   object while kernlab is attached, see [rbfdot()]; otherwise of class
 #'   `"fastkpca_kernel"`);
 #'   `kpca()`: a fit as described in [kpca()], with class
 #'   `"fastkpca_string"` first; `predict()`: the scores of the new strings
@@ -113,7 +113,7 @@ string_kernel_defaults <- list(length = 4, lambda = 1.1, type = "spectrum", norm
 #' kernel_matrix(stringdot(length = 2) + stringdot(length = 4), x[1:3])
 #' @export
 stringdot <- function(length = 4, lambda = 1.1, type = "spectrum", normalized = TRUE) {
-  kernel_function(string_kernel(list(length = length, lambda = lambda, type = type,
+  generator_kernel(string_kernel(list(length = length, lambda = lambda, type = type,
                                      normalized = normalized), arg = ""))
 }
 

@@ -1,6 +1,8 @@
 # Kernel canonical correlation, kcca() (R/kcca.R, src/kcca.c): a plain-R
-# oracle of the centered regularized problem, kernlab's kcca() at its own
-# settings, a nonlinear relation that linear CCA misses, the low-rank factor.
+# oracle of the centered regularized problem and of kernlab's, kernlab's
+# kcca() at its own settings (as pairs: kernlab orders the two members of a
+# pair as rounding falls), the same fit whether kernlab is loaded or not, a
+# nonlinear relation that linear CCA misses, the low-rank factor.
 
 kcca_views <- function(n, seed = 1) {
   set.seed(seed)
@@ -60,35 +62,135 @@ test_that("kcca() solves the centered regularized problem (plain-R oracle)", {
   expect_null(predict(fit, x = w$x)$y)
 })
 
-test_that("kcca() by default gives kernlab's kcor(), xcoef() and ycoef()", {
+# kernlab's kcca() fit with each pair in fastkpca's order: kernlab's
+# eigensolver puts +rho or -rho first as its rounding falls, fastkpca puts
+# +rho first (columns of xcoef and ycoef swapped with their values).
+kernlab_kcca_pairs <- function(fit) {
+  kc <- kernlab::kcor(fit)
+  o <- seq_along(kc)
+  for (j in seq(1L, length(kc) - 1L, by = 2L))
+    if (kc[j] < kc[j + 1L]) o[c(j, j + 1L)] <- o[c(j + 1L, j)]
+  list(kcor = kc[o], xcoef = kernlab::xcoef(fit)[, o, drop = FALSE],
+       ycoef = kernlab::ycoef(fit)[, o, drop = FALSE])
+}
+
+# kernlab's fit and fastkpca's of the same call (kernlab's arguments).
+kcca_both <- function(args) {
+  list(kernlab = kernlab_kcca_pairs(do.call(kernlab::kcca, args)),
+       fastkpca = do.call(kcca, args))
+}
+
+test_that("kcca() by default gives kernlab's kcor(), xcoef() and ycoef(), each pair +rho first", {
   skip_if_not_installed("kernlab")
-  loadNamespace("kernlab")
+  # kernlab's example(kcca): 15 rows of noise, two columns each
+  ex <- with_seed(1, list(x = matrix(rnorm(30), 15), y = matrix(rnorm(30), 15)))
   v <- kcca_views(60)
-  # kernlab's defaults (rbfdot, sigma = 0.1, gamma = 0.1) and other settings
-  cases <- list(list(), list(kernel = "polydot", kpar = list(degree = 2), gamma = 0.5),
-                list(kernel = laplacedot(0.3)), list(kernel = rbfdot(0.2) + polydot(degree = 2)))
-  for (case in cases) {
-    label <- deparse(case)
-    set.seed(1)
-    k <- do.call(kernlab::kcca, c(list(v$x, v$y, ncomps = 4), case))
-    f <- do.call(kcca, c(list(v$x, v$y, ncomps = 4), case))
+  w <- kcca_views(150, seed = 3)
+  cases <- list(
+    example = list(ex$x, ex$y, ncomps = 2),
+    defaults = list(v$x, v$y, ncomps = 4),
+    laplacedot = list(v$x, v$y, kernel = laplacedot(0.3), ncomps = 4, gamma = 0.2),
+    anovadot = list(v$x, v$y, kernel = "anovadot", kpar = list(sigma = 0.5, degree = 2),
+                    ncomps = 6),
+    rbfdot_150 = list(w$x, w$y, kernel = "rbfdot", kpar = list(sigma = 0.2), ncomps = 4))
+  for (label in names(cases)) {
+    both <- kcca_both(cases[[label]])
+    f <- both$fastkpca
+    k <- both$kernlab
     expect_identical(f$formulation, "kernlab")
-    expect_equal(kcor(f), kernlab::kcor(k), tolerance = 1e-6, label = label)
-    expect_equal(align_signs(xcoef(f), kernlab::xcoef(k)), kernlab::xcoef(k),
-                 tolerance = 1e-6, label = label)
-    expect_equal(align_signs(ycoef(f), kernlab::ycoef(k)), kernlab::ycoef(k),
-                 tolerance = 1e-6, label = label)
+    # kcor: each pair +rho, -rho
+    expect_identical(sign(kcor(f)), rep(c(1, -1), length.out = length(kcor(f))), label = label)
+    expect_equal(kcor(f), k$kcor, tolerance = 1e-6, label = label)
+    # the coefficients, up to the sign of each column (arbitrary in kernlab)
+    expect_equal(align_signs(xcoef(f), k$xcoef), k$xcoef, tolerance = 1e-5, label = label)
+    expect_equal(align_signs(ycoef(f), k$ycoef), k$ycoef, tolerance = 1e-5, label = label)
+    # the two members of a pair: the same a, and b of opposite signs
+    expect_identical(xcoef(f)[, 1], xcoef(f)[, 2], label = label)
+    expect_identical(ycoef(f)[, 1], -ycoef(f)[, 2], label = label)
   }
   f <- kcca(v$x, v$y, ncomps = 4)
   expect_equal(f$gamma, 0.1)
   expect_equal(kpar(f), list(sigma = 0.1))
 })
 
+test_that("with a singular kernel matrix, kernlab's formulation agrees with kernlab where the problem is determined", {
+  skip_if_not_installed("kernlab")
+  # kernlab's coefficients carry small components in the null space of a
+  # singular kernel matrix, which neither K a nor the constraints (where
+  # they weigh 1e-6) see: the problem leaves them free up to its rounding,
+  # so the comparison is in K a and in the norm of B
+  v <- kcca_views(60)
+  cases <- list(
+    polydot = list(v$x, v$y, kernel = "polydot", kpar = list(degree = 2), gamma = 0.5, ncomps = 4),
+    vanilladot = list(v$x, v$y, kernel = "vanilladot", kpar = list(), ncomps = 4),
+    sum = list(v$x, v$y, kernel = rbfdot(0.2) + polydot(degree = 2), ncomps = 4))
+  n <- nrow(v$x)
+  for (label in names(cases)) {
+    both <- kcca_both(cases[[label]])
+    f <- both$fastkpca
+    k <- both$kernlab
+    gamma <- if (is.null(cases[[label]]$gamma)) 0.1 else cases[[label]]$gamma
+    expect_equal(kcor(f), k$kcor, tolerance = 1e-6, label = label)
+    Kx <- kernel_matrix(f$kernel, v$x)
+    Ky <- kernel_matrix(f$kernel, v$y)
+    Bx <- (Kx + gamma * diag(n)) %*% Kx + 1e-6 * diag(n)
+    By <- (Ky + gamma * diag(n)) %*% Ky + 1e-6 * diag(n)
+    ax <- align_signs(xcoef(f), k$xcoef)
+    by <- align_signs(ycoef(f), k$ycoef)
+    expect_equal(Kx %*% ax, Kx %*% k$xcoef, tolerance = 1e-6, label = paste(label, "K a"))
+    expect_equal(Ky %*% by, Ky %*% k$ycoef, tolerance = 1e-6, label = paste(label, "K b"))
+    # the difference in the norm of B, against a'Bx a = 1/2
+    expect_lt(max(colSums((ax - k$xcoef) * (Bx %*% (ax - k$xcoef)))), 1e-12)
+    expect_lt(max(colSums((by - k$ycoef) * (By %*% (by - k$ycoef)))), 1e-12)
+    # and fastkpca's solves the generalized eigenproblem at least as well as kernlab's
+    residual <- function(a, b, values)
+      max(abs(cbind(Kx %*% Ky %*% b - sweep(Bx %*% a, 2L, values, "*"),
+                    Ky %*% Kx %*% a - sweep(By %*% b, 2L, values, "*"))))
+    expect_lte(residual(xcoef(f), ycoef(f), kcor(f)), residual(k$xcoef, k$ycoef, k$kcor))
+  }
+})
+
+test_that("kcca() gives the same fit before and after kernlab's namespace is loaded", {
+  skip_if_not_installed("kernlab")
+  skip_if_not_installed("callr")
+  session <- function() {
+    library(fastkpca)
+    set.seed(3)
+    n <- 120
+    X <- matrix(rnorm(n * 3), n)
+    Y <- cbind(X[, 1]^2 + rnorm(n, sd = 0.1), rnorm(n))
+    fit <- function() kcca(X, Y, kernel = "rbfdot", kpar = list(sigma = 0.2), ncomps = 4)
+    two <- function() kcca(X, Y, kernel = rbfdot(0.2), ykernel = polydot(2), ncomps = 3)
+    before <- list(fit(), two(), class(rbfdot(0.2)))
+    loaded_before <- isNamespaceLoaded("kernlab")
+    loadNamespace("kernlab")
+    after <- list(fit(), two(), class(rbfdot(0.2)))
+    list(before = before, after = after, loaded = c(loaded_before, isNamespaceLoaded("kernlab")))
+  }
+  res <- callr::r(session, libpath = .libPaths(), env = c(callr::rcmd_safe_env(), R_TESTS = ""))
+  expect_identical(res$loaded, c(FALSE, TRUE))
+  expect_identical(res$after, res$before)
+  expect_identical(sign(res$before[[1]]$kcor), c(1, -1, 1, -1))
+  expect_identical(sign(res$before[[2]]$kcor), c(1, -1, 1))
+})
+
+test_that("kernlab's formulation refuses a kernel that makes its regularized matrix indefinite", {
+  v <- kcca_views(60)
+  # tanhdot is not positive semidefinite: with a large gamma, some
+  # eigenvalue l < 0 of its kernel matrix gives l^2 + gamma l + 1e-6 < 0
+  K <- kernel_matrix(tanhdot(scale = 0.5, offset = -1), v$x)
+  l <- eigen(K, symmetric = TRUE, only.values = TRUE)$values
+  expect_true(any(l^2 + 10 * l + 1e-6 <= 0))
+  expect_error(kcca(v$x, v$y, kernel = tanhdot(scale = 0.5, offset = -1), gamma = 10, ncomps = 2),
+               "regularized matrix .* of 'x' is not positive definite",
+               class = "fastkpca_error_data")
+})
+
 test_that("kernlab's formulation solved by fastkpca: kernlab's problem, each pair +rho then -rho", {
   v <- kcca_views(40)
   kx <- rbfdot(0.3)
   ky <- polydot(degree = 2, scale = 0.5)
-  # two kernels: kernlab has no ykernel, so fastkpca solves it
+  # two kernels (kernlab has no ykernel): the plain-R oracle of kernlab's problem
   f <- kcca(v$x, v$y, kernel = kx, ykernel = ky, gamma = 0.2, ncomps = 6)
   n <- nrow(v$x)
   Kx <- kernel_matrix(kx, v$x)
@@ -107,6 +209,7 @@ test_that("kernlab's formulation solved by fastkpca: kernlab's problem, each pai
     v2 <- c(xcoef(f)[, j], ycoef(f)[, j])
     expect_equal(drop(A %*% v2), kcor(f)[j] * drop(B %*% v2), tolerance = 1e-6)
     expect_equal(drop(crossprod(xcoef(f)[, j], Bx %*% xcoef(f)[, j])), 0.5, tolerance = 1e-6)
+    expect_equal(drop(crossprod(ycoef(f)[, j], By %*% ycoef(f)[, j])), 0.5, tolerance = 1e-6)
   }
   # the variates are K a, and predict() gives them on the training rows
   expect_equal(f$xvariates, Kx %*% xcoef(f), tolerance = 1e-10, ignore_attr = TRUE)

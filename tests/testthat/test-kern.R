@@ -11,7 +11,7 @@ oracle_rel <- function(a, b) max(abs(a - b)) / max(abs(b))
 test_that("kern() resolves every named kernel to its defaults", {
   for (kn in names(kernel_default_kpar)) {
     k <- kern(kn)
-    expect_kernel_object(k, kn)
+    expect_fastkpca_kernel(k, kn)
     expect_equal(k$name, kn)
     expect_equal(k$kpar, kernel_default_kpar[[kn]], label = kn)
   }
@@ -39,6 +39,7 @@ test_that("kernlab kernel objects: kern() converts them, kpca() refuses kpar bes
   for (kn in names(kernel_cases)) {
     obj <- kernlab_kernel(kn, kernel_cases[[kn]])
     k <- kern(obj)
+    expect_fastkpca_kernel(k, kn)
     expect_equal(k$name, kn)
     expect_equal(k$kpar, utils::modifyList(kernel_default_kpar[[kn]], kernel_cases[[kn]]),
                  label = kn)
@@ -305,4 +306,47 @@ test_that("the kernel diagonal in C equals the diagonal of the kernel matrix", {
   }
   expect_error(.Call(fastkpca:::C_kernel_self, x * 1e3, fastkpca:::kernel_program(
     kern("polydot", degree = 400, scale = 10)), list()), "kernel values are not finite")
+})
+
+test_that("kern(), the algebra and kernelf() give fastkpca's kernel whatever is loaded or attached", {
+  skip_if_not_installed("kernlab")
+  skip_if_not_installed("callr")
+  # in each session: kern() of one named kernel and of kernlab's object, an
+  # expression, kernelf() of a fit, and what the generators give
+  session <- function(setup) {
+    eval(parse(text = setup), envir = globalenv())
+    fk <- asNamespace("fastkpca")
+    fit <- fk$kpca(as.matrix(iris[1:30, 1:4]), kernel = "rbfdot", kpar = list(sigma = 0.2),
+                   features = 2)
+    ks <- list(kern = fk$kern("rbfdot", sigma = 0.2), kern_of_kernlab = fk$kern(kernlab::rbfdot(0.2)),
+               kern_of_generator = fk$kern(fk$rbfdot(0.2)), power_one = fk$rbfdot(0.2)^1,
+               kernelf = fk$kernelf(fit))
+    list(classes = lapply(ks, class), s4 = vapply(ks, isS4, TRUE),
+         printed = lapply(ks, function(k) utils::capture.output(print(k))),
+         generator = class(fk$rbfdot(0.2)), string_generator = class(fk$stringdot()),
+         attached = "package:kernlab" %in% search())
+  }
+  setups <- c(alone = "library(fastkpca)",
+              loaded = "library(fastkpca); loadNamespace('kernlab')",
+              kernlab_first = "suppressMessages({library(kernlab); library(fastkpca)})",
+              kernlab_after = "suppressMessages({library(fastkpca); library(kernlab)})")
+  res <- lapply(setups, function(setup)
+    callr::r(session, args = list(setup), libpath = .libPaths(),
+             env = c(callr::rcmd_safe_env(), R_TESTS = "")))
+  fastkpca_classes <- c("fastkpca_kernel_function", "fastkpca_kernel", "kernel")
+  for (nm in names(res)) {
+    for (k in names(res[[nm]]$classes))
+      expect_identical(res[[nm]]$classes[[k]], fastkpca_classes, label = paste(nm, k))
+    expect_false(any(res[[nm]]$s4), label = nm)
+    expect_identical(res[[nm]]$printed, res$alone$printed, label = paste(nm, "print()"))
+  }
+  # the generators: kernlab's class only while kernlab is attached
+  expect_identical(res$alone$generator, fastkpca_classes)
+  expect_identical(res$loaded$generator, fastkpca_classes)
+  expect_identical(res$loaded$string_generator[1L], "fastkpca_string_kernel_function")
+  for (nm in c("kernlab_first", "kernlab_after")) {
+    expect_true(res[[nm]]$attached)
+    expect_identical(as.vector(res[[nm]]$generator), "rbfkernel", label = nm)
+    expect_identical(as.vector(res[[nm]]$string_generator), "stringkernel", label = nm)
+  }
 })

@@ -3,13 +3,14 @@
 # attached in either order, each kernlab function that takes a kernel gives
 # with a fastkpca kernel what it gives with kernlab's own generator, and
 # with a sum of kernels what it gives with the same kernel written by hand
-# as an R function. While kernlab is loaded, fastkpca's generators return
+# as an R function. While kernlab is attached, fastkpca's generators return
 # kernlab's own objects (its class, kpar and kernel function); the fastkpca
 # kernel functions that kernlab treats as user kernels are the expressions
 # of the algebra (here 1 * k for each base kernel k, whose kernel matrices
 # come from fastkpca's methods on kernlab's generics) and the kernels made
-# before kernlab was loaded. Each load order runs in a child R process,
-# which does every check and returns the pairs to compare.
+# before kernlab was attached. Each load order runs in a child R process,
+# which does every check and returns the pairs to compare. Kernels and fits
+# saved in one kind of session and read in the other compute the same.
 
 both_ways_child <- function(fun, steps) {
   callr::r(fun, args = list(steps), libpath = .libPaths(),
@@ -125,7 +126,7 @@ both_ways_session <- function(steps) {
     mult = kl$kernelMult(k, as.list(words), NULL, seq_along(words)),
     ksvm = unclass(predict(kl$ksvm(as.list(words), classes, kernel = k, C = 1),
                               as.list(words[1:4]), type = "decision"))))
-  # a kernel made before kernlab was loaded (the steps made `early` then)
+  # a kernel made before kernlab was attached (the steps made `early` then)
   early_fits <- if (exists("early", inherits = FALSE)) list(
     dec(kl$ksvm(x, y, kernel = get("early"), C = 2)),
     dec(kl$ksvm(x, y, kernel = theirs$rbfdot, C = 2)))
@@ -292,7 +293,7 @@ test_that("kernlab's functions take fastkpca's kernels in both load orders", {
     expect_identical(unlist(res$algebra_errors), rep("fastkpca_error_argument", 6L))
     expect_pairs_equal(res$kl_sum_svm, 1e-5, paste(order, "ksvm, sum of kernlab's kernels"))
     if (order == "fastkpca_then_kernlab") {
-      # made before kernlab was loaded: fastkpca's kernel function, kept;
+      # made before kernlab was attached: fastkpca's kernel function, kept;
       # made after: kernlab's object
       expect_identical(res$early_object$class, c("fastkpca_kernel_function", "fastkpca_kernel", "kernel"))
       expect_identical(dim(res$early_object$pair), c(1L, 1L))
@@ -327,8 +328,8 @@ test_that("without kernlab, the generators give fastkpca's kernel functions with
 test_that("kernlab's generics on fastkpca's kernels refuse bad input by name", {
   skip_if_not_installed("kernlab")
   loadNamespace("kernlab")
-  # fastkpca's kernel functions (an expression: a base kernel made while
-  # kernlab is loaded is kernlab's own)
+  # fastkpca's kernel functions (an expression: a base kernel made by a
+  # generator while kernlab is attached is kernlab's own)
   k <- 1 * rbfdot(1)
   x <- matrix(as.double(1:6), 3)
   expect_error(k(1:3, 1:2), "'x' and 'y' must be numeric vectors of the same length")
@@ -351,4 +352,92 @@ test_that("kernlab's generics on fastkpca's kernels refuse bad input by name", {
                kernel_matrix(stringdot(length = 2), c("abcd", "bcde"))[1, 2])
   expect_equal((1 * stringdot(length = 2))("abcd", "bcde"),
                kernel_matrix(stringdot(length = 2), c("abcd", "bcde"))[1, 2])
+})
+
+# A kernel and fits saved in one session: the kernel from rbfdot(), which
+# is kernlab's own object while kernlab is attached; a kpca() fit and two
+# kcca() fits on it; and what the saving session computed with them.
+saving_session <- function(setup, file, saved_results) {
+  eval(parse(text = setup), envir = globalenv())
+  fk <- asNamespace("fastkpca")
+  x <- as.matrix(iris[c(1:20, 51:70, 101:120), 1:4])
+  z <- as.matrix(iris[c(21:25, 71:75, 121:125), 1:4])
+  k <- fk$rbfdot(0.3)
+  objects <- list(kernel = k, kpca = fk$kpca(x, kernel = k, features = 3),
+                  kcca = fk$kcca(x[, 1:2], x[, 3:4], kernel = k, ncomps = 4),
+                  centered = fk$kcca(x[, 1:2], x[, 3:4], kernel = k, ncomps = 2,
+                                     formulation = "centered"))
+  saveRDS(objects, file)
+  list(kernel_class = class(k), results = saved_results(objects, z, x))
+}
+
+# What a reading session computes with the objects, for comparison with
+# the saving session's.
+saved_results <- function(objects, z, x) {
+  fk <- asNamespace("fastkpca")
+  list(kernel_matrix = fk$kernel_matrix(objects$kernel, z, x),
+       kernel_matrix_self = fk$kernel_matrix(objects$kernel, x),
+       kpca = predict(objects$kpca, z),
+       kcca = predict(objects$kcca, x = z[, 1:2], y = z[, 3:4]),
+       centered = predict(objects$centered, x = z[, 1:2], y = z[, 3:4]),
+       kernelf = fk$kernel_matrix(fk$kernelf(objects$kpca), z, x))
+}
+
+# The reading session: what it gives before and after readRDS() (the
+# generators, kern(), a kcca() fit, the search path), and the results
+# computed with the objects read.
+reading_session <- function(setup, file, saved_results) {
+  eval(parse(text = setup), envir = globalenv())
+  fk <- asNamespace("fastkpca")
+  x <- as.matrix(iris[c(1:20, 51:70, 101:120), 1:4])
+  z <- as.matrix(iris[c(21:25, 71:75, 121:125), 1:4])
+  state <- function() {
+    set.seed(7)
+    v <- matrix(rnorm(120), 40)
+    list(generator = class(fk$rbfdot(0.3)), string_generator = class(fk$stringdot()),
+         kern = class(fk$kern("rbfdot", sigma = 0.3)),
+         # (a kernlab object prints the address of its closure's environment)
+         printed = gsub("0x[0-9a-f]+", "0x", utils::capture.output(print(fk$rbfdot(0.3)))),
+         kcca = fk$kcca(v[, 1:2], v[, 3, drop = FALSE], kernel = "rbfdot",
+                        kpar = list(sigma = 0.2), ncomps = 4),
+         search = search())
+  }
+  before <- state()
+  loaded_before <- isNamespaceLoaded("kernlab")
+  objects <- readRDS(file)
+  after <- state()
+  list(before = before, after = after, loaded_before = loaded_before,
+       loaded_after = isNamespaceLoaded("kernlab"),
+       results = saved_results(objects, z, x))
+}
+
+test_that("kernels and fits saved with kernlab attached and read without it (and the other way round) compute the same", {
+  skip_if_not_installed("kernlab")
+  skip_if_not_installed("callr")
+  setups <- c(attached = "suppressMessages({library(kernlab); library(fastkpca)})",
+              without = "library(fastkpca)")
+  child <- function(fun, args)
+    callr::r(fun, args = args, libpath = .libPaths(),
+             env = c(callr::rcmd_safe_env(), R_TESTS = ""))
+  results <- saved_results
+  environment(results) <- globalenv()  # travels to the children as an argument
+  for (from in names(setups)) {
+    to <- setdiff(names(setups), from)
+    file <- tempfile(fileext = ".rds")
+    on.exit(unlink(file), add = TRUE)
+    saved <- child(saving_session, list(setups[[from]], file, results))
+    if (from == "attached") expect_identical(as.vector(saved$kernel_class), "rbfkernel")
+    else expect_identical(saved$kernel_class[1L], "fastkpca_kernel_function")
+    read <- child(reading_session, list(setups[[to]], file, results))
+    label <- sprintf("saved %s kernlab, read %s", from,
+                     if (to == "attached") "with it attached" else "without it")
+    if (to == "without") expect_false(read$loaded_before, label = label)
+    # the same numbers, bit for bit
+    for (what in names(saved$results))
+      expect_identical(read$results[[what]], saved$results[[what]],
+                       label = paste(label, what))
+    # and nothing else of the reading session changed: the generators,
+    # kern(), a kcca() fit, the search path
+    expect_identical(read$after, read$before, label = label)
+  }
 })

@@ -17,10 +17,14 @@
 #   differently; their values are compared instead), and whether each
 #   expression fails;
 # - the value of each visible expression and of each variable the examples
-#   assign, as numbers and strings: kernels by their class and parameters
-#   (so kernlab's class is checked: "rbfkernel" for rbfdot()), kpca() fits
-#   by pcv(), eig() and rotated(), kcca() fits by kcor(), xcoef() and
-#   ycoef(), other S4 objects by their slots;
+#   assign, as numbers and strings: kernels by their class, name and
+#   parameters (so kernlab's class is checked: "rbfkernel" for rbfdot();
+#   not for kernelf() of fastkpca's kpca() fit, which is fastkpca's kernel
+#   function in every session, see ?kern), kpca() fits by pcv(), eig() and
+#   rotated(), kcca() fits by kcor(), xcoef() and ycoef() up to what
+#   kernlab's problem leaves free (the order within each +-rho pair, which
+#   kernlab's eigensolver leaves to rounding, and the sign of each column),
+#   other S4 objects by their slots;
 # - the kpca topics up to the sign of each eigenvector column (fastkpca's
 #   kpca() fixes its signs by its own rule), printed numbers there in
 #   absolute value.

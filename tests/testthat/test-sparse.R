@@ -238,6 +238,12 @@ test_that("the median heuristic, kpca_cv() and kcca() take sparse data", {
   vs <- predict(ks, x = x[1:5, ], y = y[1:5, ])
   vd <- predict(kd, x = xd[1:5, ], y = as.matrix(y)[1:5, ])
   expect_cols_equal_up_to_sign(vs$x, vd$x, tol = 1e-8)
+  # kernlab's formulation (the default)
+  ks <- kcca(x, y, kpar = list(sigma = 0.2), ncomps = 2)
+  kd <- kcca(xd, as.matrix(y), kpar = list(sigma = 0.2), ncomps = 2)
+  expect_equal(ks$kcor, kd$kcor, tolerance = 1e-8)
+  expect_cols_equal_up_to_sign(predict(ks, x = x[1:5, ])$x, predict(kd, x = xd[1:5, ])$x,
+                               tol = 1e-6)
 })
 
 test_that("sparse row chunks give the fit of the dense chunks", {
