@@ -40,15 +40,19 @@ kernel_matrix <- function(kernel, x, y = NULL, kpar = list(), threads = kpca_thr
   }
   threads <- check_threads(threads)
   if (!strings) x <- kernel_data(x, "x")
+  # the names set where the matrix is made: set on the value engine_call()
+  # returned, whose promise still refers to it, they would copy it
+  labels <- list(row_labels(x), if (is.null(y)) row_labels(x))
   if (is.null(y)) {
-    out <- engine_call(.Call(C_kernel_matrix, x, kernel_program(k), kernel_weights(k, x), threads))
-    dimnames(out) <- list(row_labels(x), row_labels(x))
-    return(out)
+    return(engine_call({
+      out <- .Call(C_kernel_matrix, x, kernel_program(k), kernel_weights(k, x), threads)
+      dimnames(out) <- labels
+      out
+    }))
   }
   y <- if (strings) kernel_matrix_strings(y, "y") else kernel_data(y, "y", x)
-  out <- kernel_cross(x, y, k, threads)
-  dimnames(out) <- list(row_labels(x), row_labels(y))
-  out
+  labels[[2L]] <- row_labels(y)
+  kernel_cross(x, y, k, threads, dimnames = labels)
 }
 
 # Points given to a kernel, as a checked double matrix; `like`: the points
@@ -69,9 +73,13 @@ kernel_data <- function(x, arg, like = NULL) {
 # weights of x, when the caller has them already (a fit stores its own);
 # program: the kernel's program, when the caller has it already.
 kernel_cross <- function(z, x, kernel, threads = 1L, xweights = kernel_weights(kernel, x),
-                         program = kernel_program(kernel)) {
-  engine_call(.Call(C_kernel_cross, z, x, program, kernel_weights(kernel, z), xweights,
-                    as.integer(threads)))
+                         program = kernel_program(kernel), dimnames = NULL) {
+  engine_call({
+    out <- .Call(C_kernel_cross, z, x, program, kernel_weights(kernel, z), xweights,
+                 as.integer(threads))
+    if (!is.null(dimnames)) dimnames(out) <- dimnames
+    out
+  })
 }
 
 # k(z_i, z_i) for each row of z, one kernel value per row (in C).

@@ -176,7 +176,9 @@ test_that("every C entry point called from R runs on the path the option names",
 
 # The .Call calls in an expression that are not the argument of an
 # engine_call(): the language object walked, "inside" set at an
-# engine_call( ... .Call(...)).
+# engine_call( ... .Call(...)), and kept through a block and an assignment
+# directly in it (engine_call({ out <- .Call(...); dimnames(out) <- ...;
+# out }), which names the result where it is made, without a copy).
 bare_calls <- function(e, inside = FALSE) {
   if (is.function(e)) return(c(bare_calls(formals(e)), bare_calls(body(e))))
   if (!is.call(e) && !is.pairlist(e) && !is.expression(e)) return(character(0))
@@ -186,6 +188,10 @@ bare_calls <- function(e, inside = FALSE) {
       here <- if (inside) character(0) else deparse(e[[2L]])
       return(c(here, unlist(lapply(as.list(e)[-1L], bare_calls))))
     }
+    if (inside && identical(head, as.name("{")))
+      return(unlist(lapply(as.list(e)[-1L], bare_calls, inside = TRUE)))
+    if (inside && identical(head, as.name("<-")))
+      return(c(bare_calls(e[[2L]]), bare_calls(e[[3L]], inside = TRUE)))
     if (identical(head, as.name("engine_call")) && length(e) == 2L)
       return(bare_calls(e[[2L]], inside = TRUE))
   }
@@ -208,4 +214,7 @@ test_that("the package's code makes every .Call inside engine_call()", {
   # the walk sees a .Call where there is one
   expect_identical(bare_calls(quote(f(.Call(C_a), engine_call(.Call(C_b))))), "C_a")
   expect_identical(bare_calls(function() engine_call(g(.Call(C_c)))), "C_c")
+  expect_identical(bare_calls(quote(engine_call({ out <- .Call(C_d); names(out) <- 1; out }))),
+                   character(0))
+  expect_identical(bare_calls(quote(engine_call({ out <- g(.Call(C_e)); out }))), "C_e")
 })
