@@ -102,3 +102,21 @@ test_that("a fit neither warns nor fails with /proc hidden, and reads the memory
   expect_true("said: 0  " %in% out, info = paste(out, collapse = "\n"))
   expect_true("components: 3 " %in% out, info = paste(out, collapse = "\n"))
 })
+
+test_that("kernel_matrix() allocates its n x n result once, names included", {
+  x <- matrix(rnorm(600 * 3), 600, dimnames = list(paste0("r", 1:600), NULL))
+  f <- tempfile()
+  on.exit(unlink(f))
+  profiling <- tryCatch({ Rprofmem(f, threshold = 8 * 400^2); TRUE },
+                        error = function(e) FALSE)
+  skip_if_not(profiling, "R built without memory profiling")
+  K <- kernel_matrix("rbfdot", x)
+  C <- kernel_matrix("rbfdot", x, x[1:500, ])
+  Rprofmem(NULL)
+  sizes <- as.numeric(sub(" :.*", "", grep("^[0-9]+ :", readLines(f), value = TRUE)))
+  # one allocation of each result (8 bytes a value, and a small header)
+  expect_equal(sum(sizes >= 8 * 600^2), 1L)
+  expect_equal(sum(sizes >= 8 * 600 * 500 & sizes < 8 * 600^2), 1L)
+  expect_identical(dimnames(K), list(rownames(x), rownames(x)))
+  expect_identical(dimnames(C), list(rownames(x), rownames(x)[1:500]))
+})
