@@ -1,0 +1,52 @@
+# Benchmark: the same fits under several builds of fastkpca, in one run
+# (issue 40's regressions), each fit in its own R process, the builds
+# alternating within each round; the median of the rounds.
+#   Rscript bench/builds.R LABEL=LIB [LABEL=LIB ...] [rounds=3]
+# LIB: a library holding that build of fastkpca (R CMD INSTALL
+# --library=LIB on a checkout, e.g. of a339451 or 35cb1f2); the first
+# build is the one the others are compared with. Cases:
+#   auto5:  kpca(x, features = 5) at n = 3000, d = 10, rbfdot sigma =
+#           0.05, solver "auto" (the iterative one), bench/case.R;
+#   mf20k:  the matrix-free fit at n = 20000, 10 features, 2 threads
+#           (bench/matrix-free.R's child "mf2").
+# Prints seconds per build and case and each build's ratio to the first
+# (above 1: slower than the first).
+args <- commandArgs(trailingOnly = TRUE)
+script <- tryCatch(normalizePath(sub("^--file=", "",
+  grep("^--file=", commandArgs(FALSE), value = TRUE))), error = function(e) "bench/builds.R")
+bench <- dirname(script)
+rounds <- 3L
+if (any(grepl("^rounds=", args))) rounds <- as.integer(sub("^rounds=", "", grep("^rounds=", args, value = TRUE)))
+builds <- grep("=", grep("^rounds=", args, value = TRUE, invert = TRUE), value = TRUE)
+if (!length(builds)) stop("give at least one LABEL=LIB")
+libs <- setNames(sub("^[^=]*=", "", builds), sub("=.*$", "", builds))
+
+run_case <- function(case, lib) {
+  out <- tempfile(fileext = ".rds")
+  env <- paste0("R_LIBS=", lib)
+  cmd <- switch(case,
+    auto5 = c(file.path(bench, "case.R"), "auto", "3000", "10", "5", "0.05", out),
+    mf20k = c(file.path(bench, "matrix-free.R"), "child", "mf2", "20000", out))
+  if (system2("Rscript", shQuote(cmd), env = env, stdout = FALSE) != 0L || !file.exists(out))
+    stop("the case ", case, " failed under ", lib)
+  r <- readRDS(out)
+  if (!is.null(r$seconds)) r$seconds else r$time
+}
+
+load_average <- function() paste(strsplit(readLines("/proc/loadavg"), " ")[[1]][1:3], collapse = " ")
+cat(sprintf("load before: %s\n", load_average()))
+cases <- c("auto5", "mf20k")
+times <- array(NA_real_, c(length(cases), length(libs), rounds),
+               dimnames = list(cases, names(libs), NULL))
+for (r in seq_len(rounds)) {
+  for (case in cases) {
+    order <- if (r %% 2L == 1L) seq_along(libs) else rev(seq_along(libs))
+    for (b in order) times[case, b, r] <- run_case(case, libs[[b]])
+  }
+  cat(sprintf("round %d done, load %s\n", r, load_average()))
+}
+med <- apply(times, c(1, 2), stats::median)
+print(round(med, 3))
+cat("\nratio to", names(libs)[1], "(seconds of the build / seconds of the first):\n")
+print(round(sweep(med, 1L, med[, 1L], "/"), 3))
+cat(sprintf("load after: %s\n", load_average()))
