@@ -46,7 +46,8 @@ as_sparse_rows <- function(x, arg = "x") {
       stop_argument(sprintf("'%s' must be numeric, not %s", arg, typeof(x$v)))
     rows <- sparse_rows(as.integer(x$i) - 1L, as.integer(x$j) - 1L, as.double(x$v),
                         c(x$nrow, x$ncol), 1L)
-    return(new_sparse_rows(rows, dimnames(x)))
+    # (its own element: slam's dimnames() method needs slam loaded)
+    return(new_sparse_rows(rows, x$dimnames))
   }
   if (!requireNamespace("Matrix", quietly = TRUE))
     stop_dependency(sprintf("'%s' is a Matrix object: install the Matrix package to read it", arg))
