@@ -914,6 +914,9 @@ gemv_body(int n, int k, const double *A, int lda, const double *x, double sign, 
           int vector)
 {
     int l = 0;
+#ifndef SIMD_VECTOR
+    (void) vector;   /* no vector types: the plain loops only */
+#endif
     for (; l + 4 <= k; l += 4) {
         const double *a0 = A + (size_t) l * lda, *a1 = a0 + lda, *a2 = a1 + lda,
             *a3 = a2 + lda;
