@@ -47,7 +47,7 @@ engine_number_option <- function(name, default, positive = FALSE) {
   as.double(value)
 }
 
-# Pass the options to C (src/simd.c); called by engine_call() before each
+# Pass the options to C (src/engine_settings.c); called by engine_call() before each
 # call into the engine.
 engine_settings <- function() {
   defaults <- engine_defaults()

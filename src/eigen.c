@@ -129,15 +129,6 @@ static int lapack_block(int ispec, const char *name, const char *opts, int n1, i
                             );
 }
 
-/* Whether the reduction and the back-transformation run on the register
- * tiles (tiles.c) and symv_lower() rather than LAPACK's dsytrd and dormtr
- * on the BLAS: with R's reference BLAS. With an optimized BLAS, its own
- * routines, as before the tiles: nothing gets slower there. */
-static int eigen_on_tiles(void)
-{
-    return !blas_is_optimized();
-}
-
 /* Column strips of the rank-2k update on the tiles. */
 #define RANK2K_STRIP 256
 
@@ -171,16 +162,20 @@ static void rank2k_update_tiles(int m, int k, const double *V, const double *W, 
 }
 
 /* C (the lower triangle of an m x m matrix, leading dimension ldc) -=
- * V W' + W V', V and W m x k: on the tiles (reference BLAS), else dsyr2k, cut into column strips of bounded
- * work when it is large (the diagonal block of a strip by dsyr2k, the rows
- * below it by two dgemm), with an interrupt check after each strip. */
+ * V W' + W V', V and W m x k: on the tiles where blas.c sends every
+ * product there (tiles_at_every_size(): R's reference BLAS), else dsyr2k,
+ * cut into column strips of bounded work when it is large (the diagonal
+ * block of a strip by dsyr2k, the rows below it by two dgemm), with an
+ * interrupt check after each strip. The reduction and the
+ * back-transformation below choose between their own steps on the tiles
+ * and LAPACK's by the same rule. */
 static void rank2k_update_lower(int m, int k, const double *V, const double *W,
                                 int ld, double *C, int ldc, int threads)
 {
     const char lower = 'L', notrans = 'N', trans = 'T';
     const double minus_one = -1.0, one = 1.0;
     if (m <= 0) return;
-    if (eigen_on_tiles()) {
+    if (tiles_at_every_size()) {
         rank2k_update_tiles(m, k, V, W, ld, C, ldc, threads);
         return;
     }
@@ -260,7 +255,7 @@ static void reduce_panel(int m, int nb, double *A, int lda, double *offdiag, dou
 static void reduce_tridiagonal(double *A, int n, double *diag, double *offdiag,
                                double *tau, int threads)
 {
-    int tiles = eigen_on_tiles();
+    int tiles = tiles_at_every_size();
     const char uplo = 'L';
     int info = 0, nb = lapack_block(1, "DSYTRD", "L", n, -1, -1), nx = n;
     if (nb > 1 && nb < n) {
@@ -381,7 +376,7 @@ static void back_transform(double *A, int n, const double *tau, double *Z, int k
     const char side = 'L', notrans = 'N', forward = 'F', columnwise = 'C';
     int m = n - 1, nq = n - 1;  /* Q acts on rows 2..n, with n - 1 reflectors */
     if (k == 0 || m < 1) return;
-    int tiles = eigen_on_tiles();
+    int tiles = tiles_at_every_size();
     if (!tiles && 2.0 * m * nq * k <= EIGEN_CHECK_WORK) {
         back_transform_dormtr(A, n, tau, Z, k);
         return;

@@ -39,14 +39,19 @@
  *   simd.h    the arithmetic layer: the vector types (GCC and clang vector
  *             extensions: SSE2, AVX2, AVX-512, NEON) and the one switch,
  *             the session's vector path, that every vector kernel honours
- *   simd.c    the CPU's features, the path R asks for (options(
- *             fastkpca.simd)) and the engine's other settings from R
+ *   simd.c    the CPU's features and the path R asks for (options(
+ *             fastkpca.simd))
+ *   engine_settings.c the engine's settings from R, passed down to where
+ *             each is used (the path to simd.c, the thread work to tiles.c,
+ *             the dense share to string_kernel.c)
  *   tiles.c   every register-tile product: general, rank-k (the Nystrom
  *             statistics), symmetric and general matrix-vector, the
  *             randomized solver's symmetric product, the string kernels'
  *             dense products (through the general one)
+ *   tile_product.c the tests' entry point to the tiles, through the copy
+ *             of a named path (tiles.h)
  *   blas.c    which BLAS is loaded, and which products go to it (a rule
- *             on their shapes)
+ *             on their shapes, the only one)
  *   memory.c  the memory the system can still give, from the OS's own calls
  *   errors.c  the engine's errors, raised as classed R conditions
  *   init.c    registration
@@ -433,33 +438,47 @@ void symm_lower(const double *A, int n, const double *X, int l, double *Y, int t
 void gemv_add(int n, int k, const double *A, int lda, const double *x, double sign,
               double *y);
 void gemv_t(int n, int k, const double *A, int lda, const double *x, double *y);
+/* tile_product.c: the tests' entry point to the tiles */
 SEXP tile_product(SEXP a, SEXP b, SEXP c, SEXP trans_a, SEXP trans_b, SEXP threads,
                   SEXP path, SEXP op);
 
 /* blas.c: blas_is_optimized: OpenBLAS, MKL or BLIS is loaded.
- * tiles_preferred: whether a product of work multiply-adds goes to the
- * tiles rather than the BLAS, by its size alone. matrix_product: C (+)=
- * op(A) op(B) (beta 1 or 0) by whichever tiles_preferred() names. */
+ * tiles_at_every_size: every product goes to the tiles (the reference
+ * BLAS). tiles_preferred: whether a product of work multiply-adds goes to
+ * the tiles rather than the BLAS, by its size alone. matrix_product: C (+)=
+ * op(A) op(B) (beta 1 or 0) by whichever tiles_preferred() names.
+ * matrix_vector_add: y += sign A x; symmetric_vector_product: y = A x, A
+ * from its lower triangle, with symmetric_vector_work(n) doubles of
+ * scratch; each by the tiles or the BLAS as tiles_at_every_size() says. */
 int blas_is_optimized(void);
+int tiles_at_every_size(void);
 int tiles_preferred(double work, int threads);
 void matrix_product(int m, int n, int k, const double *A, int lda, int transa,
                     const double *B, int ldb, int transb, double beta, double *C, int ldc,
                     int threads);
+void matrix_vector_add(int n, int k, const double *A, int lda, const double *x,
+                       double sign, double *y);
+size_t symmetric_vector_work(int n);
+void symmetric_vector_product(int n, const double *A, int lda, const double *x, double *y,
+                              double *work, int threads);
 
-/* simd.c: the engine's settings from R (the vector path, the tiles'
- * thread work, the string kernels' dense share), their defaults, and
+/* engine_settings.c: the engine's settings from R (the vector path, the
+ * tiles' thread work, the string kernels' dense share), their defaults, and
  * the name of the path a request gives on this CPU */
 SEXP engine_settings(SEXP path, SEXP thread_work, SEXP dense_share);
 SEXP engine_defaults(void);
 SEXP simd_path_resolve(SEXP path);
 /* the path each entry point ran on, recorded at its entry (every .Call
  * entry point but engine_settings(), engine_defaults() and this reader
- * calls engine_entered(__func__) first), and read back by the tests */
+ * calls engine_entered(__func__) first), and read back by the tests
+ * (engine_settings.c) */
 void engine_entered(const char *name);
 SEXP engine_entry_paths(void);
-/* the defaults of the settings, where they are measured */
+/* the settings and their defaults, where they are used and measured */
 double tile_thread_work_default(void);      /* tiles.c */
+void tile_thread_work_set(double work);
 double string_dense_share_default(void);    /* string_kernel.c */
+void string_dense_share_set(double share);
 
 /* kcca.c: kernel canonical correlation */
 SEXP kcca_ichol(SEXP x, SEXP kernel, SEXP weights, SEXP tol, SEXP max_rank);

@@ -56,16 +56,8 @@ static void residual_column(const double *y, int n, int p, double inv2s2,
     kernel_fast_transform(&rbf, col, n);
     if (k == 0) return;
     for (int l = 0; l < k; l++) prow[l] = g[p + (size_t) l * n];
-    /* col -= G prow: with an optimized BLAS its dgemv, else gemv_add()
-     * (tiles.c), four columns per pass in vectors */
-    if (blas_is_optimized()) {
-        const int one = 1;
-        const double minus_one = -1.0, plus_one = 1.0;
-        F77_CALL(dgemv)("N", &n, &k, &minus_one, g, &n, prow, &one, &plus_one, col, &one
-                        FCONE);
-    } else {
-        gemv_add(n, k, g, n, prow, -1.0, col);
-    }
+    /* col -= G prow, by the tiles or the BLAS as blas.c decides */
+    matrix_vector_add(n, k, g, n, prow, -1.0, col);
 }
 
 /* Returns the rank M and sets *G to the n x M column-major factor (leading

@@ -69,40 +69,14 @@ typedef struct {
 # define W 2
 # define VD vd2
 # define VI vi2
-# define VSPLAT(x) ((vd2) {(x), (x)})
-# ifdef SIMD_X86
-#  define VSQRT(v) ((vd2) _mm_sqrt_pd((__m128d) (v)))
-#  define VMIN(a, b) ((vd2) _mm_min_pd((__m128d) (a), (__m128d) (b)))
-#  define VMAX(a, b) ((vd2) _mm_max_pd((__m128d) (a), (__m128d) (b)))
-# elif defined(SIMD_ARM64)
-#  define VSQRT(v) ((vd2) vsqrtq_f64((float64x2_t) (v)))
-#  define VMIN(a, b) ((vd2) vminq_f64((float64x2_t) (a), (float64x2_t) (b)))
-#  define VMAX(a, b) ((vd2) vmaxq_f64((float64x2_t) (a), (float64x2_t) (b)))
-# else
-/* other systems: the lanes one by one */
-static inline vd2 vd2_sqrt(vd2 v) { return (vd2) {sqrt(v[0]), sqrt(v[1])}; }
-static inline vd2 vd2_min(vd2 a, vd2 b)
-{
-    return (vd2) {a[0] < b[0] ? a[0] : b[0], a[1] < b[1] ? a[1] : b[1]};
-}
-static inline vd2 vd2_max(vd2 a, vd2 b)
-{
-    return (vd2) {a[0] > b[0] ? a[0] : b[0], a[1] > b[1] ? a[1] : b[1]};
-}
-#  define VSQRT(v) vd2_sqrt(v)
-#  define VMIN(a, b) vd2_min(a, b)
-#  define VMAX(a, b) vd2_max(a, b)
-# endif
+# define VOP(op) VD2_##op
 # define KF(name) name##_v2
 # define KF_ATTR
 # include "kernel_simd.h"
 # undef W
 # undef VD
 # undef VI
-# undef VSPLAT
-# undef VSQRT
-# undef VMIN
-# undef VMAX
+# undef VOP
 # undef KF
 # undef KF_ATTR
 #endif
@@ -112,20 +86,14 @@ static inline vd2 vd2_max(vd2 a, vd2 b)
 # define W 4
 # define VD vd4
 # define VI vi4
-# define VSPLAT(x) ((vd4) {(x), (x), (x), (x)})
-# define VSQRT(v) ((vd4) _mm256_sqrt_pd((__m256d) (v)))
-# define VMIN(a, b) ((vd4) _mm256_min_pd((__m256d) (a), (__m256d) (b)))
-# define VMAX(a, b) ((vd4) _mm256_max_pd((__m256d) (a), (__m256d) (b)))
+# define VOP(op) VD4_##op
 # define KF(name) name##_avx2
 # define KF_ATTR SIMD_AVX2_ATTR
 # include "kernel_simd.h"
 # undef W
 # undef VD
 # undef VI
-# undef VSPLAT
-# undef VSQRT
-# undef VMIN
-# undef VMAX
+# undef VOP
 # undef KF
 # undef KF_ATTR
 #endif

@@ -1,9 +1,10 @@
 /* The vector part of the fast kernel blocks (kernel_fast.c), written once
  * and compiled once per instruction set: kernel_fast.c includes it with
  * KF(name) naming the copy, KF_ATTR its target attribute, VD the vector
- * type of W doubles and VI the integer vector of the same size, and the
- * macros VSQRT, VMIN, VMAX for the operations GCC's vector extensions lack.
- * Nothing here calls R. */
+ * type of W doubles and VI the integer vector of the same size, and
+ * VOP(op) naming the copy's vector helpers of simd.h (VOP(SPLAT),
+ * VOP(SQRT), VOP(MIN), VOP(MAX): VD2_SQRT, VD4_SQRT, ...). Nothing here
+ * calls R. */
 
 /* exp(x) for x in [KF_EXP_LO, KF_EXP_HI] (the caller clamps): x = k ln 2 + r
  * with |r| <= ln(2) / 2 (Cody and Waite's two-part ln 2: k ln2_hi is exact
@@ -13,25 +14,25 @@
  * (tests/testthat/test-kernel-speed.R), is in kernel_fast.c. */
 static inline KF_ATTR VD KF(vexp)(VD x)
 {
-    const VD magic = VSPLAT(6755399441055744.0); /* 1.5 * 2^52: round to integer */
-    VD t = x * VSPLAT(1.4426950408889634) + magic;
+    const VD magic = VOP(SPLAT)(6755399441055744.0); /* 1.5 * 2^52: round to integer */
+    VD t = x * VOP(SPLAT)(1.4426950408889634) + magic;
     VD k = t - magic;
-    VD r = x - k * VSPLAT(6.93147180369123816490e-01);
-    r = r - k * VSPLAT(1.90821492927058770002e-10);
-    VD p = VSPLAT(1.0 / 6227020800.0);
-    p = p * r + VSPLAT(1.0 / 479001600.0);
-    p = p * r + VSPLAT(1.0 / 39916800.0);
-    p = p * r + VSPLAT(1.0 / 3628800.0);
-    p = p * r + VSPLAT(1.0 / 362880.0);
-    p = p * r + VSPLAT(1.0 / 40320.0);
-    p = p * r + VSPLAT(1.0 / 5040.0);
-    p = p * r + VSPLAT(1.0 / 720.0);
-    p = p * r + VSPLAT(1.0 / 120.0);
-    p = p * r + VSPLAT(1.0 / 24.0);
-    p = p * r + VSPLAT(1.0 / 6.0);
-    p = p * r + VSPLAT(0.5);
-    p = p * r + VSPLAT(1.0);
-    p = p * r + VSPLAT(1.0);
+    VD r = x - k * VOP(SPLAT)(6.93147180369123816490e-01);
+    r = r - k * VOP(SPLAT)(1.90821492927058770002e-10);
+    VD p = VOP(SPLAT)(1.0 / 6227020800.0);
+    p = p * r + VOP(SPLAT)(1.0 / 479001600.0);
+    p = p * r + VOP(SPLAT)(1.0 / 39916800.0);
+    p = p * r + VOP(SPLAT)(1.0 / 3628800.0);
+    p = p * r + VOP(SPLAT)(1.0 / 362880.0);
+    p = p * r + VOP(SPLAT)(1.0 / 40320.0);
+    p = p * r + VOP(SPLAT)(1.0 / 5040.0);
+    p = p * r + VOP(SPLAT)(1.0 / 720.0);
+    p = p * r + VOP(SPLAT)(1.0 / 120.0);
+    p = p * r + VOP(SPLAT)(1.0 / 24.0);
+    p = p * r + VOP(SPLAT)(1.0 / 6.0);
+    p = p * r + VOP(SPLAT)(0.5);
+    p = p * r + VOP(SPLAT)(1.0);
+    p = p * r + VOP(SPLAT)(1.0);
     /* the low bits of t hold k: 2^k = (k + 1023) << 52 as a double */
     VI bits = ((VI) t - (VI) magic + 1023) << 52;
     return p * (VD) bits;
@@ -41,9 +42,9 @@ static inline KF_ATTR VD KF(vexp)(VD x)
  * for the lanes outside it (and NaN). */
 static inline KF_ATTR VD KF(vexp_lanes)(VD v)
 {
-    const VD lo = VSPLAT(KF_EXP_LO), hi = VSPLAT(KF_EXP_HI);
+    const VD lo = VOP(SPLAT)(KF_EXP_LO), hi = VOP(SPLAT)(KF_EXP_HI);
     VI outside = ~((v >= lo) & (v <= hi));
-    VD r = KF(vexp)(VMIN(VMAX(v, lo), hi));
+    VD r = KF(vexp)(VOP(MIN)(VOP(MAX)(v, lo), hi));
     long long any = 0;
     for (int l = 0; l < W; l++) any |= outside[l];
     if (any)
@@ -59,13 +60,13 @@ static inline KF_ATTR VD KF(vexp_lanes)(VD v)
 static KF_ATTR void KF(exp_array)(const double *x, double *y, int n, double scale,
                                   int root)
 {
-    const VD s = VSPLAT(scale);
+    const VD s = VOP(SPLAT)(scale);
     int i = 0;
     for (; i + 2 * W <= n; i += 2 * W) {
         VD v0, v1;
         memcpy(&v0, x + i, sizeof v0);
         memcpy(&v1, x + i + W, sizeof v1);
-        if (root) { v0 = VSQRT(v0); v1 = VSQRT(v1); }
+        if (root) { v0 = VOP(SQRT)(v0); v1 = VOP(SQRT)(v1); }
         VD r0 = KF(vexp_lanes)(v0 * s), r1 = KF(vexp_lanes)(v1 * s);
         memcpy(y + i, &r0, sizeof r0);
         memcpy(y + i + W, &r1, sizeof r1);
@@ -73,14 +74,14 @@ static KF_ATTR void KF(exp_array)(const double *x, double *y, int n, double scal
     for (; i + W <= n; i += W) {
         VD v;
         memcpy(&v, x + i, sizeof v);
-        if (root) v = VSQRT(v);
+        if (root) v = VOP(SQRT)(v);
         VD r = KF(vexp_lanes)(v * s);
         memcpy(y + i, &r, sizeof r);
     }
     for (; i < n; i++) {
         double v = scale * (root ? sqrt(x[i]) : x[i]);
         if (v >= KF_EXP_LO && v <= KF_EXP_HI) {
-            VD w = KF(vexp)(VSPLAT(v));
+            VD w = KF(vexp)(VOP(SPLAT)(v));
             y[i] = w[0];
         } else {
             y[i] = exp(v);
@@ -93,9 +94,9 @@ static KF_ATTR void KF(exp_array)(const double *x, double *y, int n, double scal
  * the scalar loop was a quarter of a block's time at d = 10). */
 static inline KF_ATTR int KF(any_nonfinite)(const double *v, int n)
 {
-    const VI zero = (VI) VSPLAT(0.0);
+    const VI zero = (VI) VOP(SPLAT)(0.0);
     const VI absmask = zero + 0x7fffffffffffffffLL;
-    const VD big = VSPLAT(DBL_MAX);
+    const VD big = VOP(SPLAT)(DBL_MAX);
     VI ok = zero - 1;
     int i = 0;
     for (; i + W <= n; i += W) {
@@ -157,7 +158,7 @@ static KF_ATTR void KF(tile)(int d, const double *a, const double *b0, const dou
                              size_t ld)
 {
     for (int h = 0; h < 8; h += 2 * W) {
-        VD c00 = VSPLAT(0.0), c10 = c00, c01 = c00, c11 = c00, c02 = c00, c12 = c00,
+        VD c00 = VOP(SPLAT)(0.0), c10 = c00, c01 = c00, c11 = c00, c02 = c00, c12 = c00,
            c03 = c00, c13 = c00;
         const double *ah = a + h;
         if (diff) {

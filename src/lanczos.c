@@ -9,12 +9,12 @@
  * residual direction (a thick restart), which keeps the Krylov relation
  * A V = V H + r e' intact.
  *
- * Products with A read the lower triangle of the one n x n buffer: with
- * R's reference BLAS through symv_lower() (tiles.c: vectorized, on the
- * threads, every entry summed in one order whatever their number; at
- * n = 20000 the reference dsymv was half of the solver's time), with an
- * optimized BLAS through its dsymv, as before. The small projected problems
- * go through LAPACK dsyevr. */
+ * Products with A read the lower triangle of the one n x n buffer, through
+ * symmetric_vector_product() (blas.c): with R's reference BLAS the tiles'
+ * symv_lower() (vectorized, on the threads, every entry summed in one
+ * order whatever their number; at n = 20000 the reference dsymv was half
+ * of the solver's time), with an optimized BLAS its dsymv, as before. The
+ * small projected problems go through LAPACK dsyevr. */
 #include "fastkpca.h"
 #include <float.h>
 #include <math.h>
@@ -94,7 +94,7 @@ static void fresh_direction(const double *V, int n, int j, double *next, double 
 typedef struct {
     const double *A;
     int n, ncv, threads;
-    double *symv_work; /* symv_lower()'s scratch; NULL: the BLAS's dsymv */
+    double *symv_work; /* symmetric_vector_product()'s scratch */
     double *V, *H, *h, *h2, *w;
     double anorm, beta;
     unsigned long long seed;
@@ -104,15 +104,10 @@ typedef struct {
  * space is spanned first); returns the basis size reached. */
 static int extend_basis(lanczos_state *s, int start, int m)
 {
-    const char uplo = 'L';
     int n = s->n;
     for (int j = start; j < m; j++) {
         double *vj = s->V + (size_t) j * n;
-        if (s->symv_work)
-            symv_lower(n, s->A, n, vj, s->w, s->symv_work, s->threads);
-        else
-            F77_CALL(dsymv)(&uplo, &n, &D_ONE, s->A, &n, vj, &ONE, &D_ZERO, s->w, &ONE
-                            FCONE);
+        symmetric_vector_product(n, s->A, n, vj, s->w, s->symv_work, s->threads);
         double wnorm = norm2(s->w, n);
         if (wnorm > s->anorm) s->anorm = wnorm;
         orthogonalise(s->V, n, j, s->w, s->h, s->h2);
@@ -162,8 +157,7 @@ int top_eigen_lanczos(const double *A, int n, int k, int ncv, double tol, int ma
     if (ncv <= k && ncv < n) ncv = k + 1 < n ? k + 1 : n;
     int m = ncv;
     lanczos_state s = {A, n, ncv, threads,
-                       blas_is_optimized() ? NULL
-                       : (double *) R_alloc(symv_lower_work(n), sizeof(double)),
+                       (double *) R_alloc(symmetric_vector_work(n) + 1, sizeof(double)),
                        (double *) R_alloc((size_t) n * (m + 1), sizeof(double)),
                        (double *) R_alloc((size_t) ncv * ncv, sizeof(double)),
                        (double *) R_alloc((size_t) m + 1, sizeof(double)),

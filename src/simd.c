@@ -1,14 +1,12 @@
-/* The one CPU dispatch (simd.h): which instruction sets this CPU runs, the
- * path the session asked for, and the engine's other settings, all set
- * from R (fastkpca:::engine_settings(), before every call into the engine)
- * and read by the kernels, on any thread. No environment variable is read
- * here: R reads them (R/simd.R). */
-#include "fastkpca.h"
+/* The one CPU dispatch (simd.h): which instruction sets this CPU runs and
+ * the path the session asked for, set from R (engine_settings(), in
+ * engine_settings.c, before every call into the engine) and read by the
+ * kernels, on any thread. The bottom of the engine: it calls nothing of
+ * the package and no R, and reads no environment variable (R reads them,
+ * R/simd.R). */
 #include "simd.h"
 
 static int requested = SIMD_AUTO;
-static double thread_work = -1.0;   /* < 0: tiles.c's default (not set yet) */
-static double dense_share = -1.0;   /* <= 0: string_kernel.c's default */
 
 int simd_rank(int path)
 {
@@ -64,102 +62,4 @@ void simd_request(int request)
 simd_path simd_active(void)
 {
     return simd_resolve(requested);
-}
-
-double engine_thread_work(void)
-{
-    return thread_work;
-}
-
-double engine_string_dense_share(void)
-{
-    return dense_share;
-}
-
-/* One setting: a double, finite, at least lo (above it when strict). */
-static double setting_value(SEXP s, const char *what, double lo, int strict)
-{
-    double v = isReal(s) && XLENGTH(s) == 1 ? REAL(s)[0] : R_NaN;
-    if (!R_FINITE(v) || v < lo || (strict && v == lo))
-        error_argument("'%s' must be one %s number", what, strict ? "positive" : "non-negative");
-    return v;
-}
-
-/* .Call: the settings of the engine for the calls that follow (from
- * fastkpca:::engine_settings(), R/simd.R). path: integer, a simd_path;
- * thread_work: double >= 0, the fewest multiply-adds per parallel region
- * of the tiles; dense_share: double > 0 (engine_defaults() gives both
- * defaults). Returns NULL. */
-SEXP engine_settings(SEXP path, SEXP thread_work_, SEXP dense_share_)
-{
-    int p = as_count(path, "path", SIMD_AUTO, SIMD_PATH_COUNT - 1);
-    double w = setting_value(thread_work_, "thread_work", 0.0, 0);
-    double s = setting_value(dense_share_, "dense_share", 0.0, 1);
-    simd_request(p);
-    (void) simd_best();   /* the CPU's features, found here on the main thread */
-    thread_work = w;
-    dense_share = s;
-    return R_NilValue;
-}
-
-/* .Call: the defaults of the numeric settings, for R (R/simd.R):
- * c(thread_work, dense_share). */
-SEXP engine_defaults(void)
-{
-    SEXP ans = PROTECT(allocVector(REALSXP, 2));
-    REAL(ans)[0] = tile_thread_work_default();
-    REAL(ans)[1] = string_dense_share_default();
-    const char *names[] = {"thread_work", "dense_share"};
-    SEXP nm = PROTECT(allocVector(STRSXP, 2));
-    for (int i = 0; i < 2; i++) SET_STRING_ELT(nm, i, mkChar(names[i]));
-    setAttrib(ans, R_NamesSymbol, nm);
-    UNPROTECT(2);
-    return ans;
-}
-
-/* .Call: the name of the path a request (integer, a simd_path) gives on
- * this CPU (fastkpca::simd_path()). */
-SEXP simd_path_resolve(SEXP path)
-{
-    engine_entered(__func__);
-    int p = as_count(path, "path", SIMD_AUTO, SIMD_PATH_COUNT - 1);
-    return mkString(simd_name(simd_resolve(p)));
-}
-
-/* The path each entry point found at its last call, for the tests: that
- * every call from R reaches C through engine_call() with the session's
- * settings (test-engine-call.R), and which entry points a call entered
- * (entries_entered() in helper-work.R). Each entry point (but the
- * settings' own and this reader) calls engine_entered(__func__) first, on
- * the main thread. __func__ is a static array of each function, so one entry point
- * always gives the same pointer: kept and compared as is, never copied. */
-#define ENTRY_RECORDS 64
-static const char *entry_names[ENTRY_RECORDS];
-static int entry_paths[ENTRY_RECORDS];
-static int entry_count = 0;
-
-void engine_entered(const char *name)
-{
-    int i = 0;
-    while (i < entry_count && entry_names[i] != name) i++;
-    if (i == ENTRY_RECORDS) return;
-    if (i == entry_count) entry_names[entry_count++] = name;
-    entry_paths[i] = simd_active();
-}
-
-/* .Call (fastkpca:::engine_entry_paths(), for the tests): the name of the
- * path each entry point ran on at its last call since the last reading,
- * named by the entry point; the record is then cleared. */
-SEXP engine_entry_paths(void)
-{
-    SEXP ans = PROTECT(allocVector(STRSXP, entry_count));
-    SEXP nm = PROTECT(allocVector(STRSXP, entry_count));
-    for (int i = 0; i < entry_count; i++) {
-        SET_STRING_ELT(ans, i, mkChar(simd_name(entry_paths[i])));
-        SET_STRING_ELT(nm, i, mkChar(entry_names[i]));
-    }
-    setAttrib(ans, R_NamesSymbol, nm);
-    entry_count = 0;
-    UNPROTECT(2);
-    return ans;
 }

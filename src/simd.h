@@ -53,6 +53,61 @@ typedef double vd8u __attribute__((vector_size(64), aligned(8), may_alias));
 # endif
 #endif
 
+/* The vector helpers, each written once, here: a value in every lane
+ * (SPLAT), acc + x y (FMA), the square root, minimum and maximum lane by
+ * lane, and a vector's four lanes summed as (0 + 1) + (2 + 3) (VD4_SUM,
+ * which takes a double[4] too, so that plain loops sum in the same order).
+ * Macros rather than functions: a function passing a vd4 or vd8 by value
+ * changes the ABI where AVX is not enabled (gcc and clang refuse it, or
+ * warn), and the intrinsics inline into the copy of the instruction set
+ * that uses them (SIMD_AVX2_ATTR, SIMD_AVX512_ATTR). FMA is fused where
+ * the instruction set has it (NEON, AVX2 with FMA, AVX-512) and is an
+ * intrinsic there, so that it does not depend on the compiler's
+ * contraction flags; SSE2 has none: a product, then a sum, as the plain
+ * loops. A kernel compiled per path names its copy's helpers through one
+ * macro, VOP(SPLAT) for VD2_SPLAT or VD4_SPLAT. */
+#define VD4_SUM(v) (((v)[0] + (v)[1]) + ((v)[2] + (v)[3]))
+#ifdef SIMD_VECTOR
+# define VD2_SPLAT(x) ((vd2) {(x), (x)})
+# define VD4_SPLAT(x) ((vd4) {(x), (x), (x), (x)})
+# define VD8_SPLAT(x) ((vd8) {(x), (x), (x), (x), (x), (x), (x), (x)})
+# if defined(SIMD_X86)
+#  define VD2_FMA(x, y, acc) ((acc) + (x) * (y))
+#  define VD2_SQRT(v) ((vd2) _mm_sqrt_pd((__m128d) (v)))
+#  define VD2_MIN(a, b) ((vd2) _mm_min_pd((__m128d) (a), (__m128d) (b)))
+#  define VD2_MAX(a, b) ((vd2) _mm_max_pd((__m128d) (a), (__m128d) (b)))
+#  define VD4_FMA(x, y, acc) ((vd4) _mm256_fmadd_pd((__m256d) (x), (__m256d) (y),       \
+                                                    (__m256d) (acc)))
+#  define VD4_SQRT(v) ((vd4) _mm256_sqrt_pd((__m256d) (v)))
+#  define VD4_MIN(a, b) ((vd4) _mm256_min_pd((__m256d) (a), (__m256d) (b)))
+#  define VD4_MAX(a, b) ((vd4) _mm256_max_pd((__m256d) (a), (__m256d) (b)))
+#  define VD8_FMA(x, y, acc) ((vd8) _mm512_fmadd_pd((__m512d) (x), (__m512d) (y),       \
+                                                    (__m512d) (acc)))
+# elif defined(SIMD_ARM64)
+#  define VD2_FMA(x, y, acc) ((vd2) vfmaq_f64((float64x2_t) (acc), (float64x2_t) (x),  \
+                                              (float64x2_t) (y)))
+#  define VD2_SQRT(v) ((vd2) vsqrtq_f64((float64x2_t) (v)))
+#  define VD2_MIN(a, b) ((vd2) vminq_f64((float64x2_t) (a), (float64x2_t) (b)))
+#  define VD2_MAX(a, b) ((vd2) vmaxq_f64((float64x2_t) (a), (float64x2_t) (b)))
+# else
+/* other systems: the lanes one by one */
+#  include <math.h>
+static inline vd2 vd2_sqrt_lanes(vd2 v) { return (vd2) {sqrt(v[0]), sqrt(v[1])}; }
+static inline vd2 vd2_min_lanes(vd2 a, vd2 b)
+{
+    return (vd2) {a[0] < b[0] ? a[0] : b[0], a[1] < b[1] ? a[1] : b[1]};
+}
+static inline vd2 vd2_max_lanes(vd2 a, vd2 b)
+{
+    return (vd2) {a[0] > b[0] ? a[0] : b[0], a[1] > b[1] ? a[1] : b[1]};
+}
+#  define VD2_FMA(x, y, acc) ((acc) + (x) * (y))
+#  define VD2_SQRT(v) vd2_sqrt_lanes(v)
+#  define VD2_MIN(a, b) vd2_min_lanes(a, b)
+#  define VD2_MAX(a, b) vd2_max_lanes(a, b)
+# endif
+#endif
+
 /* The path the kernels run in this session: the one asked for
  * (simd_request()), capped by this CPU (never SIMD_AUTO). */
 simd_path simd_active(void);
@@ -63,12 +118,5 @@ simd_path simd_resolve(int request);
 void simd_request(int request);
 int simd_rank(int path);
 const char *simd_name(int path);
-
-/* The other settings of the engine, set from R with the path
- * (fastkpca:::engine_settings()): the fewest multiply-adds a parallel
- * region of the tiles gets (tiles.c), and the share of the strings a node
- * of the suffix tree must be in to be a dense column (string_kernel.c). */
-double engine_thread_work(void);
-double engine_string_dense_share(void);
 
 #endif

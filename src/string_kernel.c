@@ -48,7 +48,6 @@
  * strings of a call (string_kernels_prepare(), from kernel_point_sets())
  * and gives the base kernel's values on a column segment (string_segment()). */
 #include "fastkpca.h"
-#include "simd.h"
 #include <Rmath.h>
 #include <limits.h>
 #include <float.h>
@@ -271,18 +270,20 @@ static void profiles_at_cap(const int *p, const int *lcp, int N, const int *owne
 #define STRING_DENSE_SHARE 0.5
 #define STRING_DENSE_MIN 8
 
-/* STRING_DENSE_SHARE, or the R option fastkpca.string_dense_share
- * (engine_settings(), simd.c), which bench/string-dense-rule.R sets to
- * measure the rule (the values do not depend on it, beyond rounding). */
+/* STRING_DENSE_SHARE, or the R option fastkpca.string_dense_share, which
+ * bench/string-dense-rule.R sets to measure the rule (the values do not
+ * depend on it, beyond rounding): engine_settings() (engine_settings.c)
+ * sets it before every call into the engine. */
+static double dense_share = STRING_DENSE_SHARE;
+
 double string_dense_share_default(void)
 {
     return STRING_DENSE_SHARE;
 }
 
-static double string_dense_share(void)
+void string_dense_share_set(double share)
 {
-    double share = engine_string_dense_share();
-    return share > 0 ? share : STRING_DENSE_SHARE;
+    dense_share = share > 0 ? share : STRING_DENSE_SHARE;
 }
 
 static int compare_int(const void *a, const void *b)
@@ -291,19 +292,33 @@ static int compare_int(const void *a, const void *b)
     return (x > y) - (x < y);
 }
 
-/* The nodes of the generalized suffix tree for base b (nlev == 0), from the
- * suffix array p and its lcps, with the self values k(s, s). */
-static void build_nodes(string_base *b, const int *p, const int *lcp, int N,
-                        const int *owner, const int *tstart, const int *tlen, int cap)
+/* The nodes of the generalized suffix tree that carry weight: lcp
+ * intervals of the suffix array (the suffixes of ranks lb .. rb share
+ * the node's substrings), each with its weight W(depth) - W(parent's). */
+typedef struct {
+    int *lb, *rb;
+    double *weight;
+    int count;
+} tree_nodes;
+
+/* The postings of the nodes shared by two strings or more: node v's
+ * strings (sorted) and their counts at start[v] .. start[v + 1] - 1, its
+ * weight, whether it is a dense column (dense_min strings or more). */
+typedef struct {
+    int *start, *string, *count;
+    double *weight;
+    char *dense;
+    int kept, used, ndense;
+    double pairs;                /* the sparse nodes' pairs of strings */
+} node_postings;
+
+/* Each suffix alone adds to its string's k(s, s), from its deepest prefix
+ * shared with another suffix (the larger lcp with its neighbours) to its
+ * end. */
+static void add_lone_suffixes(const int *p, const int *lcp, int N, const int *owner,
+                              const int *tstart, const int *tlen, int cap, const double *W,
+                              double *self)
 {
-    int n = b->nstr, maxlen = 0;
-    for (int s = 0; s < n; s++) if (tlen[s] > maxlen) maxlen = tlen[s];
-    int wmax = cap < maxlen ? cap : maxlen;
-    const double *W = weight_table(b->type, b->length, b->lambda, wmax);
-    double *self = (double *) R_alloc((size_t) n + 1, sizeof(double));
-    memset(self, 0, ((size_t) n + 1) * sizeof(double));
-    /* each suffix alone, from its deepest prefix shared with another suffix
-     * (the larger lcp with its neighbours) to its end */
     for (int r = 0; r < N; r++) {
         int pos = p[r], s = owner[pos], slen = tstart[s] + tlen[s] - pos;
         if (slen == 0) continue;
@@ -311,17 +326,18 @@ static void build_nodes(string_base *b, const int *p, const int *lcp, int N,
         if (r + 1 < N && lcp[r + 1] > h) h = lcp[r + 1];
         self[s] += W[slen < cap ? slen : cap] - W[h < cap ? h : cap];
     }
+}
 
-    /* pass 1: the weighted nodes, bottom-up (lcp intervals [lb, rb] of depth
-     * l under a parent of depth max(next lcp, the stack's top)); scratch in
-     * protected vectors, which the garbage collector takes back once done */
-    SEXP iscratch = PROTECT(allocVector(INTSXP, (R_xlen_t) 4 * N + 2 * (R_xlen_t) n + 8));
-    SEXP dscratch = PROTECT(allocVector(REALSXP, (R_xlen_t) N + 1));
-    int *st_l = INTEGER(iscratch), *st_lb = st_l + N + 2, *node_lb = st_lb + N + 2;
-    int *node_rb = node_lb + N + 1, *count = node_rb + N + 1, *touched = count + n + 1;
-    double *node_w = REAL(dscratch);
+/* Pass 1: the weighted nodes, bottom-up, into nodes (room for N): lcp
+ * intervals [lb, rb] of depth l under a parent of depth max(next lcp, the
+ * stack's top); stack: 2 (N + 2) ints. Returns the number of postings the
+ * nodes can have, at most min(size, n) strings each. */
+static double find_nodes(const int *lcp, int N, int n, int cap, const double *W, int *stack,
+                         tree_nodes *nodes)
+{
+    int *st_l = stack, *st_lb = stack + N + 2;
     int nnodes = 0, top = 0;
-    double bound = 0.0;     /* postings: at most min(size, n) strings per node */
+    double bound = 0.0;
     st_l[0] = 0;
     st_lb[0] = 0;
     for (int r = 1; r <= N; r++) {
@@ -332,9 +348,9 @@ static void build_nodes(string_base *b, const int *p, const int *lcp, int N,
             int parent = h > st_l[top] ? h : st_l[top];
             int d = l < cap ? l : cap, pd = parent < cap ? parent : cap;
             if (d > pd) {
-                node_lb[nnodes] = ilb;
-                node_rb[nnodes] = r - 1;
-                node_w[nnodes] = W[d] - W[pd];
+                nodes->lb[nnodes] = ilb;
+                nodes->rb[nnodes] = r - 1;
+                nodes->weight[nnodes] = W[d] - W[pd];
                 int size = r - ilb;
                 bound += size < n ? size : n;
                 nnodes++;
@@ -347,42 +363,47 @@ static void build_nodes(string_base *b, const int *p, const int *lcp, int N,
             st_lb[top] = lb;
         }
     }
-    if (bound > INT_MAX) error_argument("'x' holds too many shared substrings for a string kernel");
-    R_CheckUserInterrupt();
-    int S = (int) bound;
-    int *post_string = (int *) R_alloc((size_t) S + 1, sizeof(int));
-    int *post_count = (int *) R_alloc((size_t) S + 1, sizeof(int));
-    int *post_start = (int *) R_alloc((size_t) nnodes + 2, sizeof(int));
-    double *weight = (double *) R_alloc((size_t) nnodes + 1, sizeof(double));
-    char *dense = (char *) R_alloc((size_t) nnodes + 1, 1);
+    nodes->count = nnodes;
+    return bound;
+}
 
-    /* pass 2: each node's strings and counts; a node of one string only
-     * adds to its k(s, s) */
-    memset(count, 0, ((size_t) n + 1) * sizeof(int));
+/* Pass 2: each node's strings and their counts (count: a zero for each
+ * string, touched: as many ints of scratch). Every node adds w c^2 to the
+ * k(s, s) of each of its strings; the nodes shared by two strings or more
+ * are kept in post (bound postings at most), dense from dense_min strings
+ * on. */
+static void collect_postings(const tree_nodes *nodes, const int *p, const int *owner,
+                             int bound, double dense_min, int *count, int *touched,
+                             double *self, node_postings *post)
+{
+    int nnodes = nodes->count;
+    post->string = (int *) R_alloc((size_t) bound + 1, sizeof(int));
+    post->count = (int *) R_alloc((size_t) bound + 1, sizeof(int));
+    post->start = (int *) R_alloc((size_t) nnodes + 2, sizeof(int));
+    post->weight = (double *) R_alloc((size_t) nnodes + 1, sizeof(double));
+    post->dense = (char *) R_alloc((size_t) nnodes + 1, 1);
     int kept = 0, used = 0, ndense = 0;
-    double dense_min = string_dense_share() * n;
-    if (dense_min < STRING_DENSE_MIN) dense_min = STRING_DENSE_MIN;
     double pairs = 0.0;
     for (int v = 0; v < nnodes; v++) {
         int nt = 0;
-        for (int r = node_lb[v]; r <= node_rb[v]; r++) {
+        for (int r = nodes->lb[v]; r <= nodes->rb[v]; r++) {
             int s = owner[p[r]];
             if (count[s]++ == 0) touched[nt++] = s;
         }
-        double w = node_w[v];
+        double w = nodes->weight[v];
         for (int t = 0; t < nt; t++) {
             double c = count[touched[t]];
             self[touched[t]] += w * c * c;
         }
         if (nt >= 2) {
             qsort(touched, (size_t) nt, sizeof(int), compare_int);
-            post_start[kept] = used;
-            weight[kept] = w;
-            dense[kept] = nt >= dense_min;
-            if (dense[kept]) ndense++; else pairs += (double) nt * nt;
+            post->start[kept] = used;
+            post->weight[kept] = w;
+            post->dense[kept] = nt >= dense_min;
+            if (post->dense[kept]) ndense++; else pairs += (double) nt * nt;
             for (int t = 0; t < nt; t++) {
-                post_string[used] = touched[t];
-                post_count[used] = count[touched[t]];
+                post->string[used] = touched[t];
+                post->count[used] = count[touched[t]];
                 used++;
             }
             kept++;
@@ -390,59 +411,111 @@ static void build_nodes(string_base *b, const int *p, const int *lcp, int N,
         for (int t = 0; t < nt; t++) count[touched[t]] = 0;
         if (v % 65536 == 65535) R_CheckUserInterrupt();
     }
-    post_start[kept] = used;
-    UNPROTECT(2);
+    post->start[kept] = used;
+    post->kept = kept;
+    post->used = used;
+    post->ndense = ndense;
+    post->pairs = pairs;
+}
 
-    /* the dense nodes as the columns of A; the sparse ones renumbered, with
-     * the inverted index of each string's sparse nodes */
-    double *A = (double *) R_alloc((size_t) n * ndense + 1, sizeof(double));
-    memset(A, 0, ((size_t) n * ndense + 1) * sizeof(double));
+/* The dense nodes as the columns of A (n x ndense, column-major): a
+ * string's count scaled by the root of the node's weight. */
+static double *dense_columns(const node_postings *post, int n)
+{
+    double *A = (double *) R_alloc((size_t) n * post->ndense + 1, sizeof(double));
+    memset(A, 0, ((size_t) n * post->ndense + 1) * sizeof(double));
+    int col = 0;
+    for (int v = 0; v < post->kept; v++) {
+        if (!post->dense[v]) continue;
+        double sw = sqrt(post->weight[v]);
+        for (int q = post->start[v]; q < post->start[v + 1]; q++)
+            A[post->string[q] + (size_t) col * n] = sw * post->count[q];
+        col++;
+    }
+    return A;
+}
+
+/* The sparse nodes of base b: renumbered, their postings compacted to the
+ * front of post's arrays, in order (after dense_columns(), which reads
+ * the dense nodes' postings that this overwrites), with the inverted
+ * index of each string's sparse nodes and counts. */
+static void sparse_index(string_base *b, node_postings *post, int n)
+{
     int *list_start = (int *) R_alloc((size_t) n + 2, sizeof(int));
     memset(list_start, 0, ((size_t) n + 2) * sizeof(int));
-    int nsparse = 0, col = 0, sparse_used = 0;
-    for (int v = 0; v < kept; v++) {
-        if (dense[v]) {
-            double sw = sqrt(weight[v]);
-            for (int q = post_start[v]; q < post_start[v + 1]; q++)
-                A[post_string[q] + (size_t) col * n] = sw * post_count[q];
-            col++;
-        } else {
-            for (int q = post_start[v]; q < post_start[v + 1]; q++) {
-                list_start[post_string[q] + 1]++;
-                /* compact the sparse postings to the front, in order */
-                post_string[sparse_used] = post_string[q];
-                post_count[sparse_used] = post_count[q];
-                sparse_used++;
-            }
-            int len = post_start[v + 1] - post_start[v];
-            post_start[nsparse] = sparse_used - len;
-            weight[nsparse] = weight[v];
-            nsparse++;
+    int nsparse = 0, sparse_used = 0;
+    for (int v = 0; v < post->kept; v++) {
+        if (post->dense[v]) continue;
+        for (int q = post->start[v]; q < post->start[v + 1]; q++) {
+            list_start[post->string[q] + 1]++;
+            post->string[sparse_used] = post->string[q];
+            post->count[sparse_used] = post->count[q];
+            sparse_used++;
         }
+        int len = post->start[v + 1] - post->start[v];
+        post->start[nsparse] = sparse_used - len;
+        post->weight[nsparse] = post->weight[v];
+        nsparse++;
     }
-    post_start[nsparse] = sparse_used;
+    post->start[nsparse] = sparse_used;
     for (int s = 0; s < n; s++) list_start[s + 1] += list_start[s];
     int *list_node = (int *) R_alloc((size_t) sparse_used + 1, sizeof(int));
     int *list_count = (int *) R_alloc((size_t) sparse_used + 1, sizeof(int));
     int *fill = (int *) R_alloc((size_t) n + 1, sizeof(int));
     memcpy(fill, list_start, (size_t) n * sizeof(int));
     for (int v = 0; v < nsparse; v++)
-        for (int q = post_start[v]; q < post_start[v + 1]; q++) {
-            int s = post_string[q];
+        for (int q = post->start[v]; q < post->start[v + 1]; q++) {
+            int s = post->string[q];
             list_node[fill[s]] = v;
-            list_count[fill[s]] = post_count[q];
+            list_count[fill[s]] = post->count[q];
             fill[s]++;
         }
-    b->ndense = ndense;
-    b->A = A;
     b->list_start = list_start;
     b->list_node = list_node;
     b->list_count = list_count;
-    b->post_start = post_start;
-    b->post_string = post_string;
-    b->post_count = post_count;
-    b->node_weight = weight;
-    b->pair_cost = n > 0 ? pairs / ((double) n * n) : 0.0;
+    b->post_start = post->start;
+    b->post_string = post->string;
+    b->post_count = post->count;
+    b->node_weight = post->weight;
+}
+
+/* The nodes of the generalized suffix tree for base b (nlev == 0), from the
+ * suffix array p and its lcps, with the self values k(s, s): each suffix
+ * alone, the weighted nodes (pass 1), their strings (pass 2), then the
+ * dense nodes as the columns of A and the sparse ones as an inverted
+ * index. */
+static void build_nodes(string_base *b, const int *p, const int *lcp, int N,
+                        const int *owner, const int *tstart, const int *tlen, int cap)
+{
+    int n = b->nstr, maxlen = 0;
+    for (int s = 0; s < n; s++) if (tlen[s] > maxlen) maxlen = tlen[s];
+    int wmax = cap < maxlen ? cap : maxlen;
+    const double *W = weight_table(b->type, b->length, b->lambda, wmax);
+    double *self = (double *) R_alloc((size_t) n + 1, sizeof(double));
+    memset(self, 0, ((size_t) n + 1) * sizeof(double));
+    add_lone_suffixes(p, lcp, N, owner, tstart, tlen, cap, W, self);
+
+    /* the passes' scratch in protected vectors, which the garbage collector
+     * takes back once done: the stack, the nodes, the counts of pass 2 */
+    SEXP iscratch = PROTECT(allocVector(INTSXP, (R_xlen_t) 4 * N + 2 * (R_xlen_t) n + 8));
+    SEXP dscratch = PROTECT(allocVector(REALSXP, (R_xlen_t) N + 1));
+    int *stack = INTEGER(iscratch), *node_lb = stack + 2 * (N + 2);
+    int *node_rb = node_lb + N + 1, *count = node_rb + N + 1, *touched = count + n + 1;
+    tree_nodes nodes = {node_lb, node_rb, REAL(dscratch), 0};
+    double bound = find_nodes(lcp, N, n, cap, W, stack, &nodes);
+    if (bound > INT_MAX) error_argument("'x' holds too many shared substrings for a string kernel");
+    R_CheckUserInterrupt();
+    double dense_min = dense_share * n;
+    if (dense_min < STRING_DENSE_MIN) dense_min = STRING_DENSE_MIN;
+    memset(count, 0, ((size_t) n + 1) * sizeof(int));
+    node_postings post;
+    collect_postings(&nodes, p, owner, (int) bound, dense_min, count, touched, self, &post);
+    UNPROTECT(2);
+
+    b->ndense = post.ndense;
+    b->A = dense_columns(&post, n);
+    sparse_index(b, &post, n);
+    b->pair_cost = n > 0 ? post.pairs / ((double) n * n) : 0.0;
     b->self = self;
 }
 

@@ -29,10 +29,14 @@
  *
  * The products run inside OpenMP regions and call no R (their scratch is
  * on the stack, about 80 KB), except syrk_lower_add() and symm_lower(),
- * which run on the main thread and make their own regions, and the .Call
- * entry point for the tests at the end. */
+ * which run on the main thread and make their own regions. Each product
+ * has a form that takes the path (tiles.h: tile_gemm_path(), ...), for the
+ * tests' entry point (tile_product.c). The tiles call only the vector
+ * layer (simd.h) and R (R_alloc, the interrupt check): what calls them
+ * (blas.c, the solvers, the kernels, the entry points) sits above. */
 #include "fastkpca.h"
 #include "simd.h"
+#include "tiles.h"
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -52,18 +56,26 @@
  * solver's reduction at n = 3000 (thousands of regions) ran 3 to 4 times
  * slower on 2 threads than on 1 at a load of 5 on 2 cores. 3e7 (about a
  * millisecond on one core) bounds that loss. The R option
- * fastkpca.tile_thread_work replaces it (engine_settings(); the tests set
- * 0, so that small problems run on their threads). */
+ * fastkpca.tile_thread_work replaces it (engine_settings(), in
+ * engine_settings.c, sets it before every call into the engine; the tests
+ * set 0, so that small problems run on their threads). Read on any
+ * thread, set on the main thread between calls. */
 #define TILE_THREAD_WORK 3e7
+static double thread_work = TILE_THREAD_WORK;
+
 double tile_thread_work_default(void)
 {
     return TILE_THREAD_WORK;
 }
 
+void tile_thread_work_set(double work)
+{
+    thread_work = work >= 0 ? work : TILE_THREAD_WORK;
+}
+
 static double thread_work_min(void)
 {
-    double w = engine_thread_work();
-    return w >= 0 ? w : TILE_THREAD_WORK;
+    return thread_work;
 }
 
 /* ---- the general product -------------------------------------------------- */
@@ -76,23 +88,25 @@ typedef void (*tile_fn)(int kc, const double *a, int lda, const double *b, doubl
 typedef struct {
     int mr, nr;
     tile_fn tile;
+    simd_path path;  /* the path whose copy this is */
 } tile_kernel;
 
 /* The tiles, one source for every instruction set: 3 vectors of W doubles
  * (3W rows) by 4 columns (8 with AVX-512), in the vector types of simd.h.
  * They are written out in full: GCC keeps an array of accumulators in
- * memory. The fused multiply-adds are intrinsics (TILE_FMA), so that they
- * do not depend on the compiler's contraction flags; SSE2 has none (a
- * product, then a sum, as the plain loops). Written with the compiler's
- * own contraction instead, the AVX2 and AVX-512 tiles gave the same bits
- * at the same speed, within the noise of the shared project machine. */
+ * memory. The fused multiply-adds are intrinsics (the FMA helpers of
+ * simd.h, named per copy by VOP()), so that they do not depend on the
+ * compiler's contraction flags; SSE2 has none (a product, then a sum, as
+ * the plain loops). Written with the compiler's own contraction instead,
+ * the AVX2 and AVX-512 tiles gave the same bits at the same speed, within
+ * the noise of the shared project machine. */
 #define TILE_LOAD(j) VT c0##j = *(const VTU *) (c + (size_t) (j) * ldc),              \
         c1##j = *(const VTU *) (c + (size_t) (j) * ldc + TW),                           \
         c2##j = *(const VTU *) (c + (size_t) (j) * ldc + 2 * TW)
 #define TILE_STEP(j) do {                                                            \
-        VT y = TSPLAT(bp[j]);                                                           \
-        c0##j = TILE_FMA(x0, y, c0##j); c1##j = TILE_FMA(x1, y, c1##j);                 \
-        c2##j = TILE_FMA(x2, y, c2##j);                                                 \
+        VT y = VOP(SPLAT)(bp[j]);                                                       \
+        c0##j = VOP(FMA)(x0, y, c0##j); c1##j = VOP(FMA)(x1, y, c1##j);                 \
+        c2##j = VOP(FMA)(x2, y, c2##j);                                                 \
     } while (0)
 #define TILE_STORE(j) do {                                                           \
         *(VTU *) (c + (size_t) (j) * ldc) = c0##j;                                      \
@@ -116,13 +130,7 @@ typedef struct {
 # define VT vd2
 # define VTU vd2u
 # define TW 2
-# define TSPLAT(v) ((vd2) {(v), (v)})
-# if defined(SIMD_ARM64)
-#  define TILE_FMA(x, y, acc) ((vd2) vfmaq_f64((float64x2_t) (acc), (float64x2_t) (x),  \
-                                               (float64x2_t) (y)))
-# else
-#  define TILE_FMA(x, y, acc) ((acc) + (x) * (y))
-# endif
+# define VOP(op) VD2_##op
 static void tile_v2(int kc, const double *a, int lda, const double *b, double *c, int ldc)
 {
     TILE_BODY(4, TILE_COLUMNS4);
@@ -130,17 +138,14 @@ static void tile_v2(int kc, const double *a, int lda, const double *b, double *c
 # undef VT
 # undef VTU
 # undef TW
-# undef TSPLAT
-# undef TILE_FMA
+# undef VOP
 #endif
 
 #ifdef SIMD_X86
 # define VT vd4
 # define VTU vd4u
 # define TW 4
-# define TSPLAT(v) ((vd4) {(v), (v), (v), (v)})
-# define TILE_FMA(x, y, acc) ((vd4) _mm256_fmadd_pd((__m256d) (x), (__m256d) (y),          \
-                                                    (__m256d) (acc)))
+# define VOP(op) VD4_##op
 SIMD_AVX2_ATTR
 static void tile_avx2(int kc, const double *a, int lda, const double *b, double *c,
                       int ldc)
@@ -150,15 +155,12 @@ static void tile_avx2(int kc, const double *a, int lda, const double *b, double 
 # undef VT
 # undef VTU
 # undef TW
-# undef TSPLAT
-# undef TILE_FMA
+# undef VOP
 
 # define VT vd8
 # define VTU vd8u
 # define TW 8
-# define TSPLAT(v) ((vd8) {(v), (v), (v), (v), (v), (v), (v), (v)})
-# define TILE_FMA(x, y, acc) ((vd8) _mm512_fmadd_pd((__m512d) (x), (__m512d) (y),          \
-                                                    (__m512d) (acc)))
+# define VOP(op) VD8_##op
 SIMD_AVX512_ATTR
 static void tile_avx512(int kc, const double *a, int lda, const double *b, double *c,
                         int ldc)
@@ -168,8 +170,7 @@ static void tile_avx512(int kc, const double *a, int lda, const double *b, doubl
 # undef VT
 # undef VTU
 # undef TW
-# undef TSPLAT
-# undef TILE_FMA
+# undef VOP
 #endif
 
 /* Plain loops: every system and compiler (and the "plain" path). */
@@ -193,13 +194,13 @@ static tile_kernel tile_kernel_for(simd_path path)
 {
     switch (path) {
 #ifdef SIMD_X86
-    case SIMD_AVX512: return (tile_kernel) {24, 8, tile_avx512};
-    case SIMD_AVX2: return (tile_kernel) {12, 4, tile_avx2};
+    case SIMD_AVX512: return (tile_kernel) {24, 8, tile_avx512, SIMD_AVX512};
+    case SIMD_AVX2: return (tile_kernel) {12, 4, tile_avx2, SIMD_AVX2};
 #endif
 #ifdef SIMD_VECTOR
-    case SIMD_SSE2: case SIMD_NEON: return (tile_kernel) {6, 4, tile_v2};
+    case SIMD_SSE2: case SIMD_NEON: return (tile_kernel) {6, 4, tile_v2, path};
 #endif
-    default: return (tile_kernel) {4, 4, tile_plain};
+    default: return (tile_kernel) {4, 4, tile_plain, SIMD_PLAIN};
     }
 }
 
@@ -347,12 +348,21 @@ static void tile_product_with(tile_kernel K, int m, int n, int k, const double *
     }
 }
 
+simd_path tile_gemm_path(simd_path path, int m, int n, int k, const double *A, int lda,
+                         int transa, const double *B, int ldb, int transb, double sign,
+                         double *C, int ldc, int threads)
+{
+    tile_kernel K = tile_kernel_for(path);
+    tile_product_with(K, m, n, k, A, lda, transa, B, ldb, transb, sign, C, ldc, threads);
+    return K.path;
+}
+
 void tile_gemm(int m, int n, int k, const double *A, int lda, int transa,
                const double *B, int ldb, int transb, double sign, double *C, int ldc,
                int threads)
 {
-    tile_product_with(tile_kernel_for(simd_active()), m, n, k, A, lda, transa, B, ldb,
-                      transb, sign, C, ldc, threads);
+    (void) tile_gemm_path(simd_active(), m, n, k, A, lda, transa, B, ldb, transb, sign, C,
+                          ldc, threads);
 }
 
 void tile_kernels_ready(void)
@@ -393,14 +403,14 @@ typedef struct {
 #ifdef SIMD_X86
 /* written out in full: GCC at -O2 keeps an array of accumulators in memory */
 # define SYRK_FMA8(j, r0, r1, r2) do {                                         \
-        vd8 y = {bk[j], bk[j], bk[j], bk[j], bk[j], bk[j], bk[j], bk[j]};       \
+        vd8 y = VD8_SPLAT(bk[j]);                                               \
         r0 += x0 * y; r1 += x1 * y; r2 += x2 * y;                               \
     } while (0)
 SIMD_AVX512_ATTR
 static void syrk_tile_avx512(int kc, const double *a, size_t panel_len, const double *b,
                              double *acc)
 {
-    vd8 z = {0, 0, 0, 0, 0, 0, 0, 0};
+    vd8 z = VD8_SPLAT(0.0);
     vd8 c00 = z, c10 = z, c20 = z, c01 = z, c11 = z, c21 = z, c02 = z, c12 = z, c22 = z,
         c03 = z, c13 = z, c23 = z, c04 = z, c14 = z, c24 = z, c05 = z, c15 = z, c25 = z,
         c06 = z, c16 = z, c26 = z, c07 = z, c17 = z, c27 = z;
@@ -433,7 +443,7 @@ SIMD_AVX2_ATTR
 static void syrk_tile_avx2(int kc, const double *a, size_t panel_len, const double *b,
                            double *acc)
 {
-    vd4 z = {0, 0, 0, 0};
+    vd4 z = VD4_SPLAT(0.0);
     vd4 c00 = z, c10 = z, c20 = z, c01 = z, c11 = z, c21 = z,
         c02 = z, c12 = z, c22 = z, c03 = z, c13 = z, c23 = z;
     const double *a0 = a, *a1 = a + panel_len, *a2 = a + 2 * panel_len;
@@ -441,13 +451,13 @@ static void syrk_tile_avx2(int kc, const double *a, size_t panel_len, const doub
         vd4 x0 = *(const vd4u *) (a0 + 4 * k), x1 = *(const vd4u *) (a1 + 4 * k),
             x2 = *(const vd4u *) (a2 + 4 * k);
         const double *bk = b + 4 * k;
-        vd4 y = {bk[0], bk[0], bk[0], bk[0]};
+        vd4 y = VD4_SPLAT(bk[0]);
         c00 += x0 * y; c10 += x1 * y; c20 += x2 * y;
-        y = (vd4) {bk[1], bk[1], bk[1], bk[1]};
+        y = VD4_SPLAT(bk[1]);
         c01 += x0 * y; c11 += x1 * y; c21 += x2 * y;
-        y = (vd4) {bk[2], bk[2], bk[2], bk[2]};
+        y = VD4_SPLAT(bk[2]);
         c02 += x0 * y; c12 += x1 * y; c22 += x2 * y;
-        y = (vd4) {bk[3], bk[3], bk[3], bk[3]};
+        y = VD4_SPLAT(bk[3]);
         c03 += x0 * y; c13 += x1 * y; c23 += x2 * y;
     }
     *(vd4u *) (acc + 0) = c00;  *(vd4u *) (acc + 4) = c10;  *(vd4u *) (acc + 8) = c20;
@@ -464,18 +474,18 @@ static void syrk_tile_avx2(int kc, const double *a, size_t panel_len, const doub
  * registers. */
 static void syrk_quad_v2(int kc, const double *a, const double *b, double *acc)
 {
-    vd2 c00 = {0, 0}, c10 = c00, c01 = c00, c11 = c00, c02 = c00, c12 = c00,
+    vd2 c00 = VD2_SPLAT(0.0), c10 = c00, c01 = c00, c11 = c00, c02 = c00, c12 = c00,
         c03 = c00, c13 = c00;
     for (int k = 0; k < kc; k++) {
         const double *ak = a + 4 * k, *bk = b + 4 * k;
         vd2 a0 = *(const vd2u *) ak, a1 = *(const vd2u *) (ak + 2);
-        vd2 b0 = {bk[0], bk[0]};
+        vd2 b0 = VD2_SPLAT(bk[0]);
         c00 += a0 * b0; c10 += a1 * b0;
-        vd2 b1 = {bk[1], bk[1]};
+        vd2 b1 = VD2_SPLAT(bk[1]);
         c01 += a0 * b1; c11 += a1 * b1;
-        vd2 b2 = {bk[2], bk[2]};
+        vd2 b2 = VD2_SPLAT(bk[2]);
         c02 += a0 * b2; c12 += a1 * b2;
-        vd2 b3 = {bk[3], bk[3]};
+        vd2 b3 = VD2_SPLAT(bk[3]);
         c03 += a0 * b3; c13 += a1 * b3;
     }
     *(vd2u *) (acc + 0) = c00;  *(vd2u *) (acc + 2) = c10;
@@ -678,6 +688,21 @@ void syrk_lower_add(const double *Bt, int nb, int m, const double *c, double *G,
     syrk_lower_with(syrk_kernel_for(simd_active()), Bt, nb, m, c, G, colsum, threads);
 }
 
+simd_path syrk_lower_path(simd_path path, const double *Bt, int nb, int m, const double *c,
+                          double *G, double *colsum, int threads)
+{
+    syrk_kernel kern = syrk_kernel_for(path);
+    if (nb > 0 && m > 0) syrk_lower_with(kern, Bt, nb, m, c, G, colsum, threads);
+    return kern.path;
+}
+
+/* The path whose copy the vector products (symv, gemv, symm) run for a
+ * path: they have none wider than AVX2. */
+simd_path vector_products_path(simd_path path)
+{
+    return path == SIMD_AVX512 ? SIMD_AVX2 : path;
+}
+
 /* ---- the symmetric matrix-vector product ------------------------------ */
 
 /* y = A x, A symmetric n x n of which the lower triangle is stored: the
@@ -733,9 +758,8 @@ symv_quad_body(int n, const double *A, int lda, const double *x, int j, double *
 #endif
 #ifdef SIMD_VECTOR
     if (vector) {
-        vd4 v0 = {0, 0, 0, 0}, v1 = v0, v2 = v0, v3 = v0;
-        vd4 y0 = {x0, x0, x0, x0}, y1 = {x1, x1, x1, x1}, y2 = {x2, x2, x2, x2},
-            y3 = {x3, x3, x3, x3};
+        vd4 v0 = VD4_SPLAT(0.0), v1 = v0, v2 = v0, v3 = v0;
+        vd4 y0 = VD4_SPLAT(x0), y1 = VD4_SPLAT(x1), y2 = VD4_SPLAT(x2), y3 = VD4_SPLAT(x3);
         for (; i + 4 <= n; i += 4) {
             vd4 b0 = *(const vd4u *) (a0 + i), b1 = *(const vd4u *) (a1 + i),
                 b2 = *(const vd4u *) (a2 + i), b3 = *(const vd4u *) (a3 + i),
@@ -744,10 +768,10 @@ symv_quad_body(int n, const double *A, int lda, const double *x, int j, double *
             *(vd4u *) (t + i - j) = ti;
             v0 += b0 * xi; v1 += b1 * xi; v2 += b2 * xi; v3 += b3 * xi;
         }
-        d0 += (v0[0] + v0[1]) + (v0[2] + v0[3]);
-        d1 += (v1[0] + v1[1]) + (v1[2] + v1[3]);
-        d2 += (v2[0] + v2[1]) + (v2[2] + v2[3]);
-        d3 += (v3[0] + v3[1]) + (v3[2] + v3[3]);
+        d0 += VD4_SUM(v0);
+        d1 += VD4_SUM(v1);
+        d2 += VD4_SUM(v2);
+        d3 += VD4_SUM(v3);
     }
 #endif
     if (!vector) {
@@ -761,10 +785,10 @@ symv_quad_body(int n, const double *A, int lda, const double *x, int j, double *
                 t[i + l - j] += b0 * x0 + b1 * x1 + b2 * x2 + b3 * x3;
                 v0[l] += b0 * xi; v1[l] += b1 * xi; v2[l] += b2 * xi; v3[l] += b3 * xi;
             }
-        d0 += (v0[0] + v0[1]) + (v0[2] + v0[3]);
-        d1 += (v1[0] + v1[1]) + (v1[2] + v1[3]);
-        d2 += (v2[0] + v2[1]) + (v2[2] + v2[3]);
-        d3 += (v3[0] + v3[1]) + (v3[2] + v3[3]);
+        d0 += VD4_SUM(v0);
+        d1 += VD4_SUM(v1);
+        d2 += VD4_SUM(v2);
+        d3 += VD4_SUM(v3);
     }
     for (; i < n; i++) {
         double b0 = a0[i], b1 = a1[i], b2 = a2[i], b3 = a3[i], xi = x[i];
@@ -870,7 +894,13 @@ static void symv_lower_with(symv_quad_fn quad, int n, const double *A, int lda,
 void symv_lower(int n, const double *A, int lda, const double *x, double *y,
                 double *work, int threads)
 {
-    symv_lower_with(symv_quad_for(simd_active()), n, A, lda, x, y, work, threads);
+    symv_lower_path(simd_active(), n, A, lda, x, y, work, threads);
+}
+
+void symv_lower_path(simd_path path, int n, const double *A, int lda, const double *x,
+                     double *y, double *work, int threads)
+{
+    symv_lower_with(symv_quad_for(path), n, A, lda, x, y, work, threads);
 }
 
 /* ---- the matrix-vector products ------------------------------------------ */
@@ -884,6 +914,9 @@ gemv_body(int n, int k, const double *A, int lda, const double *x, double sign, 
           int vector)
 {
     int l = 0;
+#ifndef SIMD_VECTOR
+    (void) vector;   /* no vector types: the plain loops only */
+#endif
     for (; l + 4 <= k; l += 4) {
         const double *a0 = A + (size_t) l * lda, *a1 = a0 + lda, *a2 = a1 + lda,
             *a3 = a2 + lda;
@@ -892,8 +925,8 @@ gemv_body(int n, int k, const double *A, int lda, const double *x, double sign, 
         int i = 0;
 #ifdef SIMD_VECTOR
         if (vector) {
-            vd4 y0 = {x0, x0, x0, x0}, y1 = {x1, x1, x1, x1}, y2 = {x2, x2, x2, x2},
-                y3 = {x3, x3, x3, x3};
+            vd4 y0 = VD4_SPLAT(x0), y1 = VD4_SPLAT(x1), y2 = VD4_SPLAT(x2),
+                y3 = VD4_SPLAT(x3);
             for (; i + 4 <= n; i += 4) {
                 vd4 t = *(const vd4u *) (y + i);
                 t += *(const vd4u *) (a0 + i) * y0;
@@ -938,7 +971,7 @@ gemv_t_body(int n, int k, const double *A, int lda, const double *x, double *y, 
         int i = 0;
 #ifdef SIMD_VECTOR
         if (vector) {
-            vd4 v0 = {0, 0, 0, 0}, v1 = v0, v2 = v0, v3 = v0;
+            vd4 v0 = VD4_SPLAT(0.0), v1 = v0, v2 = v0, v3 = v0;
             for (; i + 4 <= n; i += 4) {
                 vd4 xi = *(const vd4u *) (x + i);
                 v0 += *(const vd4u *) (a0 + i) * xi;
@@ -946,10 +979,10 @@ gemv_t_body(int n, int k, const double *A, int lda, const double *x, double *y, 
                 v2 += *(const vd4u *) (a2 + i) * xi;
                 v3 += *(const vd4u *) (a3 + i) * xi;
             }
-            d0 = (v0[0] + v0[1]) + (v0[2] + v0[3]);
-            d1 = (v1[0] + v1[1]) + (v1[2] + v1[3]);
-            d2 = (v2[0] + v2[1]) + (v2[2] + v2[3]);
-            d3 = (v3[0] + v3[1]) + (v3[2] + v3[3]);
+            d0 = VD4_SUM(v0);
+            d1 = VD4_SUM(v1);
+            d2 = VD4_SUM(v2);
+            d3 = VD4_SUM(v3);
         }
 #endif
         if (!vector) {
@@ -962,10 +995,10 @@ gemv_t_body(int n, int k, const double *A, int lda, const double *x, double *y, 
                     v0[l] += a0[i + l] * xi; v1[l] += a1[i + l] * xi;
                     v2[l] += a2[i + l] * xi; v3[l] += a3[i + l] * xi;
                 }
-            d0 = (v0[0] + v0[1]) + (v0[2] + v0[3]);
-            d1 = (v1[0] + v1[1]) + (v1[2] + v1[3]);
-            d2 = (v2[0] + v2[1]) + (v2[2] + v2[3]);
-            d3 = (v3[0] + v3[1]) + (v3[2] + v3[3]);
+            d0 = VD4_SUM(v0);
+            d1 = VD4_SUM(v1);
+            d2 = VD4_SUM(v2);
+            d3 = VD4_SUM(v3);
         }
         for (; i < n; i++) {
             d0 += a0[i] * x[i]; d1 += a1[i] * x[i]; d2 += a2[i] * x[i]; d3 += a3[i] * x[i];
@@ -1019,8 +1052,8 @@ static void gemv_t_avx2(int n, int k, const double *A, int lda, const double *x,
 }
 #endif
 
-static void gemv_t_with(simd_path path, int n, int k, const double *A, int lda,
-                        const double *x, double *y)
+void gemv_t_path(simd_path path, int n, int k, const double *A, int lda, const double *x,
+                 double *y)
 {
 #ifdef SIMD_X86
     if (path == SIMD_AVX2 || path == SIMD_AVX512) {
@@ -1032,8 +1065,8 @@ static void gemv_t_with(simd_path path, int n, int k, const double *A, int lda,
     else gemv_t_v2(n, k, A, lda, x, y);
 }
 
-static void gemv_add_with(simd_path path, int n, int k, const double *A, int lda,
-                          const double *x, double sign, double *y)
+void gemv_add_path(simd_path path, int n, int k, const double *A, int lda, const double *x,
+                   double sign, double *y)
 {
 #ifdef SIMD_X86
     if (path == SIMD_AVX2 || path == SIMD_AVX512) {
@@ -1047,13 +1080,13 @@ static void gemv_add_with(simd_path path, int n, int k, const double *A, int lda
 
 void gemv_t(int n, int k, const double *A, int lda, const double *x, double *y)
 {
-    gemv_t_with(simd_active(), n, k, A, lda, x, y);
+    gemv_t_path(simd_active(), n, k, A, lda, x, y);
 }
 
 void gemv_add(int n, int k, const double *A, int lda, const double *x, double sign,
               double *y)
 {
-    gemv_add_with(simd_active(), n, k, A, lda, x, sign, y);
+    gemv_add_path(simd_active(), n, k, A, lda, x, sign, y);
 }
 
 /* ---- the symmetric matrix product of the randomized solver -------------- */
@@ -1154,116 +1187,12 @@ static void symm_lower_with(symm_fn product, const double *A, int n, const doubl
  * whatever the number of threads. Main thread (an interrupt check). */
 void symm_lower(const double *A, int n, const double *X, int l, double *Y, int threads)
 {
-    symm_lower_with(symm_for(simd_active()), A, n, X, l, Y, threads);
+    symm_lower_path(simd_active(), A, n, X, l, Y, threads);
     R_CheckUserInterrupt();
 }
 
-/* ---- the entry point for the tests ---------------------------------------- */
-
-/* The widest copy of the vector-product kernels (symv, gemv, symm): AVX2. */
-static simd_path vector_copy(simd_path path)
+void symm_lower_path(simd_path path, const double *A, int n, const double *X, int l,
+                     double *Y, int threads)
 {
-    return path == SIMD_AVX512 ? SIMD_AVX2 : path;
-}
-
-/* .Call, for the tests and benchmarks (fastkpca:::tile_product()), through
- * the kernels of one path (path: integer, a simd_path; SIMD_AUTO for the
- * session's, simd_active(); a path this CPU lacks gives the widest below
- * it that it runs):
- * op 0: c + op(a) op(b), op(x) = x' where trans_x is TRUE (tile_gemm());
- * op 1: c + A b, A symmetric from the lower triangle of the square a
- *       (symv_lower(), column by column of b);
- * op 2: c + the lower triangle (with the diagonal) of (a - 1 b)' (a - 1 b),
- *       b a 1 x ncol(a) shift (syrk_lower_add()); c's upper triangle is
- *       kept; the result's attribute "sums" is (a - 1 b)' 1;
- * op 3: c + a b (gemv_add(), column by column of b);
- * op 4: c + a' b (gemv_t(), column by column of b);
- * op 5: c + A b as op 1, all columns of b at once (symm_lower()).
- * a, b, c: double matrices of conforming sizes; threads: integer.
- * Returns a new matrix with attributes "path", the kernel that ran,
- * "blas", "optimized" or "reference" as blas_is_optimized() sees it, and
- * "large_products", "tiles" or "blas": where matrix_product() sends a
- * product of 10^9 multiply-adds. */
-SEXP tile_product(SEXP a, SEXP b, SEXP c, SEXP trans_a, SEXP trans_b, SEXP threads,
-                  SEXP path, SEXP op)
-{
-    engine_entered(__func__);
-    if (!isReal(a) || !isMatrix(a)) error_argument("'a' must be a double matrix");
-    if (!isReal(b) || !isMatrix(b)) error_argument("'b' must be a double matrix");
-    if (!isReal(c) || !isMatrix(c)) error_argument("'c' must be a double matrix");
-    int what = as_count(op, "op", 0, 5);
-    int ta = asLogical(trans_a) == TRUE, tb = asLogical(trans_b) == TRUE;
-    if (what != 0) ta = tb = 0;
-    if (what == 4) ta = 1;
-    if ((what == 1 || what == 5) && nrows(a) != ncols(a)) error_argument("'a' must be square");
-    int m = ta ? ncols(a) : nrows(a), k = ta ? nrows(a) : ncols(a);
-    int kb = tb ? ncols(b) : nrows(b), n = tb ? nrows(b) : ncols(b);
-    if (what == 2) {
-        m = n = ncols(a);
-        k = nrows(a);
-        if (nrows(b) != 1 || ncols(b) != m) error_argument("'b' must be 1 x %d", m);
-    } else if (kb != k) {
-        error_argument("'b' must have %d %s", k, tb ? "columns" : "rows");
-    }
-    if (nrows(c) != m || ncols(c) != n) error_argument("'c' must be %d x %d", m, n);
-    int nthreads = as_threads(threads);
-    int p = as_count(path, "path", SIMD_AUTO, SIMD_PATH_COUNT - 1);
-    simd_path run = p == SIMD_AUTO ? simd_active() : simd_resolve(p);
-    SEXP ans = PROTECT(duplicate(c));
-    double *out = REAL(ans);
-    simd_path ran = vector_copy(run);
-    if (what == 0) {
-        tile_kernel K = tile_kernel_for(run);
-        tile_product_with(K, m, n, k, REAL(a), nrows(a) > 0 ? nrows(a) : 1, ta, REAL(b),
-                          nrows(b) > 0 ? nrows(b) : 1, tb, 1.0, out, m > 0 ? m : 1,
-                          nthreads);
-        ran = K.mr == 24 ? SIMD_AVX512 : K.mr == 12 ? SIMD_AVX2 : K.mr == 6 ? run : SIMD_PLAIN;
-    } else if (what == 1) {
-        symv_quad_fn quad = symv_quad_for(run);
-        double *work = (double *) R_alloc(symv_lower_work(m) + 1, sizeof(double));
-        double *y = (double *) R_alloc((size_t) (m > 0 ? m : 1), sizeof(double));
-        for (int j = 0; j < n; j++) {
-            double *oj = out + (size_t) j * m;
-            symv_lower_with(quad, m, REAL(a), m, REAL(b) + (size_t) j * m, y, work, nthreads);
-            for (int i = 0; i < m; i++) oj[i] += y[i];
-        }
-    } else if (what == 2) {
-        syrk_kernel kern = syrk_kernel_for(run);
-        int nb = k;
-        double *Bt = (double *) R_alloc((size_t) m * nb + 1, sizeof(double));
-        for (int i = 0; i < nb; i++)
-            for (int j = 0; j < m; j++) Bt[j + (size_t) i * m] = REAL(a)[i + (size_t) j * nb];
-        SEXP sums = PROTECT(allocVector(REALSXP, m));
-        memset(REAL(sums), 0, (size_t) m * sizeof(double));
-        if (nb > 0 && m > 0)
-            syrk_lower_with(kern, Bt, nb, m, REAL(b), out, REAL(sums), nthreads);
-        setAttrib(ans, install("sums"), sums);
-        UNPROTECT(1);
-        ran = kern.path;
-    } else if (what == 3 || what == 4) {
-        double *y = (double *) R_alloc((size_t) (m > 0 ? m : 1), sizeof(double));
-        int lda = nrows(a) > 0 ? nrows(a) : 1;
-        for (int j = 0; j < n; j++) {
-            double *oj = out + (size_t) j * m;
-            const double *x = REAL(b) + (size_t) j * k;
-            if (what == 3) {
-                gemv_add_with(run, m, k, REAL(a), lda, x, 1.0, oj);
-            } else {
-                gemv_t_with(run, k, m, REAL(a), lda, x, y);
-                for (int i = 0; i < m; i++) oj[i] += y[i];
-            }
-        }
-    } else {
-        double *Y = (double *) R_alloc((size_t) m * n + 1, sizeof(double));
-        if (m > 0 && n > 0) {
-            symm_lower_with(symm_for(run), REAL(a), m, REAL(b), n, Y, nthreads);
-            for (size_t t = 0; t < (size_t) m * n; t++) out[t] += Y[t];
-        }
-    }
-    setAttrib(ans, install("path"), mkString(simd_name(ran)));
-    setAttrib(ans, install("blas"), mkString(blas_is_optimized() ? "optimized" : "reference"));
-    setAttrib(ans, install("large_products"),
-              mkString(tiles_preferred(1e9, nthreads) ? "tiles" : "blas"));
-    UNPROTECT(1);
-    return ans;
+    symm_lower_with(symm_for(path), A, n, X, l, Y, threads);
 }
