@@ -129,7 +129,8 @@ bind_rows <- function(parts) {
   if (!length(parts)) return(NULL)
   if (!any(vapply(parts, inherits, logical(1), "fastkpca_sparse_rows")))
     return(do.call(rbind, parts))
-  parts <- lapply(parts, function(p) unclass(rows_like(p, structure(list(), class = "fastkpca_sparse_rows"))))
+  parts <- lapply(parts, function(p)
+    unclass(if (inherits(p, "fastkpca_sparse_rows")) p else dense_as_sparse_rows(p)))
   lens <- unlist(lapply(parts, function(p) diff(p$p)))
   rn <- lapply(parts, function(p) {
     r <- p$dimnames[[1L]]

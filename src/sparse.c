@@ -215,6 +215,16 @@ static double merged_spline(sparse_row a, sparse_row b)
     return prod;
 }
 
+/* ||a - b||^2 from the squared norms and the gathered product a'b,
+ * clamped at 0; where the norms overflowed, summed as differences. */
+static inline double squared_distance(double an, double bn, double ab, sparse_row a,
+                                      sparse_row b)
+{
+    double s = an + bn - 2.0 * ab;
+    if (!(s <= DBL_MAX)) s = merged_sq_distance(a, b);
+    return s > 0.0 ? s : 0.0;
+}
+
 /* dst[i - i0] = base kernel (a_i, b_j) for i in [i0, i1), a and b sparse
  * points of one width. work: the first SPARSE_COLUMNS x d doubles zero
  * (and left zero), then the value function's own scratch. */
@@ -245,13 +255,7 @@ void sparse_segment(const kernel_spec *spec, const kernel_points *a, const kerne
         for (int i = i0; i < i1; i++) {
             sparse_row ai = row_of(A, a->first + i);
             double s = gather_dot(ai, w);
-            if (dist) {
-                s = a->sparse_norms[i] + bn - 2.0 * s;
-                /* the norms overflowed: sum the differences instead */
-                if (!(s <= DBL_MAX)) s = merged_sq_distance(ai, bj);
-                if (!(s > 0.0)) s = 0.0;
-            }
-            dst[i - i0] = s;
+            dst[i - i0] = dist ? squared_distance(a->sparse_norms[i], bn, s, ai, bj) : s;
         }
         for (int t = 0; t < bj.len; t++) w[bj.j[t]] = 0.0;
         break;
@@ -337,11 +341,8 @@ void sparse_columns(const kernel_spec *spec, const kernel_points *a, const kerne
             for (int c = 0; c < nq; c++) {
                 if (lower && i < q + c) continue;
                 double v = sums[c];
-                if (dist) {
-                    v = a->sparse_norms[i] + b->sparse_norms[q + c] - 2.0 * v;
-                    if (!(v <= DBL_MAX)) v = merged_sq_distance(ai, rows[c]);
-                    if (!(v > 0.0)) v = 0.0;
-                }
+                if (dist)
+                    v = squared_distance(a->sparse_norms[i], b->sparse_norms[q + c], v, ai, rows[c]);
                 out[(size_t) (q + c - c0) * ldo + (i - i0)] = v;
             }
         }
