@@ -21,7 +21,7 @@
 set -euo pipefail
 
 here="$(cd "$(dirname "$0")/.." && pwd)"
-core='kpca|kernels|kern|string-kernels|nystrom|matrix-free|tiles|kica|bad-input|sparse$'
+core='^(kpca|kernels|kern|string-kernels|nystrom|matrix-free|tiles|kica|bad-input|sparse)$'
 tests="${FASTKPCA_ARM64_TESTS:-$core}"
 [ "$tests" = core ] && tests="$core"
 root="${FASTKPCA_ARM64_ROOT:-$HOME/.cache/fastkpca/arm64-root-bookworm}"

@@ -1,17 +1,24 @@
 #!/usr/bin/env bash
-# Runs the whole test suite with the vector layer switched off: every product
+# Runs the test suite with the vector layer switched off: every product
 # and kernel block on the plain C path, as on a CPU with no vector path
 # (FASTKPCA_SIMD=plain, which the package reads into
 # options(fastkpca.simd) when it loads). The package is built from a copy of
 # the sources into a temporary library; the tune and dials tests' packages
 # come from their own library (scripts/tidymodels-lib.sh), as in
-# scripts/test.sh. FASTKPCA_PLAIN_TESTS picks files by a regular expression.
+# scripts/test.sh. By default every file but those of R-level plumbing, whose
+# C calls the other files make too: the site, the README, the vignette's
+# figures, future's workers and backends, kernlab's examples and its
+# kernels both ways, recipes, tune, tidiers, printing, accessors, progress
+# and interrupts (about half the suite's time; R CMD check runs them on the
+# vector path). FASTKPCA_PLAIN_TESTS picks files by a regular expression
+# (scripts/run-tests.R: "all", or "!" and one for the files to leave out).
 # Prints one verdict line; exits 0 (passed), 1 (a failure, or not on the
 # plain path) or 2 (could not run).
 set -euo pipefail
 
 here="$(cd "$(dirname "$0")/.." && pwd)"
-tests="${FASTKPCA_PLAIN_TESTS:-all}"
+plumbing='!^(site|readme|vignette-figures|workers|backends|kernlab-examples|kernlab-both-ways|recipes|recipes-port|tune|tidiers|print-widths|accessors|progress|interrupt)$'
+tests="${FASTKPCA_PLAIN_TESTS:-$plumbing}"
 work="$(mktemp -d)"
 trap 'rm -rf "$work"' EXIT
 mkdir -p "$work/src" "$work/lib"

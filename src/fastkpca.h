@@ -259,6 +259,19 @@ void sparse_segment(const kernel_spec *spec, const kernel_points *a, const kerne
 void sparse_columns(const kernel_spec *spec, const kernel_points *a, const kernel_points *b,
                     int c0, int nc, int i0, int i1, int lower, double *out, size_t ldo,
                     double *work);
+double sparse_squared_distance(const sparse_csr *A, int ra, const sparse_csr *B, int rb);
+
+/* sparse_tiles.c: tiles of a gathered-product kernel on sparse rows, the
+ * frequent columns as a dense head (one tiled product), the rest indexed
+ * by column per tile. sparse_tiles_prepare() on the main thread;
+ * sparse_tile() on any of its threads, no R API, 1 if a value is not
+ * finite. */
+typedef struct sparse_tiles sparse_tiles;
+int sparse_tiles_supported(const kernel_spec *spec);
+sparse_tiles *sparse_tiles_prepare(const kernel_spec *spec, const kernel_points *a,
+                                   const kernel_points *b, int threads);
+int sparse_tiles_head(const sparse_tiles *P);
+int sparse_tile(const sparse_tiles *P, int r0, int nr, int c0, int nc, double *out);
 SEXP sparse_rows(SEXP index, SEXP second, SEXP values, SEXP dim, SEXP layout);
 
 /* kernel_fast.c: the kernels of an inner product or a squared distance */

@@ -762,10 +762,14 @@ int kernel_tiles_shared(const kernel_eval *k)
 }
 
 /* A source of tiles of the kernel between the points of a and b, on any
- * thread: kernel_fast.c's plan for dense rows, or the sparse rows' value
- * function (src/sparse.c) with scratch for each of threads threads. */
+ * thread: kernel_fast.c's plan for dense rows; for sparse rows,
+ * sparse_tiles.c's plan (a kernel of a gathered product: the frequent
+ * columns as a dense head, the rest indexed per tile) or the value
+ * function of src/sparse.c (the others) with scratch for each of threads
+ * threads. */
 struct kernel_tiles {
     kernel_fast_plan *fast;
+    sparse_tiles *sparse;
     const kernel_spec *spec;
     kernel_points a, b;
     double *work;
@@ -784,6 +788,11 @@ kernel_tiles *kernel_tiles_prepare(const kernel_eval *k, const kernel_points *a,
         P->fast = kernel_fast_prepare(k->bases, a, b);
         return P;
     }
+    if (sparse_tiles_supported(k->bases)) {
+        P->sparse = sparse_tiles_prepare(k->bases, a, b, threads);
+        tile_kernels_ready();
+        return P;
+    }
     P->a = *a;
     P->b = *b;
     P->threads = threads;
@@ -800,6 +809,7 @@ kernel_tiles *kernel_tiles_prepare(const kernel_eval *k, const kernel_points *a,
 int kernel_tile(const kernel_tiles *P, int r0, int nr, int c0, int nc, double *out)
 {
     if (P->fast) return kernel_fast_tile(P->fast, r0, nr, c0, nc, out);
+    if (P->sparse) return sparse_tile(P->sparse, r0, nr, c0, nc, out);
 #ifdef _OPENMP
     int t = omp_get_thread_num();
 #else

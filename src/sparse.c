@@ -187,6 +187,13 @@ static double merged_sq_distance(sparse_row a, sparse_row b)
     return sum;
 }
 
+/* ||a - b||^2 of row ra of A and row rb of B, summed over the union of
+ * their columns (where the norms overflow, in sparse_tiles.c). */
+double sparse_squared_distance(const sparse_csr *A, int ra, const sparse_csr *B, int rb)
+{
+    return merged_sq_distance(row_of(A, ra), row_of(B, rb));
+}
+
 /* anovadot: (sum over all d coordinates of exp(-sigma (a_k - b_k)^2))^degree,
  * the coordinates zero in both rows adding 1 each. */
 static double merged_anova(const kernel_spec *spec, sparse_row a, sparse_row b, int d)

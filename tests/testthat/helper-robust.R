@@ -30,9 +30,19 @@ exact_solver_is_memory_safe <- function() {
   safe
 }
 
+# Whether valgrind or a sanitizer runs the tests (scripts/valgrind.sh and
+# scripts/sanitizers.sh set FASTKPCA_MEMCHECK).
+under_memcheck <- function() nzchar(Sys.getenv("FASTKPCA_MEMCHECK"))
+
+# How many random cases a fuzzing test draws: all of them natively (R CMD
+# check, the plain path, arm64), a quarter under a memory checker, which
+# runs R about 30 times slower and whose report needs each code path once,
+# not each random value (every deterministic case still runs there).
+random_cases <- function(n) if (under_memcheck()) max(1L, n %/% 4L) else n
+
 skip_if_exact_solver_unsafe <- function() {
   # under valgrind or the sanitizers (scripts/*.sh), run: the checker should see it
-  if (nzchar(Sys.getenv("FASTKPCA_MEMCHECK"))) return(invisible())
+  if (under_memcheck()) return(invisible())
   skip_if_not(exact_solver_is_memory_safe(),
               "the exact solver overruns its eigenvalue buffer (see test-entry-points.R)")
 }

@@ -127,7 +127,7 @@ test_that("every registered .Call routine errors on garbage in all its arguments
                   info = sprintf("%s: all arguments %s returned", r$name, g))
     }
     # random mixes of garbage
-    for (i in seq_len(60)) {
+    for (i in seq_len(random_cases(60L))) {
       pick <- sample(names(garbage), k, replace = TRUE)
       out <- entry_outcome(r, unname(garbage[pick]))
       calls <- calls + 1L

@@ -265,26 +265,50 @@ test_that("sparse row chunks give the fit of the dense chunks", {
 test_that("sparse matrix-free passes share the tiles, here and on future's workers", {
   skip_if_not_installed("future")
   x <- random_sparse(600, 40, 0.08)
-  rows <- fastkpca:::as_sparse_rows(x)
-  xd <- as.matrix(x)
-  set.seed(1)
-  V <- matrix(rnorm(600 * 3), 600, 3)
-  for (kn in c("rbfdot", "laplacedot", "anovadot", "polydot")) {
-    program <- fastkpca:::kernel_program(fastkpca:::as_kernel(kn, sparse_kernels[[kn]]))
-    one <- fastkpca:::kernel_block_product(rows, 0L, 600L, program, list(), V, 1L,
-                                           count = TRUE)
-    # about half the kernel matrix per pass (the diagonal tiles whole), as
-    # for dense rows, where batches of whole rows would compute all of it
-    expect_lt(attr(one, "kernel_values") / (600^2 / 2), 1.25, label = kn)
-    attr(one, "kernel_values") <- NULL
-    Kd <- kernel_matrix(kn, xd, kpar = sparse_kernels[[kn]])
-    expect_lt(max(abs(one - Kd %*% V)) / max(abs(Kd %*% V)), 1e-13, label = kn)
-    # the threads, the tile and part of the rows give the same bits
-    expect_identical(fastkpca:::kernel_block_product(rows, 0L, 600L, program, list(), V, 2L,
-                                                     tile = 16L), one, label = kn)
-    part <- fastkpca:::kernel_block_product(rows, 100L, 50L, program, list(), V, 2L)
-    expect_identical(part, one[101:150, , drop = FALSE], label = kn)
+  # the tiles of src/sparse_tiles.c: columns in at least 1/8 of the rows
+  # (here 3 in every row and 2 in a third) go to a dense head, the rest
+  # indexed per tile; rows of 300 values overfill the index of a tile's 256
+  # rows, which is then made in parts
+  set.seed(4)
+  head <- Matrix::Matrix(cbind(matrix(runif(600 * 3), 600), rbinom(600, 1, 1 / 3),
+                               rbinom(600, 1, 1 / 3) * rnorm(600)), sparse = TRUE)
+  with_head <- cbind(head, random_sparse(600, 40, 0.05))
+  long <- random_sparse(300, 5000, 0.06)
+  long <- long / pmax(sqrt(Matrix::rowSums(long^2)), 1)
+  cases <- list(sparse = x, with_head = with_head, long_rows = long)
+  for (case in names(cases)) {
+    xc <- cases[[case]]
+    n <- nrow(xc)
+    rows <- fastkpca:::as_sparse_rows(xc)
+    xd <- as.matrix(xc)
+    set.seed(1)
+    V <- matrix(rnorm(n * 3), n, 3)
+    kernels <- if (case == "sparse") c("rbfdot", "laplacedot", "anovadot", "polydot")
+               else c("rbfdot", "polydot", "vanilladot", "tanhdot")
+    for (kn in kernels) {
+      label <- paste(case, kn)
+      program <- fastkpca:::kernel_program(fastkpca:::as_kernel(kn, sparse_kernels[[kn]]))
+      one <- fastkpca:::kernel_block_product(rows, 0L, n, program, list(), V, 1L,
+                                             count = TRUE)
+      # about half the kernel matrix per pass (the diagonal tiles whole), as
+      # for dense rows, where batches of whole rows would compute all of it
+      expect_lt(attr(one, "kernel_values") / (n^2 / 2), 1.9, label = label)
+      attr(one, "kernel_values") <- NULL
+      Kd <- kernel_matrix(kn, xd, kpar = sparse_kernels[[kn]])
+      expect_lt(max(abs(one - Kd %*% V)) / max(abs(Kd %*% V)), 1e-13, label = label)
+      # the threads, the tile and part of the rows give the same bits
+      expect_identical(fastkpca:::kernel_block_product(rows, 0L, n, program, list(), V, 2L,
+                                                       tile = 16L), one, label = label)
+      part <- fastkpca:::kernel_block_product(rows, 100L, 50L, program, list(), V, 2L)
+      expect_identical(part, one[101:150, , drop = FALSE], label = label)
+    }
   }
+  # with the head, a matrix-free fit is the dense fit
+  fs <- with_seed(3, kpca(with_head, kpar = list(sigma = 0.2), features = 3,
+                          solver = "matrix_free"))
+  fd <- with_seed(3, kpca(as.matrix(with_head), kpar = list(sigma = 0.2), features = 3,
+                          solver = "matrix_free"))
+  expect_kpca_equal(fs, fd, tol = 1e-10, label = "matrix-free with a head")
   ref <- with_seed(2, kpca(x, kpar = list(sigma = 0.2), features = 3, solver = "matrix_free",
                            threads = 1L))
   on.exit(future::plan(future::sequential))

@@ -1,0 +1,322 @@
+/* Tiles of a single gathered-product kernel (vanilladot, polydot, tanhdot,
+ * rbfdot) on sparse rows, for the matrix-free passes and the exact fill.
+ *
+ * Text and counts have a few columns that most rows share (the words
+ * "the" and "of"; a Zipf law's first columns) and many that few rows
+ * have. A product of two rows that gathers one row against the other (as
+ * sparse_columns() does) costs every stored value of the row, wherever the
+ * columns fall, and on 10^5 columns each stored value is a cache miss.
+ * Here the columns are split once per call:
+ *   - the head: the columns stored in at least SPARSE_HEAD_SHARE of the
+ *     rows (at most SPARSE_HEAD_MAX of them, the most frequent), kept as a
+ *     dense matrix of head x rows, so that their share of a tile is one
+ *     tiled product by tile_gemm() (the vector layer's register tiles);
+ *   - the tail: every other stored value, as compressed rows. A tile lists
+ *     its columns' tail values by column (an index of the column side,
+ *     made for the tile and cleared after it, with a bit per column of the
+ *     data to skip the columns it lacks), and each row of the row side
+ *     adds the products of the columns it shares with them, in increasing
+ *     column order.
+ * Each value is the tail's sum (the shared tail columns in increasing
+ * order) plus the head's (in increasing head column order): the same
+ * terms in the same order whichever of the two rows is on which side, so
+ * a tile serves both of its blocks. The values differ in their last bits
+ * from sparse_columns()'s, whose one sum runs over all columns in order.
+ * rbfdot's squared distance is ||a||^2 + ||b||^2 - 2 a'b, clamped at 0,
+ * and exactly 0 for a row against itself.
+ *
+ * Measured (bench/sparse.R, zipf part, 2 x 10^4 Zipf rows of 50 values
+ * among 2 x 10^4 columns, CPU time of a matrix-free pass): see NEWS.md and
+ * the Benchmarks article. */
+#include "fastkpca.h"
+#include <float.h>
+#include <limits.h>
+#include <math.h>
+#include <stdint.h>
+#include <string.h>
+
+/* A column is in the head when at least this share of the rows store it:
+ * as a head column it costs a multiply-add in every value of a tile, as a
+ * tail column (share p) about p^2 scattered updates and p index look-ups
+ * per value, which cost more than a vector multiply-add from about a
+ * share of 1/8 on (see the measurements above). */
+#define SPARSE_HEAD_SHARE 0.125
+#define SPARSE_HEAD_MAX 128
+/* tail values of the column side indexed at a time, per thread */
+#define SPARSE_TAIL_CAP 65536
+
+/* Whether x is Inf or NaN, from its exponent's bits: an integer test the
+ * compiler vectorizes in a loop, where a comparison of doubles stays scalar. */
+static inline int not_finite(double x)
+{
+    uint64_t u;
+    memcpy(&u, &x, sizeof u);
+    return (int) ((u >> 52 & 0x7ff) == 0x7ff);
+}
+
+/* One side's rows as head and tail. */
+typedef struct {
+    const sparse_csr *s;
+    const double *head;  /* nhead x s->n, each row's head columns contiguous */
+    const int *tp, *tj;  /* the tail, compressed rows */
+    const double *tx;
+} split_rows;
+
+struct sparse_tiles {
+    const kernel_spec *spec;
+    kernel_points a, b;
+    int nhead, d, threads, cap;
+    int may_overflow;    /* a squared norm of at least DBL_MAX / 4 */
+    split_rows A, B;
+    /* per thread: the row side's tail values of a tile, by column */
+    int *colstart, *colend; /* d each: a column's values (colend 0 between tiles) */
+    uint64_t *present;      /* d / 64 + 1 words each: the columns with values */
+    int *distinct, *erow;   /* cap each: the columns; the row of each value */
+    double *ex;             /* cap each: the values */
+};
+
+/* Whether the kernel is one of a gathered product, whose function of it
+ * kernel_fast_transform() applies. */
+int sparse_tiles_supported(const kernel_spec *spec)
+{
+    switch (spec->code) {
+    case KERNEL_VANILLA: case KERNEL_POLY: case KERNEL_TANH: case KERNEL_RBF:
+        return kernel_fast_supported(spec);
+    default:
+        return 0;
+    }
+}
+
+/* The head columns of the rows of s (and of t when it is another set):
+ * the most frequent of those stored in at least SPARSE_HEAD_SHARE of the
+ * rows, at most SPARSE_HEAD_MAX, in increasing order. slot (d ints) gets
+ * each column's place in the head, -1 for the tail. Returns their number. */
+static int choose_head(const sparse_csr *s, const sparse_csr *t, int *slot)
+{
+    int d = s->d;
+    int *count = (int *) R_alloc((size_t) d + 1, sizeof(int));
+    memset(count, 0, ((size_t) d + 1) * sizeof(int));
+    double rows = s->n;
+    for (int u = 0; u < s->p[s->n]; u++) count[s->j[u]]++;
+    if (t != s) {
+        for (int u = 0; u < t->p[t->n]; u++) count[t->j[u]]++;
+        rows += t->n;
+    }
+    double need = SPARSE_HEAD_SHARE * rows;
+    if (need < 1.0) need = 1.0;
+    int *cand = (int *) R_alloc((size_t) d + 1, sizeof(int));
+    int ncand = 0;
+    for (int c = 0; c < d; c++) {
+        slot[c] = -1;
+        if (count[c] >= need) cand[ncand++] = c;
+    }
+    /* more than SPARSE_HEAD_MAX: keep the most frequent (the earlier
+     * column of two as frequent), by selection, as there are few */
+    while (ncand > SPARSE_HEAD_MAX) {
+        int worst = 0;
+        for (int q = 1; q < ncand; q++)
+            if (count[cand[q]] <= count[cand[worst]]) worst = q;
+        memmove(cand + worst, cand + worst + 1, (size_t) (ncand - worst - 1) * sizeof(int));
+        ncand--;
+    }
+    for (int q = 0; q < ncand; q++) slot[cand[q]] = q;
+    return ncand;
+}
+
+/* s's rows split by slot into a dense head (nhead x n) and a compressed tail. */
+static split_rows split(const sparse_csr *s, const int *slot, int nhead)
+{
+    split_rows r;
+    r.s = s;
+    size_t n = (size_t) s->n;
+    int ntail = 0;
+    for (int u = 0; u < s->p[s->n]; u++) ntail += slot[s->j[u]] < 0;
+    double *head = (double *) R_alloc((size_t) nhead * n + 1, sizeof(double));
+    memset(head, 0, ((size_t) nhead * n + 1) * sizeof(double));
+    int *tp = (int *) R_alloc(n + 1, sizeof(int));
+    int *tj = (int *) R_alloc((size_t) ntail + 1, sizeof(int));
+    double *tx = (double *) R_alloc((size_t) ntail + 1, sizeof(double));
+    int out = 0;
+    tp[0] = 0;
+    for (size_t i = 0; i < n; i++) {
+        for (int u = s->p[i]; u < s->p[i + 1]; u++) {
+            int q = slot[s->j[u]];
+            if (q >= 0) {
+                head[i * nhead + q] = s->x[u];
+            } else {
+                tj[out] = s->j[u];
+                tx[out++] = s->x[u];
+            }
+        }
+        tp[i + 1] = out;
+    }
+    r.head = head;
+    r.tp = tp;
+    r.tj = tj;
+    r.tx = tx;
+    return r;
+}
+
+sparse_tiles *sparse_tiles_prepare(const kernel_spec *spec, const kernel_points *a,
+                                   const kernel_points *b, int threads)
+{
+    if (!sparse_tiles_supported(spec) || !a->sparse || !b->sparse)
+        error_argument("sparse tiles need a gathered-product kernel on sparse rows");
+    sparse_tiles *P = (sparse_tiles *) R_alloc(1, sizeof(sparse_tiles));
+    memset(P, 0, sizeof(sparse_tiles));
+    P->spec = spec;
+    P->a = *a;
+    P->b = *b;
+    P->d = a->sparse->d;
+    P->threads = threads < 1 ? 1 : threads;
+    for (int i = 0; i < a->n; i++) P->may_overflow |= !(a->sparse_norms[i] < DBL_MAX / 4);
+    for (int i = 0; i < b->n; i++) P->may_overflow |= !(b->sparse_norms[i] < DBL_MAX / 4);
+    int *slot = (int *) R_alloc((size_t) P->d + 1, sizeof(int));
+    P->nhead = choose_head(a->sparse, b->sparse, slot);
+    P->A = split(a->sparse, slot, P->nhead);
+    P->B = b->sparse == a->sparse ? P->A : split(b->sparse, slot, P->nhead);
+    /* the index holds at least the longest tail row of the row side */
+    int longest = 0;
+    for (int r = 0; r < a->sparse->n; r++)
+        if (P->A.tp[r + 1] - P->A.tp[r] > longest) longest = P->A.tp[r + 1] - P->A.tp[r];
+    P->cap = longest > SPARSE_TAIL_CAP ? longest : SPARSE_TAIL_CAP;
+    size_t T = (size_t) P->threads, words = (size_t) P->d / 64 + 1;
+    P->colstart = (int *) R_alloc(T * P->d + 1, sizeof(int));
+    P->colend = (int *) R_alloc(T * P->d + 1, sizeof(int));
+    memset(P->colend, 0, (T * P->d + 1) * sizeof(int));
+    P->present = (uint64_t *) R_alloc(T * words, sizeof(uint64_t));
+    memset(P->present, 0, T * words * sizeof(uint64_t));
+    P->distinct = (int *) R_alloc(T * P->cap, sizeof(int));
+    P->erow = (int *) R_alloc(T * P->cap, sizeof(int));
+    P->ex = (double *) R_alloc(T * P->cap, sizeof(double));
+    return P;
+}
+
+int sparse_tiles_head(const sparse_tiles *P)
+{
+    return P->nhead;
+}
+
+/* out (nr x nc, column-major) += the tail products of a's points r0 .. r0
+ * + nr - 1 and b's points c0 .. c0 + nc - 1, on thread t's index. The row
+ * side's tail values are sorted by column (a counting sort over the
+ * columns they have), and each point of the column side adds the products
+ * of the columns it shares with them to its own column of out, which
+ * stays in the first level of cache while it does: the other way round,
+ * each update fell on another column, and a linked list per column made
+ * each look-up wait for the one before. */
+static void tail_products(const sparse_tiles *P, int t, int r0, int nr, int c0, int nc,
+                          double *out)
+{
+    int *colstart = P->colstart + (size_t) t * P->d, *colend = P->colend + (size_t) t * P->d;
+    uint64_t *present = P->present + (size_t) t * ((size_t) P->d / 64 + 1);
+    int *distinct = P->distinct + (size_t) t * P->cap, *erow = P->erow + (size_t) t * P->cap;
+    double *ex = P->ex + (size_t) t * P->cap;
+    const int *atp = P->A.tp, *atj = P->A.tj, *btp = P->B.tp, *btj = P->B.tj;
+    const double *atx = P->A.tx, *btx = P->B.tx;
+    int arow0 = P->a.first + r0, brow0 = P->b.first + c0;
+    for (int i0 = 0; i0 < nr;) {
+        /* the rows i0 .. i1 - 1 whose tail values fit: count them by column */
+        int used = 0, nd = 0, i1 = i0;
+        while (i1 < nr) {
+            int len = atp[arow0 + i1 + 1] - atp[arow0 + i1];
+            if (used + len > P->cap) break;
+            for (int u = atp[arow0 + i1]; u < atp[arow0 + i1 + 1]; u++) {
+                int c = atj[u];
+                if (colend[c]++ == 0) {
+                    distinct[nd++] = c;
+                    present[c >> 6] |= (uint64_t) 1 << (c & 63);
+                }
+            }
+            used += len;
+            i1++;
+        }
+        for (int q = 0, pos = 0; q < nd; q++) {
+            int c = distinct[q];
+            colstart[c] = pos;
+            pos += colend[c];
+            colend[c] = colstart[c];
+        }
+        for (int i = i0; i < i1; i++)
+            for (int u = atp[arow0 + i]; u < atp[arow0 + i + 1]; u++) {
+                int e = colend[atj[u]]++;
+                erow[e] = i;
+                ex[e] = atx[u];
+            }
+        for (int j = 0; j < nc; j++) {
+            double *col = out + (size_t) j * nr;
+            for (int u = btp[brow0 + j]; u < btp[brow0 + j + 1]; u++) {
+                int c = btj[u];
+                if (!(present[c >> 6] >> (c & 63) & 1)) continue;
+                double w = btx[u];
+                for (int e = colstart[c]; e < colend[c]; e++) col[erow[e]] += ex[e] * w;
+            }
+        }
+        for (int q = 0; q < nd; q++) {
+            colend[distinct[q]] = 0;
+            present[distinct[q] >> 6] = 0;
+        }
+        i0 = i1;
+    }
+}
+
+/* out (nr x nc, leading dimension nr) = the kernel between a's points r0
+ * .. r0 + nr - 1 and b's points c0 .. c0 + nc - 1. No R API: callable
+ * inside a parallel region of at most the prepared number of threads.
+ * Returns 1 if a value is not finite. */
+int sparse_tile(const sparse_tiles *P, int r0, int nr, int c0, int nc, double *out)
+{
+#ifdef _OPENMP
+    int t = omp_get_thread_num();
+#else
+    int t = 0;
+#endif
+    if (t >= P->threads) t = 0;
+    size_t len = (size_t) nr * nc;
+    memset(out, 0, len * sizeof(double));
+    tail_products(P, t, r0, nr, c0, nc, out);
+    if (P->nhead > 0)
+        tile_gemm(nr, nc, P->nhead, P->A.head + (size_t) (P->a.first + r0) * P->nhead,
+                  P->nhead, 1, P->B.head + (size_t) (P->b.first + c0) * P->nhead, P->nhead, 0,
+                  1.0, out, nr, 1);
+    const kernel_spec *spec = P->spec;
+    int rbf = spec->code == KERNEL_RBF, bad = 0;
+    for (int j = 0; j < nc; j++) {
+        double *col = out + (size_t) j * nr;
+        if (rbf) {
+            /* ||a||^2 + ||b||^2 - 2 a'b, clamped at 0, in a vector loop
+             * where OpenMP's simd is there (R's -O2 leaves it scalar
+             * otherwise); where it may overflow (|a'b| is at most
+             * the larger squared norm), summed again as differences where
+             * it did */
+            const double *an = P->a.sparse_norms + r0;
+            double bn = P->b.sparse_norms[c0 + j];
+#ifdef _OPENMP
+#pragma omp simd
+#endif
+            for (int i = 0; i < nr; i++) {
+                double s = an[i] + bn - 2.0 * col[i];
+                col[i] = s < 0.0 ? 0.0 : s;
+            }
+            if (P->may_overflow)
+                for (int i = 0; i < nr; i++)
+                    if (not_finite(col[i]))
+                        col[i] = sparse_squared_distance(P->a.sparse, P->a.first + r0 + i,
+                                                         P->b.sparse, P->b.first + c0 + j);
+            /* a point's distance to itself */
+            if (P->a.sparse == P->b.sparse) {
+                int self = P->b.first + c0 + j - P->a.first - r0;
+                if (self >= 0 && self < nr) col[self] = 0.0;
+            }
+        }
+        kernel_fast_transform(spec, col, nr);
+        /* rbfdot's exp of a finite or infinite distance is finite */
+        if (!rbf) {
+#ifdef _OPENMP
+#pragma omp simd reduction(|:bad)
+#endif
+            for (int i = 0; i < nr; i++) bad |= not_finite(col[i]);
+        }
+    }
+    return bad;
+}
