@@ -172,6 +172,9 @@ predict_data_matrix.fastkpca <- function(object, newdata) {
     vector_row <- is.atomic(newdata) && is.null(dim(newdata)) &&
       ncol(train) > 1L && length(newdata) == ncol(train)
     train_names <- colnames(train)
+    # names that are empty, NA or repeated do not say which column is which:
+    # then the columns are taken by position
+    if (!names_identify_columns(train_names)) train_names <- NULL
     # take the needed columns by name first, as predict.prcomp() does, so
     # that other columns (a factor, say) are ignored
     if (!is.null(train_names) && length(dim(newdata)) == 2L &&
@@ -234,6 +237,10 @@ formula_data_matrix <- function(object, newdata) {
   attr(z, "assign") <- NULL
   attr(z, "contrasts") <- NULL
   z
+}
+
+names_identify_columns <- function(names) {
+  !is.null(names) && !anyNA(names) && all(nzchar(names)) && !anyDuplicated(names)
 }
 
 check_has_columns <- function(have, need) {

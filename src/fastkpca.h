@@ -244,11 +244,8 @@ kernel_tiles *kernel_tiles_prepare(const kernel_eval *k, const kernel_points *a,
                                    const kernel_points *b, int threads);
 int kernel_tile(const kernel_tiles *P, int r0, int nr, int c0, int nc, double *out);
 
-/* sparse.c: sparse rows, read from R, and their kernel values; a single
- * kernel of a gathered product takes SPARSE_COLUMNS columns at a time
- * (sparse_columns()), whose rows scattered side by side need
- * SPARSE_COLUMNS x d doubles of scratch */
-#define SPARSE_COLUMNS 8
+/* sparse.c: sparse rows, read from R, and their kernel values, whose
+ * scratch starts with d doubles (one row scattered) */
 int is_sparse_rows(SEXP x);
 int data_rows(SEXP x);
 int data_columns(SEXP x);
@@ -271,7 +268,8 @@ int sparse_tiles_supported(const kernel_spec *spec);
 sparse_tiles *sparse_tiles_prepare(const kernel_spec *spec, const kernel_points *a,
                                    const kernel_points *b, int threads);
 int sparse_tiles_head(const sparse_tiles *P);
-int sparse_tile(const sparse_tiles *P, int r0, int nr, int c0, int nc, double *out);
+int sparse_tile(const sparse_tiles *P, int r0, int nr, int c0, int nc, double *out,
+                size_t ldo);
 SEXP sparse_rows(SEXP index, SEXP second, SEXP values, SEXP dim, SEXP layout);
 
 /* kernel_fast.c: the kernels of an inner product or a squared distance */

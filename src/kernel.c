@@ -658,9 +658,8 @@ static size_t work_length(const kernel_eval *k)
         size_t s = string_work_length(k);
         if (s > len) len = s;
     }
-    /* sparse rows: SPARSE_COLUMNS rows scattered side by side, before the
-     * rest (sparse_columns()) */
-    if (k->sparse) len += SPARSE_COLUMNS * (size_t) k->sparse_d;
+    /* sparse rows: one row scattered, before the rest (sparse_segment()) */
+    if (k->sparse) len += (size_t) k->sparse_d;
     return len;
 }
 
@@ -681,6 +680,45 @@ static double *kernel_work(const kernel_eval *k, int threads)
  * a block, with an interrupt check between blocks. Errors if a value is not
  * finite: an overflowing kernel would reach LAPACK as Inf and come back as
  * NaN. what: see kernel_nonfinite_error(). */
+/* kernel_block() for a single gathered-product kernel on sparse rows:
+ * panels of SPARSE_PANEL columns, each in tiles of SPARSE_PANEL_ROWS rows
+ * from its diagonal (lower_only: the panel's square on the diagonal is
+ * computed whole) or from row 0, by sparse_tiles.c, the panels spread over
+ * the threads; blocks of panels of about KERNEL_BLOCK_WORK values, with
+ * the interrupt check between them. */
+#define SPARSE_PANEL 64
+#define SPARSE_PANEL_ROWS 256
+static void sparse_tiles_block(const kernel_eval *k, const kernel_points *a,
+                               const kernel_points *b, int lower_only, double *out,
+                               int threads, const char *what)
+{
+    int rows = a->n, cols = b->n;
+    sparse_tiles *plan = sparse_tiles_prepare(k->bases, a, b, threads);
+    tile_kernels_ready();
+    int j0 = 0;
+    while (j0 < cols) {
+        int j1 = column_block_end(j0, cols, rows, lower_only, 0, 1.0, 1.0, KERNEL_BLOCK_WORK,
+                                  SPARSE_PANEL * threads);
+        int nonfinite = 0;
+#ifdef _OPENMP
+#pragma omp parallel for num_threads(threads) schedule(dynamic, 1) if (threads > 1) \
+    reduction(|:nonfinite)
+#endif
+        for (int c = j0; c < j1; c += SPARSE_PANEL) {
+            int nc = j1 - c < SPARSE_PANEL ? j1 - c : SPARSE_PANEL;
+            for (int i = lower_only && c < rows ? c : 0; i < rows; i += SPARSE_PANEL_ROWS) {
+                int nr = rows - i < SPARSE_PANEL_ROWS ? rows - i : SPARSE_PANEL_ROWS;
+                nonfinite |= sparse_tile(plan, i, nr, c, nc, out + (size_t) c * rows + i,
+                                         (size_t) rows);
+            }
+        }
+        if (nonfinite) kernel_nonfinite_error(k, what);
+        R_CheckUserInterrupt();
+        progress_fill_columns(j1, cols, lower_only);
+        j0 = j1;
+    }
+}
+
 void kernel_block(const kernel_eval *k, const kernel_points *a, const kernel_points *b,
                   int lower_only, double *out, int threads, const char *what)
 {
@@ -691,6 +729,10 @@ void kernel_block(const kernel_eval *k, const kernel_points *a, const kernel_poi
             kernel_nonfinite_error(k, what);
         return;
     }
+    if (k->sparse && k->nops == 1 && sparse_tiles_supported(k->bases)) {
+        sparse_tiles_block(k, a, b, lower_only, out, threads, what);
+        return;
+    }
     /* bessel_j_ex may warn through R, so besseldot is computed on one thread */
     if (k->any_bessel) threads = 1;
     size_t work_len = work_length(k);
@@ -698,7 +740,6 @@ void kernel_block(const kernel_eval *k, const kernel_points *a, const kernel_poi
     size_t stack_len = (size_t) (k->depth > 1 ? k->depth - 1 : 0) * (size_t) rows;
     double *stack = (double *) R_alloc(stack_len * (size_t) threads + 1, sizeof(double));
     double cost = program_cost(k, a->d);
-    int step = k->sparse && k->nops == 1 ? SPARSE_COLUMNS : 1;
 
     int j0 = 0;
     while (j0 < cols) {
@@ -711,27 +752,18 @@ void kernel_block(const kernel_eval *k, const kernel_points *a, const kernel_poi
 #pragma omp parallel for num_threads(threads) schedule(dynamic, 4) if (threads > 1) \
     reduction(|:nonfinite)
 #endif
-        for (int j = j0; j < j1; j += step) {
+        for (int c = j0; c < j1; c++) {
 #ifdef _OPENMP
             int t = omp_get_thread_num();
 #else
             int t = 0;
 #endif
-            int nj = j1 - j < step ? j1 - j : step, bad = 0;
-            if (step > 1) {
-                /* a single kernel on sparse rows: SPARSE_COLUMNS columns at a time */
-                sparse_columns(k->bases, a, b, j, nj, 0, rows, lower_only, out + (size_t) j * rows,
-                               (size_t) rows, work + work_len * (size_t) t);
-            }
-            for (int c = j; c < j + nj; c++) {
-                double *col = out + (size_t) c * rows;
-                int i0 = lower_only ? c : 0;
-                if (i0 >= rows) continue;
-                if (step == 1)
-                    program_segment(k, a, b, c, i0, col, stack + stack_len * (size_t) t,
-                                    work + work_len * (size_t) t);
-                for (int i = i0; i < rows; i++) bad |= !(fabs(col[i]) <= DBL_MAX); /* Inf or NaN */
-            }
+            double *col = out + (size_t) c * rows;
+            int i0 = lower_only ? c : 0, bad = 0;
+            if (i0 >= rows) continue;
+            program_segment(k, a, b, c, i0, col, stack + stack_len * (size_t) t,
+                            work + work_len * (size_t) t);
+            for (int i = i0; i < rows; i++) bad |= !(fabs(col[i]) <= DBL_MAX); /* Inf or NaN */
             nonfinite |= bad;
         }
         /* outside the parallel region: R API calls are safe here */
@@ -809,7 +841,7 @@ kernel_tiles *kernel_tiles_prepare(const kernel_eval *k, const kernel_points *a,
 int kernel_tile(const kernel_tiles *P, int r0, int nr, int c0, int nc, double *out)
 {
     if (P->fast) return kernel_fast_tile(P->fast, r0, nr, c0, nc, out);
-    if (P->sparse) return sparse_tile(P->sparse, r0, nr, c0, nc, out);
+    if (P->sparse) return sparse_tile(P->sparse, r0, nr, c0, nc, out, (size_t) nr);
 #ifdef _OPENMP
     int t = omp_get_thread_num();
 #else

@@ -33,6 +33,7 @@
 #include <limits.h>
 #include <math.h>
 #include <stdint.h>
+#include <stdlib.h>
 #include <string.h>
 
 /* A column is in the head when at least this share of the rows store it:
@@ -75,51 +76,65 @@ struct sparse_tiles {
     double *ex;             /* cap each: the values */
 };
 
-/* Whether the kernel is one of a gathered product, whose function of it
- * kernel_fast_transform() applies. */
+/* Whether the kernel is a function of the rows' inner product or of
+ * rbfdot's squared distance from it (a gathered product). */
 int sparse_tiles_supported(const kernel_spec *spec)
 {
     switch (spec->code) {
     case KERNEL_VANILLA: case KERNEL_POLY: case KERNEL_TANH: case KERNEL_RBF:
-        return kernel_fast_supported(spec);
+        return 1;
     default:
         return 0;
     }
 }
 
-/* The head columns of the rows of s (and of t when it is another set):
- * the most frequent of those stored in at least SPARSE_HEAD_SHARE of the
- * rows, at most SPARSE_HEAD_MAX, in increasing order. slot (d ints) gets
- * each column's place in the head, -1 for the tail. Returns their number. */
-static int choose_head(const sparse_csr *s, const sparse_csr *t, int *slot)
+typedef struct {
+    int column, count;
+} column_count;
+
+static int more_frequent(const void *x, const void *y)
+{
+    const column_count *a = (const column_count *) x, *b = (const column_count *) y;
+    if (a->count != b->count) return a->count > b->count ? -1 : 1;
+    return a->column < b->column ? -1 : a->column > b->column;
+}
+
+static int earlier_column(const void *x, const void *y)
+{
+    const column_count *a = (const column_count *) x, *b = (const column_count *) y;
+    return a->column < b->column ? -1 : a->column > b->column;
+}
+
+/* The head columns of the rows of s: the most frequent of those stored in
+ * at least SPARSE_HEAD_SHARE of the rows, at most SPARSE_HEAD_MAX, in
+ * increasing order. slot (d ints) gets each column's place in the head,
+ * -1 for the tail. Returns their number. */
+static int choose_head(const sparse_csr *s, int *slot)
 {
     int d = s->d;
     int *count = (int *) R_alloc((size_t) d + 1, sizeof(int));
     memset(count, 0, ((size_t) d + 1) * sizeof(int));
     double rows = s->n;
     for (int u = 0; u < s->p[s->n]; u++) count[s->j[u]]++;
-    if (t != s) {
-        for (int u = 0; u < t->p[t->n]; u++) count[t->j[u]]++;
-        rows += t->n;
-    }
     double need = SPARSE_HEAD_SHARE * rows;
     if (need < 1.0) need = 1.0;
-    int *cand = (int *) R_alloc((size_t) d + 1, sizeof(int));
+    column_count *cand = (column_count *) R_alloc((size_t) d + 1, sizeof(column_count));
     int ncand = 0;
     for (int c = 0; c < d; c++) {
         slot[c] = -1;
-        if (count[c] >= need) cand[ncand++] = c;
+        if (count[c] >= need) {
+            cand[ncand].column = c;
+            cand[ncand++].count = count[c];
+        }
     }
-    /* more than SPARSE_HEAD_MAX: keep the most frequent (the earlier
-     * column of two as frequent), by selection, as there are few */
-    while (ncand > SPARSE_HEAD_MAX) {
-        int worst = 0;
-        for (int q = 1; q < ncand; q++)
-            if (count[cand[q]] <= count[cand[worst]]) worst = q;
-        memmove(cand + worst, cand + worst + 1, (size_t) (ncand - worst - 1) * sizeof(int));
-        ncand--;
+    /* more than SPARSE_HEAD_MAX: the most frequent (the earlier column of
+     * two as frequent), then back in column order */
+    if (ncand > SPARSE_HEAD_MAX) {
+        qsort(cand, (size_t) ncand, sizeof(column_count), more_frequent);
+        ncand = SPARSE_HEAD_MAX;
+        qsort(cand, (size_t) ncand, sizeof(column_count), earlier_column);
     }
-    for (int q = 0; q < ncand; q++) slot[cand[q]] = q;
+    for (int q = 0; q < ncand; q++) slot[cand[q].column] = q;
     return ncand;
 }
 
@@ -172,7 +187,11 @@ sparse_tiles *sparse_tiles_prepare(const kernel_spec *spec, const kernel_points 
     for (int i = 0; i < a->n; i++) P->may_overflow |= !(a->sparse_norms[i] < DBL_MAX / 4);
     for (int i = 0; i < b->n; i++) P->may_overflow |= !(b->sparse_norms[i] < DBL_MAX / 4);
     int *slot = (int *) R_alloc((size_t) P->d + 1, sizeof(int));
-    P->nhead = choose_head(a->sparse, b->sparse, slot);
+    /* the head from all the rows of the column side's set (whatever part
+     * of it the call takes), so that a value does not depend on the rows
+     * beside it on the other side: predict() gives a row the same bits
+     * alone or among others */
+    P->nhead = choose_head(b->sparse, slot);
     P->A = split(a->sparse, slot, P->nhead);
     P->B = b->sparse == a->sparse ? P->A : split(b->sparse, slot, P->nhead);
     /* the index holds at least the longest tail row of the row side */
@@ -197,7 +216,7 @@ int sparse_tiles_head(const sparse_tiles *P)
     return P->nhead;
 }
 
-/* out (nr x nc, column-major) += the tail products of a's points r0 .. r0
+/* out (nr x nc, leading dimension ldo) += the tail products of a's points r0 .. r0
  * + nr - 1 and b's points c0 .. c0 + nc - 1, on thread t's index. The row
  * side's tail values are sorted by column (a counting sort over the
  * columns they have), and each point of the column side adds the products
@@ -206,7 +225,7 @@ int sparse_tiles_head(const sparse_tiles *P)
  * each update fell on another column, and a linked list per column made
  * each look-up wait for the one before. */
 static void tail_products(const sparse_tiles *P, int t, int r0, int nr, int c0, int nc,
-                          double *out)
+                          double *out, size_t ldo)
 {
     int *colstart = P->colstart + (size_t) t * P->d, *colend = P->colend + (size_t) t * P->d;
     uint64_t *present = P->present + (size_t) t * ((size_t) P->d / 64 + 1);
@@ -244,7 +263,7 @@ static void tail_products(const sparse_tiles *P, int t, int r0, int nr, int c0, 
                 ex[e] = atx[u];
             }
         for (int j = 0; j < nc; j++) {
-            double *col = out + (size_t) j * nr;
+            double *col = out + (size_t) j * ldo;
             for (int u = btp[brow0 + j]; u < btp[brow0 + j + 1]; u++) {
                 int c = btj[u];
                 if (!(present[c >> 6] >> (c & 63) & 1)) continue;
@@ -260,11 +279,12 @@ static void tail_products(const sparse_tiles *P, int t, int r0, int nr, int c0, 
     }
 }
 
-/* out (nr x nc, leading dimension nr) = the kernel between a's points r0
+/* out (nr x nc, leading dimension ldo) = the kernel between a's points r0
  * .. r0 + nr - 1 and b's points c0 .. c0 + nc - 1. No R API: callable
  * inside a parallel region of at most the prepared number of threads.
  * Returns 1 if a value is not finite. */
-int sparse_tile(const sparse_tiles *P, int r0, int nr, int c0, int nc, double *out)
+int sparse_tile(const sparse_tiles *P, int r0, int nr, int c0, int nc, double *out,
+                size_t ldo)
 {
 #ifdef _OPENMP
     int t = omp_get_thread_num();
@@ -272,17 +292,16 @@ int sparse_tile(const sparse_tiles *P, int r0, int nr, int c0, int nc, double *o
     int t = 0;
 #endif
     if (t >= P->threads) t = 0;
-    size_t len = (size_t) nr * nc;
-    memset(out, 0, len * sizeof(double));
-    tail_products(P, t, r0, nr, c0, nc, out);
+    for (int j = 0; j < nc; j++) memset(out + (size_t) j * ldo, 0, (size_t) nr * sizeof(double));
+    tail_products(P, t, r0, nr, c0, nc, out, ldo);
     if (P->nhead > 0)
         tile_gemm(nr, nc, P->nhead, P->A.head + (size_t) (P->a.first + r0) * P->nhead,
                   P->nhead, 1, P->B.head + (size_t) (P->b.first + c0) * P->nhead, P->nhead, 0,
-                  1.0, out, nr, 1);
+                  1.0, out, (int) ldo, 1);
     const kernel_spec *spec = P->spec;
     int rbf = spec->code == KERNEL_RBF, bad = 0;
     for (int j = 0; j < nc; j++) {
-        double *col = out + (size_t) j * nr;
+        double *col = out + (size_t) j * ldo;
         if (rbf) {
             /* ||a||^2 + ||b||^2 - 2 a'b, clamped at 0, in a vector loop
              * where OpenMP's simd is there (R's -O2 leaves it scalar
@@ -309,7 +328,12 @@ int sparse_tile(const sparse_tiles *P, int r0, int nr, int c0, int nc, double *o
                 if (self >= 0 && self < nr) col[self] = 0.0;
             }
         }
-        kernel_fast_transform(spec, col, nr);
+        if (kernel_fast_supported(spec)) {
+            kernel_fast_transform(spec, col, nr);
+        } else {
+            /* a polydot degree of kernel_fast.c's range; no scratch needed */
+            for (int i = 0; i < nr; i++) col[i] = kernel_of_product(spec, col[i], NULL);
+        }
         /* rbfdot's exp of a finite or infinite distance is finite */
         if (!rbf) {
 #ifdef _OPENMP

@@ -230,3 +230,15 @@ test_that("predict() gives the same bits on 1 and 2 threads, and its overflow er
   expect_error(predict(fit, big),
                "kernel values between 'newdata' and the training data are not finite")
 })
+
+test_that("columns whose names are empty, NA or repeated are taken by position", {
+  x <- as.matrix(iris[1:60, 1:4])
+  ref <- kpca(unname(x), kpar = list(sigma = 0.2), features = 2)
+  for (nm in list(c("", "b", "c", "d"), c("a", NA, "c", "d"), c("a", "a", "c", "d"))) {
+    xn <- x
+    colnames(xn) <- nm
+    fit <- kpca(xn, kpar = list(sigma = 0.2), features = 2)
+    expect_equal(unname(predict(fit, xn[1:7, ])), unname(predict(ref, unname(x[1:7, ]))),
+                 tolerance = 1e-12, label = paste(nm, collapse = ","))
+  }
+})

@@ -1,4 +1,4 @@
-# Sparse data (R/sparse.R, src/sparse.c): kept sparse from the input to
+# Sparse data (R/sparse.R, src/sparse.c, src/sparse_tiles.c): kept sparse from the input to
 # every kernel value, and equal to the dense computation (and to the
 # plain-R formulas, kernlab and scikit-learn) on random sparse matrices with
 # an empty row, an empty column and a row of one value, and on a real
@@ -39,6 +39,38 @@ test_that("kernel matrices of sparse rows equal the dense ones and the plain-R f
   # the threads do not change the values
   expect_identical(kernel_matrix("rbfdot", x, kpar = list(sigma = 0.3), threads = 1L),
                    kernel_matrix("rbfdot", x, kpar = list(sigma = 0.3), threads = 2L))
+})
+
+test_that("kernel matrices and predict() of rows with frequent columns equal the dense ones", {
+  # columns in at least 1/8 of the rows go to the dense head of the tiles
+  # (src/sparse_tiles.c): every gathered-product kernel, square and cross
+  set.seed(5)
+  frequent <- Matrix::Matrix(cbind(matrix(runif(150 * 2), 150), rbinom(150, 1, 0.3)),
+                             sparse = TRUE)
+  x <- cbind(frequent, random_sparse(150, 60, 0.05))
+  z <- x[c(3, 40, 41, 90), ]
+  z[, 2] <- 0
+  xd <- as.matrix(x)
+  zd <- as.matrix(z)
+  for (kn in c("rbfdot", "polydot", "vanilladot", "tanhdot")) {
+    kp <- sparse_kernels[[kn]]
+    expect_lt(rel_entry_diff(kernel_matrix(kn, x, kpar = kp), plain_kernel(xd, xd, kn, kp)),
+              1e-13, label = kn)
+    expect_lt(rel_entry_diff(kernel_matrix(kn, z, x, kpar = kp), plain_kernel(zd, xd, kn, kp)),
+              1e-13, label = kn)
+  }
+  # a polydot degree past the vector transform's range (kernel_fast.c: 10^6)
+  kp <- list(degree = 1e6 + 1, scale = 1e-9, offset = 1)
+  expect_lt(rel_entry_diff(kernel_matrix("polydot", x, kpar = kp),
+                           kernel_matrix("polydot", xd, kpar = kp)), 1e-13)
+  # the rows beside a row of newdata do not change its bits (the first
+  # columns have no names: all are taken by position)
+  fit <- kpca(x, kpar = list(sigma = 0.3), features = 3)
+  all <- predict(fit, z)
+  for (i in seq_len(nrow(z)))
+    expect_identical(predict(fit, z[i, , drop = FALSE]), all[i, , drop = FALSE])
+  expect_lt(max(abs(all - predict(kpca(xd, kpar = list(sigma = 0.3), features = 3), zd)) /
+                  max(abs(all))), 1e-10)
 })
 
 test_that("every sparse class is read, without a dense copy of the data", {
