@@ -96,7 +96,11 @@
 #' dense: it is converted once to compressed sparse rows, which the fit
 #' keeps in `xmatrix` (so a saved fit stays small), and every kernel value
 #' is computed from the rows' stored values, with the values zero in both
-#' rows counted in closed form (`"anovadot"`, `"splinedot"`). Every
+#' rows counted in closed form (`"anovadot"`, `"splinedot"`). For the
+#' inner-product kernels and `"rbfdot"`, the columns stored in at least an
+#' eighth of the rows (a corpus's frequent words) are kept as a dense block
+#' and the rest indexed by column, so a value costs about what the two rows
+#' share, not all their stored values. Every
 #' solver, Nystrom with both landmark rules, row chunks that yield sparse
 #' chunks, [predict()][predict.fastkpca], [kernel_matrix()], [median_sigma()], [kpca_cv()]
 #' (with `criterion = "residual"`) and [kcca()] take sparse data; the

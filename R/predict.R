@@ -27,7 +27,8 @@
 #' @param newdata New data with the training data's columns: a matrix, a
 #'   data frame (for formula fits, holding the variables of the formula) or
 #'   a numeric vector (one new row). Columns are matched by name when both
-#'   have names, and by position otherwise. For `kernel = "precomputed"`,
+#'   have names (and the training names are neither empty, `NA` nor
+#'   repeated), and by position otherwise. For `kernel = "precomputed"`,
 #'   the kernel matrix between the new and the training rows
 #'   (`nrow(newdata)` x n). If missing, the training projections
 #'   `object$rotated` are returned (with `na.action = na.exclude`, one row
