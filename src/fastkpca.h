@@ -244,8 +244,11 @@ kernel_tiles *kernel_tiles_prepare(const kernel_eval *k, const kernel_points *a,
                                    const kernel_points *b, int threads);
 int kernel_tile(const kernel_tiles *P, int r0, int nr, int c0, int nc, double *out);
 
-/* sparse.c: sparse rows, read from R, and their kernel values, whose
- * scratch starts with d doubles (one row scattered) */
+/* sparse.c: sparse rows, read from R, and their kernel values; a single
+ * kernel of a gathered product takes SPARSE_COLUMNS columns at a time
+ * (sparse_columns()), whose rows scattered side by side need
+ * SPARSE_COLUMNS x d doubles of scratch */
+#define SPARSE_COLUMNS 8
 int is_sparse_rows(SEXP x);
 int data_rows(SEXP x);
 int data_columns(SEXP x);

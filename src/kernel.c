@@ -658,8 +658,9 @@ static size_t work_length(const kernel_eval *k)
         size_t s = string_work_length(k);
         if (s > len) len = s;
     }
-    /* sparse rows: one row scattered, before the rest (sparse_segment()) */
-    if (k->sparse) len += (size_t) k->sparse_d;
+    /* sparse rows: SPARSE_COLUMNS rows scattered side by side, before the
+     * rest (sparse_columns()) */
+    if (k->sparse) len += SPARSE_COLUMNS * (size_t) k->sparse_d;
     return len;
 }
 
@@ -729,7 +730,15 @@ void kernel_block(const kernel_eval *k, const kernel_points *a, const kernel_poi
             kernel_nonfinite_error(k, what);
         return;
     }
-    if (k->sparse && k->nops == 1 && sparse_tiles_supported(k->bases)) {
+    /* the tiles prepare the set whole (their head chosen from all its rows,
+     * every row split): worth it for the kernel of one whole set with
+     * itself (the exact fill, kernel_matrix(x)), not for the panels of
+     * predict() and Nystrom or kcca()'s pivots, which call again and again
+     * on parts of the rows; those keep one rule for every row, so a row of
+     * newdata gets the same bits alone or among others */
+    if (k->sparse && k->nops == 1 && sparse_tiles_supported(k->bases) &&
+        a->sparse == b->sparse && a->first == 0 && b->first == 0 &&
+        a->n == a->sparse->n && b->n == b->sparse->n) {
         sparse_tiles_block(k, a, b, lower_only, out, threads, what);
         return;
     }
@@ -740,6 +749,7 @@ void kernel_block(const kernel_eval *k, const kernel_points *a, const kernel_poi
     size_t stack_len = (size_t) (k->depth > 1 ? k->depth - 1 : 0) * (size_t) rows;
     double *stack = (double *) R_alloc(stack_len * (size_t) threads + 1, sizeof(double));
     double cost = program_cost(k, a->d);
+    int step = k->sparse && k->nops == 1 ? SPARSE_COLUMNS : 1;
 
     int j0 = 0;
     while (j0 < cols) {
@@ -752,18 +762,27 @@ void kernel_block(const kernel_eval *k, const kernel_points *a, const kernel_poi
 #pragma omp parallel for num_threads(threads) schedule(dynamic, 4) if (threads > 1) \
     reduction(|:nonfinite)
 #endif
-        for (int c = j0; c < j1; c++) {
+        for (int j = j0; j < j1; j += step) {
 #ifdef _OPENMP
             int t = omp_get_thread_num();
 #else
             int t = 0;
 #endif
-            double *col = out + (size_t) c * rows;
-            int i0 = lower_only ? c : 0, bad = 0;
-            if (i0 >= rows) continue;
-            program_segment(k, a, b, c, i0, col, stack + stack_len * (size_t) t,
-                            work + work_len * (size_t) t);
-            for (int i = i0; i < rows; i++) bad |= !(fabs(col[i]) <= DBL_MAX); /* Inf or NaN */
+            int nj = j1 - j < step ? j1 - j : step, bad = 0;
+            if (step > 1) {
+                /* a single kernel on sparse rows: SPARSE_COLUMNS columns at a time */
+                sparse_columns(k->bases, a, b, j, nj, 0, rows, lower_only, out + (size_t) j * rows,
+                               (size_t) rows, work + work_len * (size_t) t);
+            }
+            for (int c = j; c < j + nj; c++) {
+                double *col = out + (size_t) c * rows;
+                int i0 = lower_only ? c : 0;
+                if (i0 >= rows) continue;
+                if (step == 1)
+                    program_segment(k, a, b, c, i0, col, stack + stack_len * (size_t) t,
+                                    work + work_len * (size_t) t);
+                for (int i = i0; i < rows; i++) bad |= !(fabs(col[i]) <= DBL_MAX); /* Inf or NaN */
+            }
             nonfinite |= bad;
         }
         /* outside the parallel region: R API calls are safe here */

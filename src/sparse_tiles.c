@@ -1,5 +1,6 @@
 /* Tiles of a single gathered-product kernel (vanilladot, polydot, tanhdot,
- * rbfdot) on sparse rows, for the matrix-free passes and the exact fill.
+ * rbfdot) on sparse rows, for the matrix-free passes and the kernel of a
+ * whole set with itself (the exact fill, kernel_matrix(x)).
  *
  * Text and counts have a few columns that most rows share (the words
  * "the" and "of"; a Zipf law's first columns) and many that few rows
@@ -187,10 +188,8 @@ sparse_tiles *sparse_tiles_prepare(const kernel_spec *spec, const kernel_points 
     for (int i = 0; i < a->n; i++) P->may_overflow |= !(a->sparse_norms[i] < DBL_MAX / 4);
     for (int i = 0; i < b->n; i++) P->may_overflow |= !(b->sparse_norms[i] < DBL_MAX / 4);
     int *slot = (int *) R_alloc((size_t) P->d + 1, sizeof(int));
-    /* the head from all the rows of the column side's set (whatever part
-     * of it the call takes), so that a value does not depend on the rows
-     * beside it on the other side: predict() gives a row the same bits
-     * alone or among others */
+    /* the head from all the rows of the column side's set, whatever part
+     * of it the call takes (a matrix-free pass takes a view of its rows) */
     P->nhead = choose_head(b->sparse, slot);
     P->A = split(a->sparse, slot, P->nhead);
     P->B = b->sparse == a->sparse ? P->A : split(b->sparse, slot, P->nhead);
