@@ -12,9 +12,11 @@
 # the tests run (qemu reads /proc/self/maps).
 #
 # By default the core subset runs (kpca against the oracles, kernels and the
-# algebra, strings, Nystrom, matrix-free, tiles, kica, bad input);
-# FASTKPCA_ARM64_TESTS=all runs every file, or give a regular expression on
-# file names. Needs root and apt-get (installs qemu-user-static,
+# algebra, strings, Nystrom, matrix-free, tiles, kica, bad input, sparse
+# rows), the files named exactly: kernlab's examples and the kernlab
+# both-ways files, R-level and the slowest under qemu (about 13 of its 22
+# minutes), run natively in R CMD check; FASTKPCA_ARM64_TESTS=all runs every
+# file, or give a regular expression on file names without "test-" and ".R". Needs root and apt-get (installs qemu-user-static,
 # binfmt-support and mmdebstrap where missing).
 # Prints one verdict line; exits 0 (passed), 1 (a failure, or R crashed) or 2
 # (could not run).
