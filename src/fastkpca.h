@@ -270,7 +270,6 @@ typedef struct sparse_tiles sparse_tiles;
 int sparse_tiles_supported(const kernel_spec *spec);
 sparse_tiles *sparse_tiles_prepare(const kernel_spec *spec, const kernel_points *a,
                                    const kernel_points *b, int threads);
-int sparse_tiles_head(const sparse_tiles *P);
 int sparse_tile(const sparse_tiles *P, int r0, int nr, int c0, int nc, double *out,
                 size_t ldo);
 SEXP sparse_rows(SEXP index, SEXP second, SEXP values, SEXP dim, SEXP layout);

@@ -674,13 +674,6 @@ static double *kernel_work(const kernel_eval *k, int threads)
     return work;
 }
 
-/* The kernel between the points of a (rows) and b (columns) into out
- * (leading dimension a->n): column j gets k(a_i, b_j) for i from j
- * (lower_only: the lower triangle with the diagonal) or 0 to a->n - 1.
- * Columns are done in blocks of about KERNEL_BLOCK_WORK, in parallel within
- * a block, with an interrupt check between blocks. Errors if a value is not
- * finite: an overflowing kernel would reach LAPACK as Inf and come back as
- * NaN. what: see kernel_nonfinite_error(). */
 /* kernel_block() for a single gathered-product kernel on sparse rows:
  * panels of SPARSE_PANEL columns, each in tiles of SPARSE_PANEL_ROWS rows
  * from its diagonal (lower_only: the panel's square on the diagonal is
@@ -720,6 +713,13 @@ static void sparse_tiles_block(const kernel_eval *k, const kernel_points *a,
     }
 }
 
+/* The kernel between the points of a (rows) and b (columns) into out
+ * (leading dimension a->n): column j gets k(a_i, b_j) for i from j
+ * (lower_only: the lower triangle with the diagonal) or 0 to a->n - 1.
+ * Columns are done in blocks of about KERNEL_BLOCK_WORK, in parallel within
+ * a block, with an interrupt check between blocks. Errors if a value is not
+ * finite: an overflowing kernel would reach LAPACK as Inf and come back as
+ * NaN. what: see kernel_nonfinite_error(). */
 void kernel_block(const kernel_eval *k, const kernel_points *a, const kernel_points *b,
                   int lower_only, double *out, int threads, const char *what)
 {

@@ -12,12 +12,12 @@
  *     rows (at most SPARSE_HEAD_MAX of them, the most frequent), kept as a
  *     dense matrix of head x rows, so that their share of a tile is one
  *     tiled product by tile_gemm() (the vector layer's register tiles);
- *   - the tail: every other stored value, as compressed rows. A tile lists
- *     its columns' tail values by column (an index of the column side,
- *     made for the tile and cleared after it, with a bit per column of the
- *     data to skip the columns it lacks), and each row of the row side
- *     adds the products of the columns it shares with them, in increasing
- *     column order.
+ *   - the tail: every other stored value, as compressed rows. A tile sorts
+ *     its row side's tail values by column (an index made for the tile and
+ *     cleared after it, with a bit per column of the data to skip the
+ *     columns it lacks), and each row of the column side adds the products
+ *     of the columns it shares with them to its own column of the tile, in
+ *     increasing column order.
  * Each value is the tail's sum (the shared tail columns in increasing
  * order) plus the head's (in increasing head column order): the same
  * terms in the same order whichever of the two rows is on which side, so
@@ -26,9 +26,11 @@
  * rbfdot's squared distance is ||a||^2 + ||b||^2 - 2 a'b, clamped at 0,
  * and exactly 0 for a row against itself.
  *
- * Measured (bench/sparse.R, zipf part, 2 x 10^4 Zipf rows of 50 values
- * among 2 x 10^4 columns, CPU time of a matrix-free pass): see NEWS.md and
- * the Benchmarks article. */
+ * Measured (one matrix-free pass, kernel_block_product() alone, over 10^4
+ * Zipf rows of 50 values among 10^4 columns, rbfdot, one thread of the
+ * project machine): 17.5 ns a value with sparse_columns(); here 17 with no
+ * head, 10.5 with the head at a share of 1/4 or 1/8, 13 to 16 at 1/16.
+ * Whole fits: NEWS.md and the Benchmarks article (bench/sparse.R). */
 #include "fastkpca.h"
 #include <float.h>
 #include <limits.h>
@@ -39,12 +41,12 @@
 
 /* A column is in the head when at least this share of the rows store it:
  * as a head column it costs a multiply-add in every value of a tile, as a
- * tail column (share p) about p^2 scattered updates and p index look-ups
- * per value, which cost more than a vector multiply-add from about a
- * share of 1/8 on (see the measurements above). */
+ * tail column (share p) about p^2 scattered updates per value, which cost
+ * more than a vector multiply-add from a share of about 1/8 on (the
+ * measurements above). */
 #define SPARSE_HEAD_SHARE 0.125
 #define SPARSE_HEAD_MAX 128
-/* tail values of the column side indexed at a time, per thread */
+/* tail values of the row side indexed at a time, per thread */
 #define SPARSE_TAIL_CAP 65536
 
 /* Whether x is Inf or NaN, from its exponent's bits: an integer test the
@@ -208,11 +210,6 @@ sparse_tiles *sparse_tiles_prepare(const kernel_spec *spec, const kernel_points 
     P->erow = (int *) R_alloc(T * P->cap, sizeof(int));
     P->ex = (double *) R_alloc(T * P->cap, sizeof(double));
     return P;
-}
-
-int sparse_tiles_head(const sparse_tiles *P)
-{
-    return P->nhead;
 }
 
 /* out (nr x nc, leading dimension ldo) += the tail products of a's points r0 .. r0
