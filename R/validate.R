@@ -79,7 +79,7 @@ check_th <- function(th) check_number(th, "th", lo = 0)
 #' multithreaded BLAS such as OpenBLAS reads its own setting, for example
 #' the environment variable `OPENBLAS_NUM_THREADS` (or `OMP_NUM_THREADS`),
 #' set before R starts, or `RhpcBLASctl::blas_set_num_threads()` from R.
-#' Measured with OpenBLAS on 2 cores (`bench/threads.R` in the package's
+#' Measured with OpenBLAS on 2 cores (`bench/openblas-threads.R` in the package's
 #' repository), two BLAS threads were 1.5 times as fast as one when the
 #' machine was nearly idle (load about 1), and one was twice as fast as two when other
 #' busy processes oversubscribed the cores, for fastkpca and kernlab alike.

@@ -1,6 +1,6 @@
 # Which BLAS and LAPACK a benchmark child process runs on, switched per
 # process with LD_PRELOAD, so the system's setting is left as it is.
-# Sourced by bench/run.R and bench/threads.R.
+# Sourced by bench/run.R and bench/openblas-threads.R.
 #
 #   "reference": R's reference BLAS and LAPACK (Debian's libblas3 and
 #                liblapack3, which R was built against);

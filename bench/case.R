@@ -20,7 +20,7 @@ vm_hwm <- function() {
   as.double(gsub("[^0-9]", "", line)) * 1024
 }
 
-# fastkpca's OpenMP threads (kpca_threads()), when bench/threads.R sets them
+# fastkpca's OpenMP threads (kpca_threads()), when bench/openblas-threads.R sets them
 threads <- Sys.getenv("FASTKPCA_BENCH_THREADS")
 if (nzchar(threads)) options(fastkpca.threads = as.integer(threads))
 

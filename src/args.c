@@ -194,6 +194,7 @@ SEXP with_square_buffer(int n, SEXP (*body)(void *data, double *buffer), void *d
     if (call.buffer == NULL)
         error_memory("cannot allocate the %d x %d kernel matrix (%.1f GiB)", n, n,
                      8.0 * n * (double) n / 1073741824.0);
+    advise_huge_pages(call.buffer, (size_t) n * (size_t) n * sizeof(double));
     SEXP cont = PROTECT(R_MakeUnwindCont());
     SEXP ans = R_UnwindProtect(run_buffer_call, &call, free_buffer_call, &call, cont);
     UNPROTECT(1);

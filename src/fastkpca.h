@@ -52,7 +52,8 @@
  *             of a named path (tiles.h)
  *   blas.c    which BLAS is loaded, and which products go to it (a rule
  *             on their shapes, the only one)
- *   memory.c  the memory the system can still give, from the OS's own calls
+ *   memory.c  the memory the system can still give, from the OS's own calls;
+ *             huge pages for the large results
  *   errors.c  the engine's errors, raised as classed R conditions
  *   init.c    registration
  */
@@ -228,8 +229,14 @@ int kernel_point_sets(kernel_eval *k, SEXP moving, const char *mwhat, SEXP fixed
                       const char *fwhat, int threads);
 void kernel_points_rows(const kernel_eval *k, SEXP z, int row0, int n,
                         const double *shift, SEXP weights, kernel_points *p);
+/* kernel_block()'s lower_only: 0, every row of each column; 1, the lower
+ * triangle with the diagonal; KERNEL_SYMMETRIC, the lower triangle
+ * computed and copied into the upper one, block by block
+ * (mirror_lower_columns()) */
+#define KERNEL_SYMMETRIC 2
 void kernel_block(const kernel_eval *k, const kernel_points *a, const kernel_points *b,
                   int lower_only, double *out, int threads, const char *what);
+void mirror_lower_columns(double *K, int n, int j0, int j1, int threads);
 void kernel_fill_lower(const kernel_eval *k, const double *x, int n, int d,
                        SEXP weights, double *K, int threads);
 kernel_points kernel_points_view(const kernel_eval *k, const kernel_points *p, int i0,
@@ -496,7 +503,9 @@ void string_dense_share_set(double share);
 /* kcca.c: kernel canonical correlation */
 SEXP kcca_ichol(SEXP x, SEXP kernel, SEXP weights, SEXP tol, SEXP max_rank);
 
-/* memory.c: the memory the system can still give */
+/* memory.c: the memory the system can still give; huge pages for a large
+ * result */
 SEXP available_bytes(SEXP readers);
+void advise_huge_pages(void *p, size_t bytes);
 
 #endif

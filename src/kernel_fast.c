@@ -1,14 +1,14 @@
 /* Fast blocks of the kernels that are a function of an inner product or a
  * squared distance (vanilladot, polydot, rbfdot, laplacedot, tanhdot).
  *
- * A block of kernel values is computed in tiles of 8 rows by 4 columns
- * whose accumulators stay in registers, the rows packed coordinate by
+ * A block of kernel values is computed in tiles of 8 rows by 4 columns (8
+ * by 8 on AVX-512) whose accumulators stay in registers, the rows packed coordinate by
  * coordinate beforehand (as a matrix product packs its operands), then the
  * kernel's function is applied to each column segment in a vector loop: a
  * vector exp (kernel_simd.h) for rbfdot and laplacedot, whose sqrt is the
  * vector one. The vector code is written once, in the vector types of
- * simd.h, and compiled per path: AVX2 with FMA (for the AVX2 and AVX-512
- * paths), two doubles a vector (SSE2 on x86-64, NEON on aarch64); the
+ * simd.h, and compiled per path: AVX-512, AVX2 with FMA (the two give the
+ * same bits), two doubles a vector (SSE2 on x86-64, NEON on aarch64); the
  * "plain" path, and compilers without vector extensions, run plain loops
  * and exp(). The session's path (simd_active()) chooses.
  *
@@ -96,6 +96,22 @@ typedef struct {
 # undef VOP
 # undef KF
 # undef KF_ATTR
+/* AVX-512: 8 doubles a vector, tiles of 8 rows by 8 columns; each value
+ * the same operations in the same order as the AVX2 copy's, so the same
+ * bits */
+# define W 8
+# define VD vd8
+# define VI vi8
+# define VOP(op) VD8_##op
+# define KF(name) name##_avx512
+# define KF_ATTR SIMD_AVX512_ATTR
+# include "kernel_simd.h"
+# undef W
+# undef VD
+# undef VI
+# undef VOP
+# undef KF
+# undef KF_ATTR
 #endif
 
 /* Plain loops and exp(): every system and compiler, and the "plain" path. */
@@ -140,13 +156,14 @@ static int columns_plain(const fast_job *J, int c0, int c1)
     return bad;
 }
 
-/* The copy of the session's path (simd.h): AVX2 for AVX2 and AVX-512,
- * two doubles a vector for SSE2 and NEON, else plain. */
+/* The copy of the session's path (simd.h): AVX-512, AVX2, two doubles a
+ * vector for SSE2 and NEON, else plain. */
 static int fast_columns(const fast_job *J, int c0, int c1)
 {
     simd_path path = simd_active();
 #ifdef SIMD_X86
-    if (path == SIMD_AVX2 || path == SIMD_AVX512) return columns_avx2(J, c0, c1);
+    if (path == SIMD_AVX512) return columns_avx512(J, c0, c1);
+    if (path == SIMD_AVX2) return columns_avx2(J, c0, c1);
 #endif
 #ifdef KF_COPY_V2
     if (path != SIMD_PLAIN) return columns_v2(J, c0, c1);
@@ -159,7 +176,11 @@ static void fast_transform(const fast_job *J, double *v, int n)
 {
     simd_path path = simd_active();
 #ifdef SIMD_X86
-    if (path == SIMD_AVX2 || path == SIMD_AVX512) {
+    if (path == SIMD_AVX512) {
+        transform_avx512(J, v, n);
+        return;
+    }
+    if (path == SIMD_AVX2) {
         transform_avx2(J, v, n);
         return;
     }
@@ -215,7 +236,7 @@ static void fast_job_prepare(const kernel_spec *spec, const kernel_points *a,
     J->degree = spec->code == KERNEL_POLY ? (int) spec->degree : 1;
     J->rows = rows;
     J->d = d;
-    J->lower_only = lower_only;
+    J->lower_only = lower_only != 0;
     J->expanded = kernel_expanded_form(spec, d);
     J->diff = dist && !J->expanded;
     /* rows per block: their packed tiles (8 d doubles each) in about 64 KB */
@@ -267,6 +288,7 @@ int kernel_fast_block(const kernel_spec *spec, const kernel_points *a,
             int c1 = c0 + FAST_CHUNK < j1 ? c0 + FAST_CHUNK : j1;
             bad |= fast_columns(&J, c0, c1);
         }
+        if (lower_only == KERNEL_SYMMETRIC && !bad) mirror_lower_columns(out, rows, j0, j1, threads);
         R_CheckUserInterrupt();
         progress_fill_columns(j1, cols, lower_only);
         j0 = j1;

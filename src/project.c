@@ -13,6 +13,10 @@
 #include <stdint.h>
 #include <string.h>
 
+/* Columns per chunk of center_block()'s row sums: 4 rows of a panel's
+ * columns, within the L2 cache. */
+#define ROW_SUM_CHUNK 256
+
 /* The rows of a block of out (nz x k, leading dimension nz), from the
  * block's products P = K_b alpha (nb x k): P - r s' - 1 offset', with r the
  * block's kernel row means and s = alpha_sums (the exact fit's centering),
@@ -27,13 +31,38 @@ static void center_block(const double *Kb, int nb, int m, const double *P, int k
 {
     double *rm = NULL;
     if (alpha_sums) {
-        for (int i = 0; i < nb; i++) acc[i] = 0.0L;
-        for (int j = 0; j < m; j++) {
-            const double *col = Kb + (size_t) j * nb;
-            for (int i = 0; i < nb; i++) acc[i] += col[i];
-        }
+        /* four rows at a time, their sums in registers, over chunks of
+         * ROW_SUM_CHUNK columns (within the L2 cache), the sums kept in acc
+         * between chunks: with the sums in acc for every value, each value
+         * cost a load and a store of a long double, and with whole rows,
+         * the panel's strided reads came from the L3 cache (28% of
+         * predict() at n = 8000, perf); the same sums in the same order */
         rm = row_means + row0;
-        for (int i = 0; i < nb; i++) rm[i] = (double) (acc[i] / m);
+        int i = nb - nb % 4;
+        for (int r = 0; r < nb; r++) acc[r] = 0.0L;
+        for (int j0 = 0; j0 < m; j0 += ROW_SUM_CHUNK) {
+            int j1 = m - j0 < ROW_SUM_CHUNK ? m : j0 + ROW_SUM_CHUNK;
+            for (int r = 0; r < i; r += 4) {
+                long double s0 = acc[r], s1 = acc[r + 1], s2 = acc[r + 2], s3 = acc[r + 3];
+                const double *p = Kb + (size_t) j0 * nb + r;
+                for (int j = j0; j < j1; j++, p += nb) {
+                    s0 += p[0];
+                    s1 += p[1];
+                    s2 += p[2];
+                    s3 += p[3];
+                }
+                acc[r] = s0;
+                acc[r + 1] = s1;
+                acc[r + 2] = s2;
+                acc[r + 3] = s3;
+            }
+        }
+        for (int r = 0; r < i; r++) rm[r] = (double) (acc[r] / m);
+        for (int j = 0; j < m && i < nb; j++) {
+            const double *col = Kb + (size_t) j * nb;
+            for (int r = i; r < nb; r++) acc[r] += col[r];
+        }
+        for (int r = i; r < nb; r++) rm[r] = (double) (acc[r] / m);
     }
     for (int j = 0; j < k; j++) {
         const double *p = P + (size_t) j * nb;
@@ -159,7 +188,7 @@ SEXP kernel_project_rows(SEXP z, SEXP x, SEXP kernel, SEXP zweights, SEXP xweigh
     /* a kernel of kernel_fast.c on threads: panels per thread, each with
      * scratch of its own (project_block_by_threads()); otherwise one
      * shared panel, whose scratch is made here once */
-    int by_threads = nthreads > 1 && f > 0 && kernel_fast_points(&k);
+    int by_threads = f > 0 && kernel_fast_points(&k);
     int pr = projection_panel_rows(m) < block ? projection_panel_rows(m) : block;
     double *Kp = NULL, *P = NULL;
     long double *acc = NULL;

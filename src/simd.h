@@ -5,7 +5,7 @@
  * compiles to SSE2, AVX2, AVX-512 or NEON: vd2 (two doubles: SSE2 on
  * x86-64, NEON on aarch64), vd4 (four: AVX2, or two halves elsewhere), vd8
  * (eight: AVX-512), the unaligned forms vd2u, vd4u, vd8u for loads and
- * stores in place, and the integer vectors vi2, vi4 of the same sizes. A
+ * stores in place, and the integer vectors vi2, vi4, vi8 of the same sizes. A
  * kernel written in them is compiled once per instruction set, a copy with
  * SIMD_AVX2_ATTR or SIMD_AVX512_ATTR (a target attribute) for the x86-64
  * CPUs that have them. Intrinsics stand in only for what the extensions
@@ -42,6 +42,7 @@ typedef double vd4u __attribute__((vector_size(32), aligned(8), may_alias));
 typedef long long vi4 __attribute__((vector_size(32)));
 typedef double vd8 __attribute__((vector_size(64)));
 typedef double vd8u __attribute__((vector_size(64), aligned(8), may_alias));
+typedef long long vi8 __attribute__((vector_size(64)));
 # if defined(__x86_64__)
 #  define SIMD_X86 1
 #  include <immintrin.h>
@@ -83,6 +84,9 @@ typedef double vd8u __attribute__((vector_size(64), aligned(8), may_alias));
 #  define VD4_MAX(a, b) ((vd4) _mm256_max_pd((__m256d) (a), (__m256d) (b)))
 #  define VD8_FMA(x, y, acc) ((vd8) _mm512_fmadd_pd((__m512d) (x), (__m512d) (y),       \
                                                     (__m512d) (acc)))
+#  define VD8_SQRT(v) ((vd8) _mm512_sqrt_pd((__m512d) (v)))
+#  define VD8_MIN(a, b) ((vd8) _mm512_min_pd((__m512d) (a), (__m512d) (b)))
+#  define VD8_MAX(a, b) ((vd8) _mm512_max_pd((__m512d) (a), (__m512d) (b)))
 # elif defined(SIMD_ARM64)
 #  define VD2_FMA(x, y, acc) ((vd2) vfmaq_f64((float64x2_t) (acc), (float64x2_t) (x),  \
                                               (float64x2_t) (y)))

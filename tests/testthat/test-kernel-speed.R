@@ -127,3 +127,64 @@ test_that("one value that overflows is found wherever it falls in the vectors", 
     options(old)
   }
 })
+
+test_that("the AVX-512 and AVX2 copies give the same bits", {
+  # kernel_simd.h's copies do the same operations on every lane, in the
+  # same order (8 x 8 tiles on AVX-512, 8 x 4 on AVX2; four exp chains or
+  # one): the paths of one width family with fused multiply-adds agree to
+  # the last bit, in the kernel matrices, predict() and the fit
+  skip_if_not(all(c("avx512", "avx2") %in% simd_path(available = TRUE)),
+              "this CPU has no AVX-512 (arm64, or an older x86-64)")
+  x <- fast_path_data(203L, 10L, 5L)
+  x[7, ] <- x[7, ] * 40   # far points: lanes outside the polynomial's range
+  y <- x[c(1:9, 100:130), ]
+  for (d in c(3L, 10L, 70L)) {
+    xd <- fast_path_data(157L, d, d)
+    yd <- xd[c(1:13, 60:90), , drop = FALSE]
+    for (k in list(rbfdot(sigma = 0.5 / d), rbfdot(sigma = 4), laplacedot(sigma = 0.3),
+                   polydot(degree = 3, scale = 1 / d, offset = 1), vanilladot(),
+                   tanhdot(scale = 0.01 / d, offset = 0.1))) {
+      run <- function(simd) {
+        old <- options(fastkpca.simd = simd)
+        on.exit(options(old))
+        list(kernel_matrix(k, xd, threads = 2), kernel_matrix(k, xd, yd, threads = 1),
+             kernel_matrix(k, x[, 1:3], y[, 1:3]))
+      }
+      expect_identical(run("avx512"), run("avx2"))
+    }
+  }
+  run_fit <- function(simd) {
+    old <- options(fastkpca.simd = simd)
+    on.exit(options(old))
+    fit <- kpca(x, kpar = list(sigma = 0.05), features = 4)
+    list(fit$rotated, predict(fit, y))
+  }
+  expect_identical(run_fit("avx512"), run_fit("avx2"))
+})
+
+test_that("kernel_matrix(k, x) is k(x, x) to the last bit, its upper triangle mirrored", {
+  # kernel_matrix(k, x) computes the lower triangle and copies it into the
+  # upper one block by block (mirror_lower_columns()); the cross matrix
+  # computes every entry; a kernel value is the same either way round. 1300
+  # rows of 10 coordinates make several column blocks of the fill
+  x <- fast_path_data(1290L, 10L, 7L)
+  rownames(x) <- paste0("r", seq_len(nrow(x)))
+  kernels <- list(rbfdot(sigma = 0.05), polydot(degree = 2, scale = 0.1),
+                  kern("rbfdot", sigma = 0.05) + kern("vanilladot"),
+                  anovadot(sigma = 0.1, degree = 2))
+  for (k in kernels) for (threads in 1:2) {
+    K <- kernel_matrix(k, x, threads = threads)
+    expect_identical(K, t(K))
+    expect_identical(K, kernel_matrix(k, x, x, threads = threads))
+  }
+  # sparse rows (the sparse tiles) and strings (the generic path)
+  s <- Matrix::rsparsematrix(700, 40, density = 0.1)
+  for (threads in 1:2) {
+    K <- kernel_matrix(rbfdot(sigma = 0.1), s, threads = threads)
+    expect_identical(K, t(K))
+    expect_equal(K, kernel_matrix(rbfdot(sigma = 0.1), as.matrix(s)), tolerance = 1e-13)
+  }
+  words <- vapply(1:300, function(i) paste(sample(letters[1:4], 8, TRUE), collapse = ""), "")
+  K <- kernel_matrix(stringdot(length = 2), words)
+  expect_identical(K, t(K))
+})

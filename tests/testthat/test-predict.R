@@ -242,3 +242,22 @@ test_that("columns whose names are empty, NA or repeated are taken by position",
                  tolerance = 1e-12, label = paste(nm, collapse = ","))
   }
 })
+
+test_that("predict()'s row means of the kernel are R's rowMeans() to the last bit", {
+  # src/project.c sums each row in long double, column by column as
+  # rowMeans() does, four rows at a time over chunks of columns: 600
+  # training rows (more than a chunk), 203 new rows (not a multiple of 4)
+  set.seed(44)
+  x <- matrix(rnorm(600 * 5), 600)
+  z <- matrix(rnorm(203 * 5), 203)
+  # rbfdot (the fast kernels' panels per thread) and an expression (one
+  # shared panel, kernel_block())
+  for (kernel in list(rbfdot(sigma = 0.2), kern("rbfdot", sigma = 0.2) * 1)) {
+    ref <- rowMeans(kernel_matrix(kernel, z, x))
+    fit <- kpca(x, kernel = kernel, features = 3)
+    for (threads in 1:2) {
+      fit$threads <- threads
+      expect_identical(attr(fastkpca:::project_rows(fit, z), "row_means"), ref)
+    }
+  }
+})
