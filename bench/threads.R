@@ -18,12 +18,12 @@
 #   fits:    kpca(x, features = 5) at n = 3000 (solver "auto", the
 #            iterative one), the exact solver at n = 3000, Nystrom with
 #            1000 landmarks at n = 10^5, kcca() (centered formulation) at
-#            n = 5000 and kica() at n = 2000, in seconds;
+#            n = 5000 and kica() at n = 2000 (one thread: it has no
+#            threads), in seconds;
 #   mf:      the matrix-free fit at n = 20000 (10 features): seconds, passes,
-#            CPU ns per kernel value per pass (CPU time over passes x
-#            n^2 / 2), and its serial part measured directly: one pass
-#            alone timed on the same threads, the fit's time less passes
-#            times that;
+#            CPU ns per kernel value in the passes (their wall time x threads
+#            over passes x n^2 / 2), and its serial part measured directly: the
+#            passes timed inside the fit, and the fit's time outside them;
 #   workers: the same fit under plan(multisession) with k workers of one
 #            thread each.
 # Each table row gives the speed-up over 1 thread and the serial fraction
@@ -100,18 +100,38 @@ if (length(args) >= 1L && args[1L] == "child") {
     out$seconds <- median_time(function()
       kcca(x, y, kernel = k, formulation = "centered", threads = threads), repeats = 1L)
   } else if (case == "kica") {
+    # kica() has no threads (its kernels are n x 3 factors): one run
     set.seed(5)
     s <- cbind(runif(n, -1, 1), rexp(n) - 1, rnorm(n)^3)
     mixed <- s %*% matrix(c(1, 0.5, 0.2, 0.3, 1, 0.4, 0.1, 0.6, 1), 3)
     out$seconds <- median_time(function() {
       set.seed(6)
-      kica(mixed, threads = threads)
+      kica(mixed)
     }, repeats = 1L)
   } else if (case %in% c("mf", "workers")) {
     if (case == "workers") {
       future::plan(future::multisession, workers = threads)
       invisible(future::value(lapply(seq_len(threads), function(i) future::future(i))))
     }
+    # the passes timed inside the fit: the fit's operator (kernel_operator(),
+    # R/eigen.R) with its product wrapped, so the time outside the passes
+    # is the fit's less theirs
+    pass_time <- 0
+    ns <- asNamespace("fastkpca")
+    operator <- get("kernel_operator", ns)
+    timed_operator <- function(...) {
+      op <- operator(...)
+      product <- op$product
+      op$product <- function(V) {
+        t0 <- proc.time()[["elapsed"]]
+        on.exit(pass_time <<- pass_time + proc.time()[["elapsed"]] - t0)
+        product(V)
+      }
+      op$apply <- function(V) fastkpca:::centered_product(op$product, V)
+      op
+    }
+    unlockBinding("kernel_operator", ns)
+    assign("kernel_operator", timed_operator, envir = ns)
     t0 <- proc.time()
     set.seed(2)
     fit <- kpca(x, kernel = k, features = 10, solver = "matrix_free",
@@ -119,18 +139,9 @@ if (length(args) >= 1L && args[1L] == "child") {
     t1 <- proc.time() - t0
     out$seconds <- t1[["elapsed"]]
     out$passes <- fit$passes
+    out$pass_seconds <- pass_time
+    out$outside <- out$seconds - pass_time
     values <- fit$passes * as.double(n)^2 / 2
-    if (case == "mf") {
-      # one pass alone, as the fit's passes run it: the block of vectors
-      # the fit's settings give (control$block plus its residuals, at most)
-      prog <- fastkpca:::kernel_program(fastkpca:::as_kernel(k, list()))
-      w <- fastkpca:::kernel_weights(fastkpca:::as_kernel(k, list()), x)
-      V <- matrix(rnorm(n * 20), n)
-      pass <- median_time(function()
-        fastkpca:::kernel_block_product(x, 0L, n, prog, w, V, threads))
-      out$pass_seconds <- pass
-      out$outside <- out$seconds - fit$passes * pass
-    }
   }
   out$values <- values
   saveRDS(out, args[4L])
@@ -159,7 +170,7 @@ run_child <- function(case, threads) {
 cat(sprintf("load before: %s; threads %s; %d cores\n", load_average(),
             paste(threads_list, collapse = ", "), parallel::detectCores()))
 results <- list()
-for (case in cases) for (th in threads_list) {
+for (case in cases) for (th in if (case == "kica") 1L else threads_list) {
   r <- run_child(case, th)
   if (!is.null(r)) results[[length(results) + 1L]] <- r
 }
@@ -171,7 +182,8 @@ table <- do.call(rbind, lapply(results, function(r) data.frame(
   case = r$case, threads = r$threads, seconds = r$seconds,
   # per kernel value: wall time for the kernels; CPU (wall x threads or
   # workers) per value per pass for the matrix-free fit
-  ns_per_value = r$seconds * 1e9 / r$values *
+  ns_per_value = (if (r$case %in% c("mf", "workers")) r$pass_seconds else r$seconds) *
+    1e9 / r$values *
     (if (r$case %in% c("mf", "workers")) r$threads else 1),
   passes = r$passes %||% NA, pass_seconds = r$pass_seconds %||% NA,
   outside_passes = r$outside %||% NA, load = r$load)))

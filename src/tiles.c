@@ -847,6 +847,14 @@ static symv_quad_fn symv_quad_for(simd_path path)
     return path == SIMD_PLAIN ? symv_quad_plain : symv_quad_v2;
 }
 
+/* An entry of symv_lower() against the thread-work threshold, in
+ * multiply-adds of the products whose work it was set for: each entry is
+ * read from memory and used twice, where a product's multiply-add runs
+ * from registers. Counted as one, a symv ran on one thread below n = 7746,
+ * and the exact solver's tridiagonal reduction, mostly symv, did not
+ * scale (n = 3000: 2.32 s on 2 threads, 2.23 on 1; threaded, 1.35). */
+#define SYMV_ENTRY_WORK 16.0
+
 static void symv_lower_with(symv_quad_fn quad, int n, const double *A, int lda,
                             const double *x, double *y, double *work, int threads)
 {
@@ -854,7 +862,7 @@ static void symv_lower_with(symv_quad_fn quad, int n, const double *A, int lda,
     int nblocks = (n + SYMV_BLOCK - 1) / SYMV_BLOCK;
     double *dots = work; /* n, then the partial vectors */
     int nt = threads > 1 ? threads : 1;
-    if ((double) n * n / 2.0 < thread_work_min()) nt = 1;
+    if ((double) n * n / 2.0 * SYMV_ENTRY_WORK < thread_work_min()) nt = 1;
     (void) nt; /* without OpenMP */
     int nchunks = (n + 1023) / 1024;
     /* one parallel region: on a busy machine each region waits for a
