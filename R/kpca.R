@@ -131,6 +131,31 @@
 #' taken in the same order whatever the thread count, so results do not
 #' depend on it.
 #'
+#' @section Threads and workers:
+#' What runs on the `threads` threads: the kernel matrix and its centering;
+#' the exact and iterative solvers' products with the n x n matrix (from n
+#' of about 2000: below, a product is too short to share); the matrix-free
+#' passes; Nyström's kernel blocks, statistics and scores; `predict()`
+#' (panels of rows per thread) and [kernel_matrix()]. What runs on one:
+#' LAPACK's steps on the tridiagonal matrix; the matrix-free fit's steps
+#' between passes (its start, the Rayleigh-Ritz steps and the
+#' orthogonalization, which grow as n while the passes grow as n^2);
+#' [kcca()]'s incomplete Cholesky factors; [kica()] (no `threads`: its
+#' kernels are low-rank factors).
+#'
+#' Measured on 2 cores (`Rscript bench/threads.R`, the Benchmarks article):
+#' 2 threads run the kernel matrices and `predict()` 1.4 to 1.7 times as fast
+#' as one, the iterative solver 1.8 times, the exact solver at n = 3000 1.3
+#' times; the matrix-free fit at n = 20000 spends about 0.65 s outside its
+#' passes on any number of threads (11% of its time on one thread), which
+#' would cap 16 threads near 6 times one at that n, and near 12 times at n =
+#' 10^5 (a prediction from those figures: more than 2 cores were not
+#' measured). Future's workers (`solver = "matrix_free"` and chunked
+#' Nyström) each take a share of the work and run their own threads; the
+#' matrix-free passes are shared as 36 pairs of 8 groups of rows, so their
+#' shares are even for up to about 8 workers, and no more than 36 workers
+#' get work.
+#'
 #' A fit can be interrupted (Ctrl-C, or [setTimeLimit()]) between blocks of
 #' the kernel matrix and of the centering, at every step of the iterative
 #' solver, and between the LAPACK steps of the exact solver (the tridiagonal

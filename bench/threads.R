@@ -3,9 +3,12 @@
 # share of the time outside the parallel part.
 #   R_LIBS=... Rscript bench/threads.R                 # every part
 #   R_LIBS=... Rscript bench/threads.R kernels fits   # chosen parts
-#   FASTKPCA_BENCH_THREADS=1,2,4 Rscript bench/threads.R ...
+#   FASTKPCA_BENCH_THREADS=1,2,4 FASTKPCA_BENCH_ROUNDS=3 Rscript bench/threads.R ...
 # Every case runs in its own R process (this script, "child CASE THREADS
-# OUT"), the median of 3 repeats inside it for the cases under a second.
+# OUT"), the median of 3 repeats inside it for the cases under a second;
+# the grid of cases and threads is run FASTKPCA_BENCH_ROUNDS times (default
+# 1), the rounds one after the other, and each row gives the median of its
+# rounds.
 # Parts:
 #   kernels: kernel_matrix(k, x) (n = 8000, d = 10, rbfdot sigma 0.05:
 #            ns per entry of the n x n result), the cross matrix
@@ -169,15 +172,26 @@ run_child <- function(case, threads) {
 
 cat(sprintf("load before: %s; threads %s; %d cores\n", load_average(),
             paste(threads_list, collapse = ", "), parallel::detectCores()))
+rounds <- as.integer(Sys.getenv("FASTKPCA_BENCH_ROUNDS", "1"))
 results <- list()
-for (case in cases) for (th in if (case == "kica") 1L else threads_list) {
-  r <- run_child(case, th)
-  if (!is.null(r)) results[[length(results) + 1L]] <- r
+for (round in seq_len(rounds)) {
+  for (case in cases) for (th in if (case == "kica") 1L else threads_list) {
+    r <- run_child(case, th)
+    if (!is.null(r)) results[[length(results) + 1L]] <- r
+  }
+  if ("kernels" %in% parts) for (case in c("floor", "kernlab_km", "kernlab_cross")) {
+    r <- run_child(case, 1L)
+    if (!is.null(r)) results[[length(results) + 1L]] <- r
+  }
+  cat(sprintf("round %d done, load %s\n", round, load_average()))
 }
-if ("kernels" %in% parts) for (case in c("floor", "kernlab_km", "kernlab_cross")) {
-  r <- run_child(case, 1L)
-  if (!is.null(r)) results[[length(results) + 1L]] <- r
-}
+# the median of each case's rounds (their pass times with it)
+keys <- vapply(results, function(r) paste(r$case, r$threads), "")
+results <- lapply(split(results, factor(keys, unique(keys))), function(rs) {
+  r <- rs[[order(vapply(rs, function(x) x$seconds, 0))[ceiling(length(rs) / 2)]]]
+  r$rounds <- paste(sprintf("%.3g", vapply(rs, function(x) x$seconds, 0)), collapse = " ")
+  r
+})
 table <- do.call(rbind, lapply(results, function(r) data.frame(
   case = r$case, threads = r$threads, seconds = r$seconds,
   # per kernel value: wall time for the kernels; CPU (wall x threads or
@@ -186,7 +200,7 @@ table <- do.call(rbind, lapply(results, function(r) data.frame(
     1e9 / r$values *
     (if (r$case %in% c("mf", "workers")) r$threads else 1),
   passes = r$passes %||% NA, pass_seconds = r$pass_seconds %||% NA,
-  outside_passes = r$outside %||% NA, load = r$load)))
+  outside_passes = r$outside %||% NA, rounds = r$rounds, load = r$load)))
 one <- table$seconds[match(paste(table$case, 1L), paste(table$case, table$threads))]
 table$speedup <- one / table$seconds
 p <- table$threads
