@@ -2,15 +2,15 @@
  * squared distance (vanilladot, polydot, rbfdot, laplacedot, tanhdot).
  *
  * A block of kernel values is computed in tiles of 8 rows by 4 columns (8
- * by 8 on AVX-512) whose accumulators stay in registers, the rows packed coordinate by
- * coordinate beforehand (as a matrix product packs its operands), then the
- * kernel's function is applied to each column segment in a vector loop: a
- * vector exp (kernel_simd.h) for rbfdot and laplacedot, whose sqrt is the
- * vector one. The vector code is written once, in the vector types of
- * simd.h, and compiled per path: AVX-512, AVX2 with FMA (the two give the
- * same bits), two doubles a vector (SSE2 on x86-64, NEON on aarch64); the
- * "plain" path, and compilers without vector extensions, run plain loops
- * and exp(). The session's path (simd_active()) chooses.
+ * by 8 on AVX-512) whose accumulators stay in registers, the rows packed
+ * coordinate by coordinate beforehand (as a matrix product packs its
+ * operands), then the kernel's function is applied to each column segment
+ * in a vector loop: a vector exp (kernel_simd.h) for rbfdot and laplacedot,
+ * whose sqrt is the vector one. The vector code is written once, in the
+ * vector types of simd.h, and compiled per path: AVX-512, AVX2 with FMA
+ * (the two give the same bits), two doubles a vector (SSE2 on x86-64, NEON
+ * on aarch64); the "plain" path, and compilers without vector extensions,
+ * run plain loops and exp(). The session's path (simd_active()) chooses.
  *
  * Squared distances: below KERNEL_EXPANDED_MIN_D coordinates they are summed
  * from the differences, exactly as the definition (duplicated rows give
@@ -288,7 +288,8 @@ int kernel_fast_block(const kernel_spec *spec, const kernel_points *a,
             int c1 = c0 + FAST_CHUNK < j1 ? c0 + FAST_CHUNK : j1;
             bad |= fast_columns(&J, c0, c1);
         }
-        if (lower_only == KERNEL_SYMMETRIC && !bad) mirror_lower_columns(out, rows, j0, j1, threads);
+        if (lower_only == KERNEL_SYMMETRIC && !bad)
+            mirror_lower_columns(out, rows, j0, j1, threads);
         R_CheckUserInterrupt();
         progress_fill_columns(j1, cols, lower_only);
         j0 = j1;
