@@ -33,6 +33,8 @@
 #            which takes long at this size): time, eig error and
 #            alpha/rotated column error;
 #   kernlab: n = 3000, the matrix-free solver against kernlab::kpca();
+#   shares:  the workers' shares of a pass from the schedule alone, for 1
+#            to 128 workers at n = 10^5 and 10^6 (no pass is run);
 #   full:    the whole fit at n = 2 x 10^5 on 2 threads (or the n after
 #            "full"; issue 34's goal: at most 4 minutes);
 #   pass:    one pass at n = 10^6 on 2 threads (or the n after "pass"),
@@ -252,6 +254,24 @@ if ("values" %in% parts) {
                        "the mean; the same bits as one process: %s\n"),
                 k, if (k > 1L) "s" else " ", sum(counts), sum(counts) / (n^2 / 2),
                 max(counts) / mean(counts), same))
+  }
+}
+
+# The workers' shares of a pass from the schedule alone (no pass is run):
+# for k workers up to 128, how many get pairs, and the largest share
+# against the mean of those that work and against the smallest (issue
+# 40's goal: within 5% for every k up to 128).
+if ("shares" %in% parts) {
+  for (n in c(1e5, 1e6)) {
+    cat(sprintf("\nshares of a pass at n = %g (%d row groups, %d pairs):\n", n,
+                length(fastkpca:::matrix_free_groups(n)) - 1L,
+                { G <- length(fastkpca:::matrix_free_groups(n)) - 1L; G * (G + 1L) / 2L }))
+    rows <- lapply(c(1, 2, 4, 8, 12, 16, 24, 32, 36, 48, 64, 100, 128), function(k) {
+      sh <- pass_shares(n, k)
+      data.frame(workers = k, with_work = length(sh), largest_over_mean = max(sh) * k,
+                 largest_over_smallest = max(sh) / min(sh))
+    })
+    print(do.call(rbind, rows), row.names = FALSE, digits = 3)
   }
 }
 
