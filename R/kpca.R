@@ -152,9 +152,10 @@
 #' 10^5 (a prediction from those figures: more than 2 cores were not
 #' measured). Future's workers (`solver = "matrix_free"` and chunked
 #' Nyström) each take a share of the work and run their own threads; the
-#' matrix-free passes are shared as 36 pairs of 8 groups of rows, so their
-#' shares are even for up to about 8 workers, and no more than 36 workers
-#' get work.
+#' matrix-free passes are shared as blocks of pairs of groups of rows, 8
+#' groups (36 pairs) up to 32768 rows, growing to 64 (2080 pairs) at 258049,
+#' so that at 10^6 rows every number of workers up to 128 gets shares within
+#' 5% of each other.
 #'
 #' A fit can be interrupted (Ctrl-C, or [setTimeLimit()]) between blocks of
 #' the kernel matrix and of the centering, at every step of the iterative

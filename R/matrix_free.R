@@ -67,10 +67,14 @@
 #'
 #' Under a parallel [future::plan()], each pass is split into one
 #' batch per worker. For a kernel of an inner product or a distance (one
-#' base kernel), the rows and columns are cut into at most 8 groups, and
-#' each worker computes an even share of the pairs of groups, each pair's
-#' kernel values once for the rows of both groups: the workers compute half
-#' the kernel matrix between them, as one process does. Other kernels
+#' base kernel), the rows and columns are cut into groups (8, growing with
+#' n from 32769 rows to 64 from 258049), and each worker computes an even
+#' share of the pairs of groups, in blocks of pairs, each pair's kernel
+#' values once for the rows of both groups: the workers compute half the
+#' kernel matrix between them, as one process does. Each worker sends back
+#' one sum per row of each of its blocks, and the blocks are as few as
+#' even shares allow (within 4% where the pairs allow it; at 10^6 rows,
+#' within 5% for every number of workers up to 128). Other kernels
 #' (anovadot, sums, products, conformal and string kernels) split the rows,
 #' each worker computing its rows whole. The data go to each worker once per
 #' fit, as a file in [tempdir()] (on other machines, set
@@ -89,13 +93,14 @@
 #' it, are waited for by polling, and one still unresolved once mirai's
 #' dispatcher has held no task for 2 seconds is lost. Every entry of a
 #' pass is summed in the same order whatever the batches (a row's sums
-#' over the groups of columns, added group after group), so the fit is
-#' the same under every plan and number of workers, and in one process.
+#' over the groups of columns, added in a binary tree over the groups,
+#' fixed by n), so the fit is the same under every plan and number of
+#' workers, and in one process.
 #' `threads` is the number of threads per worker (by default
 #' `kpca_threads()` divided by the number of workers). 2 workers of 1
 #' thread each do the work of one process on 2 threads; workers pay off
-#' across machines (with 36 pairs of groups, the shares are even for up to
-#' about 8 workers). Progress (passes and the
+#' across machines (below 32769 rows, with 36 pairs of groups, the shares
+#' are even for up to about 8 workers). Progress (passes and the
 #' largest residual) goes through progressr.
 #'
 #' `solver = "auto"` chooses `"matrix_free"` when `features > 0` and the
@@ -156,9 +161,10 @@ kernel_block_product <- function(x, row0, nrow, program, weights, V, threads,
 # The rows and columns of a tile of the symmetric products.
 matrix_free_tile <- 256L
 
-# A worker's share of a pass (in C): for each pair of groups (g, h) of
-# pairs (a 2-row integer matrix, 0-based, h <= g), the group sums P[g, h]
-# and P[h, g] (NULL when h = g), with the attribute kernel_values.
+# A worker's share of a pass (in C): for each block of pairs of groups of
+# pairs (a 3-row integer matrix: level, i, j, from matrix_free_schedule()),
+# its rows' node sums (2 per block; the second NULL for a block within a
+# node), with the attribute kernel_values.
 kernel_pair_products <- function(x, pairs, program, weights, V, threads,
                                  tile = matrix_free_tile) {
   engine_call(.Call(C_kernel_pair_products, x, pairs, program, weights, V,
@@ -166,7 +172,7 @@ kernel_pair_products <- function(x, pairs, program, weights, V, threads,
 }
 
 # The 0-based first rows of the groups of n rows, and n (src/matrix_free.c):
-# at most 8 groups, placed by n alone.
+# 8 to 64 groups as n grows, placed by n alone.
 matrix_free_groups <- function(n) engine_call(.Call(C_matrix_free_groups, as.integer(n)))
 
 # Whether the kernel's passes share the tiles of the lower triangle, on
@@ -194,7 +200,7 @@ matrix_free_worker_product <- function(x, program, weights, threads) {
                                 function(pairs) list(pairs = pairs))
              else matrix_free_batches(n, future::nbrOfWorkers())
   label <- function(i) {
-    if (shared) return(sprintf("batch %d (%d pairs of row groups) of the pass", i,
+    if (shared) return(sprintf("batch %d (%d blocks of pairs of row groups) of the pass", i,
                                ncol(batches[[i]]$pairs)))
     sprintf("batch %d (rows %d to %d) of the pass", i, batches[[i]]$row0 + 1L,
             batches[[i]]$row0 + batches[[i]]$nrow)
@@ -207,53 +213,97 @@ matrix_free_worker_product <- function(x, program, weights, threads) {
        close = function() unlink(path))
 }
 
-# The pairs of row groups (g, h), h <= g, 0-based, shared among the
-# workers so that each computes about as many kernel values as the others
-# (a pair costs the product of its groups' rows, a square half its
-# own): the costliest first, each to the worker with the least so far. A
-# list of 2-row integer matrices, one per worker given pairs. Which worker
-# computes what does not change the numbers.
+# The blocks of pairs of row groups shared among the workers, so that each
+# computes about as many kernel values as the others, in as few blocks as
+# that allows: from the root's block (every pair), the blocks costlier than
+# a target are split into their children (a block within a node: the
+# blocks within its two children and the one between them; a block between
+# two nodes: the four between their children), the target halving, until
+# the costliest first, each to the worker with the least so far, give
+# shares within matrix_free_spread of each other, or every block is a
+# single pair. A block costs its kernel values (a pair the product of its
+# groups' rows, a group's square half its own). A list of 3-row integer
+# matrices (level, i, j: the blocks of src/matrix_free.c's tree), one per
+# worker given blocks. Which worker computes what does not change the
+# numbers; the fewer the blocks, the fewer node sums the workers send back.
 matrix_free_schedule <- function(n, workers) {
-  sizes <- diff(as.double(matrix_free_groups(n)))
-  G <- length(sizes)
-  pairs <- which(lower.tri(diag(G), diag = TRUE), arr.ind = TRUE) - 1L
-  g <- pairs[, 1L] + 1L
-  h <- pairs[, 2L] + 1L
-  cost <- ifelse(g == h, sizes[g] * (sizes[g] + 1) / 2, sizes[g] * sizes[h])
-  load <- numeric(max(1L, workers))
-  owner <- integer(length(cost))
-  for (p in order(-cost)) {
-    w <- which.min(load)
-    owner[p] <- w
-    load[w] <- load[w] + cost[p]
+  starts <- as.double(matrix_free_groups(n))
+  G <- length(starts) - 1L
+  root <- ceiling(log2(G))
+  rows_of <- function(L, i) {
+    g0 <- min(i * 2^L, G)
+    g1 <- min((i + 1) * 2^L, G)
+    starts[g1 + 1] - starts[g0 + 1]
   }
-  out <- lapply(seq_along(load), function(w) {
-    m <- t(pairs[owner == w, , drop = FALSE])
-    storage.mode(m) <- "integer"
+  cost <- function(b) {
+    if (b[2L] != b[3L]) return(rows_of(b[1L], b[2L]) * rows_of(b[1L], b[3L]))
+    g0 <- min(b[2L] * 2^b[1L], G)
+    g1 <- min((b[2L] + 1) * 2^b[1L], G)
+    m <- rows_of(b[1L], b[2L])
+    sizes <- diff(starts[(g0:g1) + 1L])
+    (m^2 + sum(sizes)) / 2
+  }
+  children <- function(b) {
+    L <- b[1L] - 1
+    i <- b[2L]
+    j <- b[3L]
+    kids <- if (i == j) list(c(L, 2 * i, 2 * i), c(L, 2 * i + 1, 2 * i), c(L, 2 * i + 1, 2 * i + 1))
+            else list(c(L, 2 * i, 2 * j), c(L, 2 * i, 2 * j + 1), c(L, 2 * i + 1, 2 * j),
+                      c(L, 2 * i + 1, 2 * j + 1))
+    Filter(function(k) rows_of(k[1L], k[2L]) > 0 && rows_of(k[1L], k[3L]) > 0, kids)
+  }
+  workers <- max(1L, workers)
+  lpt <- function(costs) {
+    load <- numeric(workers)
+    owner <- integer(length(costs))
+    for (p in order(-costs)) {
+      w <- which.min(load)
+      owner[p] <- w
+      load[w] <- load[w] + costs[p]
+    }
+    list(owner = owner, load = load)
+  }
+  blocks <- list(c(root, 0, 0))
+  costs <- cost(blocks[[1L]])
+  target <- sum(costs) / workers
+  repeat {
+    shares <- lpt(costs)
+    if (max(shares$load) <= matrix_free_spread * min(shares$load)) break
+    split <- which(vapply(blocks, function(b) b[1L] > 0, TRUE) & costs > target)
+    if (!length(split)) {
+      if (!any(vapply(blocks, function(b) b[1L] > 0, TRUE))) break
+      target <- target / 2
+      next
+    }
+    while (length(split)) {
+      kids <- unlist(lapply(blocks[split], children), recursive = FALSE)
+      blocks <- c(blocks[-split], kids)
+      costs <- c(costs[-split], vapply(kids, cost, 0))
+      split <- which(vapply(blocks, function(b) b[1L] > 0, TRUE) & costs > target)
+    }
+    target <- target / 2
+  }
+  owner <- shares$owner
+  out <- lapply(seq_len(workers), function(w) {
+    m <- matrix(as.integer(unlist(blocks[owner == w])), nrow = 3L)
     dimnames(m) <- NULL
     m
   })
   out[vapply(out, ncol, 1L) > 0L]
 }
 
-# K V (n x b) from the workers' group sums (values[[i]] from the pairs of
-# batches[[i]]): each group of rows gets its sums added in increasing
-# order of their group of columns, the first as it is, as
-# all_rows_product() in src/matrix_free.c adds them: the same bits as one
-# process. The sums are put in their places here, added in C.
+# The largest share of a pass over the smallest that matrix_free_schedule()
+# accepts.
+matrix_free_spread <- 1.04
+
+# K V (n x b) from the workers' node sums (values[[i]] from the blocks of
+# batches[[i]]): each group of rows gets its node sums added in the tree
+# of the groups, as all_rows_product() in src/matrix_free.c adds them: the
+# same bits as one process. Added in C.
 matrix_free_fold <- function(n, b, batches, values) {
-  G <- length(matrix_free_groups(n)) - 1L
-  sums <- vector("list", G * G)   # P[r, c] at r + G (c - 1), 1-based
-  for (i in seq_along(batches)) {
-    pairs <- batches[[i]]$pairs
-    for (p in seq_len(ncol(pairs))) {
-      g <- pairs[1L, p] + 1L
-      h <- pairs[2L, p] + 1L
-      sums[g + G * (h - 1L)] <- values[[i]][2L * p - 1L]
-      if (g != h) sums[h + G * (g - 1L)] <- values[[i]][2L * p]
-    }
-  }
-  engine_call(.Call(C_matrix_free_fold, as.integer(n), as.integer(b), sums))
+  blocks <- do.call(cbind, lapply(batches, function(batch) batch$pairs))
+  sums <- do.call(c, lapply(values, function(v) { attributes(v) <- NULL; v }))
+  engine_call(.Call(C_matrix_free_fold, as.integer(n), as.integer(b), blocks, sums))
 }
 
 # Rows per batch are a multiple of this (so batches align with the C

@@ -17,7 +17,7 @@
 #            in wall time, and the CPU time of the workers and the caller
 #            together (read from /proc/<pid>/stat) against the one
 #            process's. Each pass computes half the kernel matrix either
-#            way (the workers share the pairs of row groups); then the
+#            way (the workers share blocks of pairs of row groups); then the
 #            projection for 10^6 rows on 10 and 100 machines;
 #   workers30k: the workers part at n = 30000 (issue 34's goals: 2
 #            workers of 1 thread at least 1.8x one process of 1 thread,
@@ -34,7 +34,8 @@
 #            alpha/rotated column error;
 #   kernlab: n = 3000, the matrix-free solver against kernlab::kpca();
 #   shares:  the workers' shares of a pass from the schedule alone, for 1
-#            to 128 workers at n = 10^5 and 10^6 (no pass is run);
+#            to 128 workers at n = 10^5 and 10^6 (no pass is run), and the
+#            rows of node sums they send back each pass (over n);
 #   full:    the whole fit at n = 2 x 10^5 on 2 threads (or the n after
 #            "full"; issue 34's goal: at most 4 minutes);
 #   pass:    one pass at n = 10^6 on 2 threads (or the n after "pass"),
@@ -162,14 +163,25 @@ cat("fastkpca", format(utils::packageVersion("fastkpca")), "on", R.version.strin
     "\nBLAS:", extSoftVersion()[["BLAS"]], "\n")
 
 # The shares of a pass's kernel values among the machines (fractions of
-# the pass), from the schedule of the pairs of row groups.
-pass_shares <- function(n, machines) {
+# the pass), from the schedule of the blocks of pairs of row groups (a
+# pair costs the product of its groups' rows, a group's square half its
+# own); with the rows each machine sends back (its blocks' node sums), in
+# units of n rows.
+block_costs <- function(n, blocks) {
   starts <- as.double(fastkpca:::matrix_free_groups(n))
-  sizes <- diff(starts)
-  cost <- function(m) sum(ifelse(m[1L, ] == m[2L, ], sizes[m[1L, ] + 1] ^ 2 / 2,
-                                 sizes[m[1L, ] + 1] * sizes[m[2L, ] + 1]))
-  shares <- vapply(fastkpca:::matrix_free_schedule(n, machines), cost, 0)
-  shares / sum(shares)
+  G <- length(starts) - 1L
+  rows_of <- function(L, i) starts[min((i + 1) * 2^L, G) + 1] - starts[min(i * 2^L, G) + 1]
+  apply(blocks, 2L, function(b) {
+    mi <- rows_of(b[1L], b[2L])
+    if (b[2L] != b[3L]) c(mi * rows_of(b[1L], b[3L]), mi + rows_of(b[1L], b[3L]))
+    else c((mi^2 + mi) / 2, mi)
+  })
+}
+pass_shares <- function(n, machines) {
+  per <- lapply(fastkpca:::matrix_free_schedule(n, machines), function(b) block_costs(n, b))
+  shares <- vapply(per, function(m) sum(m[1L, ]), 0)
+  structure(shares / sum(shares), sent = sum(vapply(per, function(m) sum(m[2L, ]), 0)) / n,
+            blocks = sum(vapply(per, ncol, 1L)))
 }
 
 # One process of 1 thread against 2 workers of 1 thread each.
@@ -208,11 +220,12 @@ if ("large" %in% parts || "workers" %in% parts) {
     sp <- compare_workers(n)
     # a pass computes n^2 / 2 kernel values, 100 times as many at 10^6
     # rows; on k machines of 2 cores each, the slowest machine's share of
-    # the pairs of row groups (36 of them: at most 32x faster however many
-    # machines); plus the transfer of each pass: V to each machine, the
-    # partial sums back (8 n b numbers in all). The time per pass is the 1-thread fit's CPU time
-    # per pass (its serial steps included) over 2 cores: CPU time is what
-    # a loaded machine measures best
+    # the blocks of pairs of row groups (64 groups at 10^6 rows); plus the
+    # transfer of each pass: V to each machine, the node sums back (the
+    # blocks' rows, pass_shares()'s "sent" times n b numbers in all). The
+    # time per pass is the 1-thread fit's CPU time per pass (its serial
+    # steps included) over 2 cores: CPU time is what a loaded machine
+    # measures best
     per_pass <- sp$one$cpu / sp$one$passes / 2
     for (machines in c(10L, 100L)) {
       shares <- pass_shares(1e6, machines)
@@ -223,7 +236,7 @@ if ("large" %in% parts || "workers" %in% parts) {
                   machines, sp$one$passes,
                   100 * per_pass * sp$one$passes * max(shares) / 3600,
                   max(shares), 1 / max(shares), 8e6 * (features + 11) / 2^20,
-                  8 * 8e6 * (features + 11) / 2^30, features + 11L))
+                  attr(shares, "sent") * 8e6 * (features + 11) / 2^30, features + 11L))
     }
   }
 }
@@ -263,13 +276,15 @@ if ("values" %in% parts) {
 # 40's goal: within 5% for every k up to 128).
 if ("shares" %in% parts) {
   for (n in c(1e5, 1e6)) {
-    cat(sprintf("\nshares of a pass at n = %g (%d row groups, %d pairs):\n", n,
-                length(fastkpca:::matrix_free_groups(n)) - 1L,
-                { G <- length(fastkpca:::matrix_free_groups(n)) - 1L; G * (G + 1L) / 2L }))
+    G <- length(fastkpca:::matrix_free_groups(n)) - 1L
+    cat(sprintf("\nshares of a pass at n = %g (%d row groups, %d pairs):\n", n, G,
+                G * (G + 1L) / 2L))
     rows <- lapply(c(1, 2, 4, 8, 12, 16, 24, 32, 36, 48, 64, 100, 128), function(k) {
       sh <- pass_shares(n, k)
-      data.frame(workers = k, with_work = length(sh), largest_over_mean = max(sh) * k,
-                 largest_over_smallest = max(sh) / min(sh))
+      data.frame(workers = k, with_work = length(sh), blocks = attr(sh, "blocks"),
+                 largest_over_mean = max(sh) * length(sh),
+                 largest_over_smallest = max(sh) / min(sh),
+                 rows_sent_over_n = attr(sh, "sent"))
     })
     print(do.call(rbind, rows), row.names = FALSE, digits = 3)
   }

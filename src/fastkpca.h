@@ -378,10 +378,10 @@ SEXP preimage_fixed_point(SEXP start, SEXP t, SEXP A, SEXP x, SEXP kernel, SEXP 
  * (the matrix-free exact solver's pass, R/matrix_free.R) */
 SEXP kernel_block_product(SEXP x, SEXP row0, SEXP nrow, SEXP kernel, SEXP weights, SEXP V,
                           SEXP threads, SEXP tile, SEXP step);
-SEXP kernel_pair_products(SEXP x, SEXP pairs, SEXP kernel, SEXP weights, SEXP V,
+SEXP kernel_pair_products(SEXP x, SEXP blocks, SEXP kernel, SEXP weights, SEXP V,
                           SEXP threads, SEXP tile);
 SEXP matrix_free_groups(SEXP n);
-SEXP matrix_free_fold(SEXP n, SEXP b, SEXP sums);
+SEXP matrix_free_fold(SEXP n, SEXP b, SEXP blocks, SEXP sums);
 SEXP kernel_shares_tiles(SEXP kernel, SEXP sparse);
 SEXP oriented_columns(SEXP V);
 

@@ -22,7 +22,7 @@ static const R_CallMethodDef call_methods[] = {
     CALLDEF(kernel_block_product, 9),
     CALLDEF(kernel_pair_products, 7),
     CALLDEF(matrix_free_groups, 1),
-    CALLDEF(matrix_free_fold, 3),
+    CALLDEF(matrix_free_fold, 4),
     CALLDEF(kernel_shares_tiles, 2),
     CALLDEF(oriented_columns, 1),
     CALLDEF(orthonormal_columns, 4),

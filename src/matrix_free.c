@@ -4,27 +4,33 @@
  *
  * The kernels of kernel_fast.c (one base kernel of an inner product or a
  * distance) use the symmetry of K. The columns (and rows) are cut into
- * at most MF_GROUPS groups, at places that depend on n alone
- * (matrix_free_groups()), and an entry of Y is the sum over the groups,
- * in increasing order, of its group sums: the group sum P[r, c] of a row
- * of group r sums its terms over the columns of group c in increasing
- * order (the tiles of tiles.c add their terms one by one). A pair of
- * groups (g, h), h < g, gives both P[g, h] and P[h, g] from the same
- * kernel values; the square of a group, P[g, g], comes from the tiles of
- * its lower triangle (tile_pipeline(), both). So each kernel
- * value of the lower triangle is computed once: n^2 / 2 values per pass,
- * whoever computes the pairs. One process computes every pair and adds
- * each group sum to Y as soon as the sums before it are there
+ * groups, 8 to 64 as n grows, at places that depend on n alone
+ * (matrix_free_groups()); the group sum P[r, c] of a row of group r sums
+ * its terms over the columns of group c in increasing order (the tiles of
+ * tiles.c add their terms one by one), and an entry of Y is the sum of its
+ * row's group sums in a binary tree over the groups, fixed by n (node (L,
+ * i) holds the groups i 2^L to (i + 1) 2^L - 1; its sum is its two
+ * children's). A pair of groups (g, h), h < g, gives both P[g, h] and
+ * P[h, g] from the same kernel values; the square of a group, P[g, g],
+ * comes from the tiles of its lower triangle (tile_pipeline(), both). So
+ * each kernel value of the lower triangle is computed once: n^2 / 2 values
+ * per pass, whoever computes the pairs. The pairs come in blocks of the
+ * tree: the block within a node (its pairs) and the block between two
+ * nodes of one level; a block is computed from its children's blocks and
+ * gives each of its rows one node sum (mf_diagonal_block(),
+ * mf_offdiagonal_block()). One process computes the root's block
  * (all_rows_product()); future's workers each compute a share of the
- * pairs (kernel_pair_products()) and return their group sums, which the
- * caller adds in the same order (R/matrix_free.R). A kernel value is the
- * same either way round and wherever it sits in a tile (kernel_simd.h:
- * the squares of a - b and b - a, the terms of an inner product, are
- * equal), so the passes give the same numbers to the last bit for any
- * tile size, number of threads, share of the pairs among the workers and
- * plan. A call on part of the rows (by_rows_product()) sums each row over
- * the same groups in the same order, by whole blocks of rows per thread:
- * the same numbers again.
+ * blocks (kernel_pair_products(), matrix_free_schedule() in R) and return
+ * their node sums, one per row and block, which the caller adds in the
+ * tree (matrix_free_fold()): a worker sends back its blocks' rows, not one
+ * sum per pair of groups. A kernel value is the same either way round and
+ * wherever it sits in a tile (kernel_simd.h: the squares of a - b and b -
+ * a, the terms of an inner product, are equal), so the passes give the
+ * same numbers to the last bit for any tile size, number of threads,
+ * share of the blocks among the workers and plan. A call on part of the
+ * rows (by_rows_product()) sums each row over the same groups and adds
+ * them in the same tree, by whole blocks of rows per thread: the same
+ * numbers again.
  *
  * Other kernels sum each row's terms over all the columns in increasing
  * order, by blocks of rows (at most MF_ROW_BLOCK, fewer for large n so
@@ -38,27 +44,56 @@
  * Every call counts the kernel values it computed (the attribute
  * "kernel_values" of its answer). */
 #include "fastkpca.h"
-#include <string.h>
 #include <limits.h>
+#include <stdlib.h>
+#include <string.h>
 
 #define MF_ROW_BLOCK 256
 #define MF_COL_BLOCK 2048
 #define MF_CHECK_VALUES 33554432.0   /* 2^25 kernel values between checks */
 #define MF_SYM_BLOCK 256             /* default rows and columns of a tile of the symmetric product */
-#define MF_GROUPS 8                  /* the most groups of rows and columns */
+#define MF_MIN_GROUPS 8              /* groups of rows and columns, at least (n permitting) */
+#define MF_MAX_GROUPS 64             /* and at most */
+#define MF_GROUP_ROWS 4096           /* rows per group from which the groups grow with n */
 
 /* The groups of n rows: returns their number G and sets starts[0 .. G]
- * (starts[G] = n). Groups of equal size, a multiple of 8 rows (the
- * kernel's tiles start on a multiple of 8), the last one smaller. */
+ * (starts[G] = n; starts holds MF_MAX_GROUPS + 1). About n / MF_GROUP_ROWS
+ * groups, at least MF_MIN_GROUPS and at most MF_MAX_GROUPS, of equal size, a
+ * multiple of 8 rows (the kernel's tiles start on a multiple of 8), the
+ * last one smaller. Wide groups keep a pair's tiles enough row blocks for
+ * the threads; many groups give the workers even shares. */
 static int mf_groups(int n, int *starts)
 {
     /* (in 64 bits: n may be as large as INT_MAX) */
-    long long width = ((long long) n + MF_GROUPS - 1) / MF_GROUPS;
+    long long target = ((long long) n + MF_GROUP_ROWS - 1) / MF_GROUP_ROWS;
+    if (target < MF_MIN_GROUPS) target = MF_MIN_GROUPS;
+    if (target > MF_MAX_GROUPS) target = MF_MAX_GROUPS;
+    long long width = ((long long) n + target - 1) / target;
     width = (width + 7) / 8 * 8;
     int G = (int) (((long long) n + width - 1) / width);
     for (int g = 0; g < G; g++) starts[g] = (int) (g * width);
     starts[G] = n;
     return G;
+}
+
+/* The binary tree over the G groups in which every row adds its group sums
+ * (mf_tree): node (L, i) holds the groups i 2^L .. (i + 1) 2^L - 1 that are
+ * below G; its sum is its left child's plus its right child's, or its left
+ * child's alone where the right one holds no group. The root's level. */
+static int mf_root_level(int G)
+{
+    int L = 0;
+    while ((1 << L) < G) L++;
+    return L;
+}
+
+/* The first group of node (L, i) and one past its last (both G where the
+ * node holds none). */
+static void mf_node_groups(int G, int L, int i, int *g0, int *g1)
+{
+    long long first = (long long) i << L, last = ((long long) i + 1) << L;
+    *g0 = first < G ? (int) first : G;
+    *g1 = last < G ? (int) last : G;
 }
 
 /* Y (rows x b, leading dimension ldy) += K[first + 0 .. rows - 1, c_lo ..
@@ -190,17 +225,184 @@ static void tile_pipeline(const kernel_eval *k, const kernel_tiles *plan, int r0
     }
 }
 
-/* Y (m x b) += Z (m x b), both with leading dimension ld for Y, m for Z:
- * one group sum added to the running sums of its rows. */
-static void add_group_sum(int m, int b, const double *Z, double *Y, int ld)
+/* Y (m x b, leading dimension ldy) += X (m x b, leading dimension ldx):
+ * one sum of the tree added to its sibling's, in place. */
+static void add_sums(int m, int b, const double *X, int ldx, double *Y, int ldy)
 {
-    for (int j = 0; j < b; j++)
-        for (int i = 0; i < m; i++) Y[i + (size_t) j * ld] += Z[i + (size_t) j * m];
+    for (int j = 0; j < b; j++) {
+        const double *x = X + (size_t) j * ldx;
+        double *y = Y + (size_t) j * ldy;
+        for (int i = 0; i < m; i++) y[i] += x[i];
+    }
 }
 
-static void zero(double *Z, size_t len)
+static void zero_sums(int m, int b, double *Y, int ldy)
 {
-    for (size_t i = 0; i < len; i++) Z[i] = 0.0;
+    for (int j = 0; j < b; j++) memset(Y + (size_t) j * ldy, 0, (size_t) m * sizeof(double));
+}
+
+/* What the blocks of a pass share: the kernel and its plan of all n rows
+ * against all n points, V (n x b), the threads and their tiles of S x S,
+ * the G groups, the count of kernel values and the step. */
+typedef struct {
+    const kernel_eval *k;
+    const kernel_tiles *plan;
+    const double *V;
+    int n, b, threads, S, G;
+    const int *starts;
+    double *T, *count;
+    SEXP step;
+} mf_pass;
+
+/* The first row of node (L, i) and its number of rows (0 where the node
+ * holds no group). */
+static void mf_node_rows(const mf_pass *P, int L, int i, int *r0, int *m)
+{
+    int g0, g1;
+    mf_node_groups(P->G, L, i, &g0, &g1);
+    *r0 = P->starts[g0];
+    *m = P->starts[g1] - *r0;
+}
+
+static void mf_offdiagonal_block(const mf_pass *P, int L, int i, int j, double *A, int lda,
+                                 double *B, int ldb);
+
+/* The block of the pairs of node (L, i)'s groups (g, h), h <= g: D (the
+ * node's rows x b, leading dimension ldd) = each row's sum, in the tree,
+ * of its group sums over the node's groups. A leaf is one group's square
+ * (tile_pipeline(), the tiles of its lower triangle); above, the left
+ * child's block, the pairs between the right child and the left one, and
+ * the right child's block, each row's two halves added. */
+static void mf_diagonal_block(const mf_pass *P, int L, int i, double *D, int ldd)
+{
+    int r0, m, rl, ml, rr, mr;
+    mf_node_rows(P, L, i, &r0, &m);
+    if (L == 0) {
+        zero_sums(m, P->b, D, ldd);
+        tile_pipeline(P->k, P->plan, r0, m, r0, m, 1, P->V, P->n, P->b, D, ldd, D, ldd, P->T,
+                      P->threads, P->S, P->count, P->step);
+        return;
+    }
+    mf_node_rows(P, L - 1, 2 * i, &rl, &ml);
+    mf_node_rows(P, L - 1, 2 * i + 1, &rr, &mr);
+    if (mr == 0) {
+        mf_diagonal_block(P, L - 1, 2 * i, D, ldd);
+        return;
+    }
+    const void *vmax = vmaxget();
+    double *A = (double *) R_alloc((size_t) mr * P->b, sizeof(double));
+    double *B = (double *) R_alloc((size_t) ml * P->b, sizeof(double));
+    mf_diagonal_block(P, L - 1, 2 * i, D, ldd);
+    mf_offdiagonal_block(P, L - 1, 2 * i + 1, 2 * i, A, mr, B, ml);
+    add_sums(ml, P->b, B, ml, D, ldd);
+    mf_diagonal_block(P, L - 1, 2 * i + 1, D + ml, ldd);
+    add_sums(mr, P->b, A, mr, D + ml, ldd);
+    vmaxset(vmax);
+}
+
+/* The block of the pairs between node (L, i) and node (L, j), j < i: A
+ * (node i's rows x b, leading dimension lda) = each row's sum, in the
+ * tree, over node j's groups; B (node j's rows x b, leading dimension ldb)
+ * = each row's sum over node i's groups; each kernel value computed once,
+ * for both. A leaf is one pair of groups (tile_pipeline()); above, the
+ * four pairs of children, each row's two halves added. Node j is whole
+ * (it ends before node i starts); node i's right child may hold no group. */
+static void mf_offdiagonal_block(const mf_pass *P, int L, int i, int j, double *A, int lda,
+                                 double *B, int ldb)
+{
+    int ri, mi, rj, mj;
+    mf_node_rows(P, L, i, &ri, &mi);
+    mf_node_rows(P, L, j, &rj, &mj);
+    if (L == 0) {
+        zero_sums(mi, P->b, A, lda);
+        zero_sums(mj, P->b, B, ldb);
+        tile_pipeline(P->k, P->plan, ri, mi, rj, mj, 0, P->V, P->n, P->b, A, lda, B, ldb, P->T,
+                      P->threads, P->S, P->count, P->step);
+        return;
+    }
+    int r, mil, mir, mjl, mjr;
+    mf_node_rows(P, L - 1, 2 * i, &r, &mil);
+    mf_node_rows(P, L - 1, 2 * i + 1, &r, &mir);
+    mf_node_rows(P, L - 1, 2 * j, &r, &mjl);
+    mf_node_rows(P, L - 1, 2 * j + 1, &r, &mjr);
+    const void *vmax = vmaxget();
+    double *tA = (double *) R_alloc((size_t) (mil > mir ? mil : mir) * P->b + 1, sizeof(double));
+    double *tB = (double *) R_alloc((size_t) (mjl > mjr ? mjl : mjr) * P->b + 1, sizeof(double));
+    mf_offdiagonal_block(P, L - 1, 2 * i, 2 * j, A, lda, B, ldb);
+    if (mjr > 0) {
+        mf_offdiagonal_block(P, L - 1, 2 * i, 2 * j + 1, tA, mil, B + mjl, ldb);
+        add_sums(mil, P->b, tA, mil, A, lda);
+    }
+    if (mir > 0) {
+        mf_offdiagonal_block(P, L - 1, 2 * i + 1, 2 * j, A + mil, lda, tB, mjl);
+        add_sums(mjl, P->b, tB, mjl, B, ldb);
+        if (mjr > 0) {
+            mf_offdiagonal_block(P, L - 1, 2 * i + 1, 2 * j + 1, tA, mir, tB, mjr);
+            add_sums(mir, P->b, tA, mir, A + mil, lda);
+            add_sums(mjr, P->b, tB, mjr, B + mjl, ldb);
+        }
+    }
+    vmaxset(vmax);
+}
+
+/* Node sums of one set of rows added in the tree as they come, node after
+ * node in the order of their groups (a binary counter): held[L] says
+ * whether slot[L] holds the sum of a whole node of level L still waiting
+ * for its right sibling. A node of level L comes when nothing below L is
+ * held (its groups start at a multiple of 2^L); the last may hold fewer
+ * groups than its level. Each slot and the free buffer own one rows x b
+ * buffer, swapped rather than copied. */
+typedef struct {
+    int rows, b, levels;
+    double **slot, *free;
+    int *held;
+} mf_stack;
+
+static void mf_stack_init(mf_stack *st, int rows, int b, int levels)
+{
+    st->rows = rows;
+    st->b = b;
+    st->levels = levels;
+    st->slot = (double **) R_alloc((size_t) levels, sizeof(double *));
+    st->held = (int *) R_alloc((size_t) levels, sizeof(int));
+    for (int L = 0; L < levels; L++) {
+        st->slot[L] = NULL;
+        st->held[L] = 0;
+    }
+    st->free = (double *) R_alloc((size_t) rows * b + 1, sizeof(double));
+}
+
+/* Adds the sum in st->free (a node of level L) and takes a new free buffer. */
+static void mf_stack_push(mf_stack *st, int L)
+{
+    double *carry = st->free;
+    while (L < st->levels && st->held[L]) {
+        add_sums(st->rows, st->b, st->slot[L], st->rows, carry, st->rows);
+        st->held[L] = 0;
+        L++;
+    }
+    if (L >= st->levels) error_argument("the group sums do not form the tree of the groups");
+    if (st->slot[L] == NULL)
+        st->slot[L] = (double *) R_alloc((size_t) st->rows * st->b + 1, sizeof(double));
+    st->free = st->slot[L];
+    st->slot[L] = carry;
+    st->held[L] = 1;
+}
+
+/* The root's sum into Y (rows x b, leading dimension ldy): the held nodes
+ * added from the lowest level up (each lower one is the right part of the
+ * one above). */
+static void mf_stack_finish(mf_stack *st, double *Y, int ldy)
+{
+    double *acc = NULL;
+    for (int L = 0; L < st->levels; L++) {
+        if (!st->held[L]) continue;
+        if (acc) add_sums(st->rows, st->b, st->slot[L], st->rows, acc, st->rows);
+        else acc = st->slot[L];
+    }
+    if (!acc) error_argument("no group sums to add");
+    for (int j = 0; j < st->b; j++)
+        memcpy(Y + (size_t) j * ldy, acc + (size_t) j * st->rows, (size_t) st->rows * sizeof(double));
 }
 
 /* The plan of all n rows against all n points, and each thread's tile of
@@ -223,47 +425,42 @@ static double *thread_tiles(int threads, int S, int rb)
     return T;
 }
 
-/* Y (n x b, zero) = K V for all n rows, in one process: the pairs (g, h),
- * h <= g, g by g and h by h, so that each group sum is added to its rows'
- * running sums after those of the groups before it: P[g, 0 .. g - 1] come
- * with the pairs (g, h), P[g, g] with the square, and P[h, g] for h < g
- * after P[h, 0 .. g - 1] (the squares and pairs of the g before). A row
- * group's first sum (c = 0) is summed in Y itself, the others in scratch
- * and added, as the caller of the workers does. */
+/* The pass's common parts (mf_pass) for the plan of all n rows. */
+static void mf_pass_setup(mf_pass *P, const kernel_eval *k, const kernel_points *xp,
+                          const double *V, int n, int b, int threads, int S, double *count,
+                          SEXP step)
+{
+    int *starts = (int *) R_alloc(MF_MAX_GROUPS + 1, sizeof(int));
+    P->k = k;
+    P->plan = all_rows_plan(k, xp, n, threads);
+    P->V = V;
+    P->n = n;
+    P->b = b;
+    P->threads = threads;
+    P->S = S;
+    P->G = mf_groups(n, starts);
+    P->starts = starts;
+    P->T = thread_tiles(threads, S, 0);
+    P->count = count;
+    P->step = step;
+}
+
+/* Y (n x b) = K V for all n rows, in one process: the block of the root of
+ * the tree (mf_diagonal_block()), so each row's group sums are added in
+ * the tree, as the caller of the workers adds the node sums of their
+ * blocks (matrix_free_fold()). */
 static void all_rows_product(const kernel_eval *k, const kernel_points *xp, const double *V,
                              int n, int b, double *Y, int threads, int S, double *count,
                              SEXP step)
 {
-    kernel_tiles *plan = all_rows_plan(k, xp, n, threads);
-    double *T = thread_tiles(threads, S, 0);
-    int *starts = (int *) R_alloc(MF_GROUPS + 1, sizeof(int));
-    int G = mf_groups(n, starts), width = starts[1];
-    double *Zr = (double *) R_alloc((size_t) width * b, sizeof(double));
-    double *Zc = (double *) R_alloc((size_t) width * b, sizeof(double));
-    for (int g = 0; g < G; g++) {
-        int rg = starts[g], mg = starts[g + 1] - rg;
-        for (int h = 0; h <= g; h++) {
-            int rh = starts[h], mh = starts[h + 1] - rh;
-            double *Yg = h == 0 ? Y + rg : Zr;
-            int ldg = h == 0 ? n : mg;
-            if (h > 0) zero(Zr, (size_t) mg * b);
-            if (h == g) {
-                tile_pipeline(k, plan, rg, mg, rg, mg, 1, V, n, b, Yg, ldg, Yg, ldg, T, threads, S,
-                              count, step);
-            } else {
-                zero(Zc, (size_t) mh * b);
-                tile_pipeline(k, plan, rg, mg, rh, mh, 0, V, n, b, Yg, ldg, Zc, mh, T, threads,
-                              S, count, step);
-                add_group_sum(mh, b, Zc, Y + rh, n);
-            }
-            if (h > 0) add_group_sum(mg, b, Zr, Y + rg, n);
-        }
-    }
+    mf_pass P;
+    mf_pass_setup(&P, k, xp, V, n, b, threads, S, count, step);
+    mf_diagonal_block(&P, mf_root_level(P.G), 0, Y, n);
 }
 
-/* Y (rows x b, zero) = K[R, ] V for the rows R = first + 0 .. rows - 1:
- * each row's group sums (by block_product_by_rows()), added group after
- * group as all_rows_product() adds them. */
+/* Y (rows x b) = K[R, ] V for the rows R = first + 0 .. rows - 1: each
+ * row's group sums (by block_product_by_rows()), added in the tree group
+ * after group (mf_stack), as all_rows_product() adds them. */
 static void by_rows_product(const kernel_eval *k, const kernel_points *xp, int first,
                             int rows, int rb, const double *V, int n, int b, double *Y,
                             int threads, double *count, SEXP step)
@@ -273,20 +470,17 @@ static void by_rows_product(const kernel_eval *k, const kernel_points *xp, int f
     kernel_points a = kernel_points_view(k, xp, first, rows, wbuf);
     kernel_tiles *plan = kernel_tiles_prepare(k, &a, xp, threads);
     double *T = thread_tiles(threads, 0, rb);
-    int *starts = (int *) R_alloc(MF_GROUPS + 1, sizeof(int));
+    int *starts = (int *) R_alloc(MF_MAX_GROUPS + 1, sizeof(int));
     int G = mf_groups(n, starts);
-    double *Z = G > 1 ? (double *) R_alloc((size_t) rows * b, sizeof(double)) : NULL;
+    mf_stack st;
+    mf_stack_init(&st, rows, b, mf_root_level(G) + 1);
     for (int c = 0; c < G; c++) {
-        if (c == 0) {
-            block_product_by_rows(k, plan, rows, rb, starts[0], starts[1], V, n, b, Y, rows, T,
-                                  threads, count, step);
-            continue;
-        }
-        zero(Z, (size_t) rows * b);
-        block_product_by_rows(k, plan, rows, rb, starts[c], starts[c + 1], V, n, b, Z, rows, T,
-                              threads, count, step);
-        add_group_sum(rows, b, Z, Y, rows);
+        zero_sums(rows, b, st.free, rows);
+        block_product_by_rows(k, plan, rows, rb, starts[c], starts[c + 1], V, n, b, st.free,
+                              rows, T, threads, count, step);
+        mf_stack_push(&st, 0);
     }
+    mf_stack_finish(&st, Y, rows);
 }
 
 /* The kernel program and the points of x (all n training rows; their
@@ -392,14 +586,37 @@ SEXP kernel_block_product(SEXP x, SEXP row0, SEXP nrow, SEXP kernel, SEXP weight
     return ans;
 }
 
+/* Checks blocks (an integer matrix of 3 rows, each column a block of the
+ * tree of the G groups: its level L, and the nodes i and j of that level,
+ * j <= i, whose pairs of groups it holds; j = i: the pairs within node i)
+ * and returns their number. */
+static int mf_check_blocks(SEXP blocks, int G)
+{
+    if (!isInteger(blocks) || !isMatrix(blocks) || nrows(blocks) != 3)
+        error_argument("'blocks' must be an integer matrix of 3 rows");
+    int nb = ncols(blocks), root = mf_root_level(G);
+    const int *B = INTEGER(blocks);
+    for (int p = 0; p < nb; p++) {
+        int L = B[3 * p], i = B[3 * p + 1], j = B[3 * p + 2], g0, g1;
+        if (L == NA_INTEGER || i == NA_INTEGER || j == NA_INTEGER || L < 0 || L > root ||
+            j < 0 || j > i)
+            error_argument("'blocks' must hold levels 0 to %d and nodes j <= i", root);
+        mf_node_groups(G, L, i, &g0, &g1);
+        if (g0 >= G) error_argument("block %d: node %d of level %d holds no group", p + 1, i, L);
+    }
+    return nb;
+}
+
 /* .Call (kernel_pair_products() in R/matrix_free.R): a worker's share of
- * a pass, for a kernel that shares tiles (kernel_shares_tiles()). pairs:
- * an integer matrix of 2 rows, each column a pair of groups (g, h), h <=
- * g, 0-based (matrix_free_groups()); the other arguments as for
- * kernel_block_product(). Returns a list of 2 elements per pair: the
- * group sums P[g, h] (rows of group g x b) and P[h, g] (NULL when h = g),
- * with the attribute kernel_values. */
-SEXP kernel_pair_products(SEXP x, SEXP pairs, SEXP kernel, SEXP weights, SEXP V,
+ * a pass, for a kernel that shares tiles (kernel_shares_tiles()). blocks:
+ * blocks of pairs of groups (mf_check_blocks(); matrix_free_schedule());
+ * the other arguments as for kernel_block_product(). Returns a list of 2
+ * elements per block: for a block within node i (j = i), the node's rows'
+ * sums over its groups (mf_diagonal_block()) and NULL; for a block between
+ * nodes i and j, node i's rows' sums over node j's groups and node j's
+ * rows' sums over node i's groups (mf_offdiagonal_block()); with the
+ * attribute kernel_values. */
+SEXP kernel_pair_products(SEXP x, SEXP blocks, SEXP kernel, SEXP weights, SEXP V,
                           SEXP threads, SEXP tile)
 {
     engine_entered(__func__);
@@ -410,36 +627,25 @@ SEXP kernel_pair_products(SEXP x, SEXP pairs, SEXP kernel, SEXP weights, SEXP V,
     int S = mf_tile(tile);
     if (!mf_shares_tiles(&k))
         error_argument("the kernel does not share tiles: pass whole rows instead");
-    if (!isInteger(pairs) || !isMatrix(pairs) || nrows(pairs) != 2)
-        error_argument("'pairs' must be an integer matrix of 2 rows");
-    int *starts = (int *) R_alloc(MF_GROUPS + 1, sizeof(int));
-    int G = mf_groups(n, starts), np = ncols(pairs);
-    const int *P = INTEGER(pairs);
-    for (int p = 0; p < np; p++) {
-        int g = P[2 * p], h = P[2 * p + 1];
-        if (g == NA_INTEGER || h == NA_INTEGER || h < 0 || g >= G || h > g)
-            error_argument("'pairs' must hold groups h <= g below %d", G);
-    }
-    kernel_tiles *plan = all_rows_plan(&k, &xp, n, nthreads);
-    double *T = thread_tiles(nthreads, S, 0);
     double count = 0.0;
-    SEXP ans = PROTECT(allocVector(VECSXP, 2 * (R_xlen_t) np));
-    for (int p = 0; p < np; p++) {
-        int g = P[2 * p], h = P[2 * p + 1];
-        int rg = starts[g], mg = starts[g + 1] - rg, rh = starts[h], mh = starts[h + 1] - rh;
-        SEXP Pg = allocMatrix(REALSXP, mg, b);
-        SET_VECTOR_ELT(ans, 2 * p, Pg);
-        zero(REAL(Pg), (size_t) mg * b);
-        if (g == h) {
-            tile_pipeline(&k, plan, rg, mg, rg, mg, 1, REAL(V), n, b, REAL(Pg), mg, REAL(Pg), mg,
-                          T, nthreads, S, &count, R_NilValue);
+    mf_pass P;
+    mf_pass_setup(&P, &k, &xp, REAL(V), n, b, nthreads, S, &count, R_NilValue);
+    int nb = mf_check_blocks(blocks, P.G);
+    const int *B = INTEGER(blocks);
+    SEXP ans = PROTECT(allocVector(VECSXP, 2 * (R_xlen_t) nb));
+    for (int p = 0; p < nb; p++) {
+        int L = B[3 * p], i = B[3 * p + 1], j = B[3 * p + 2], ri, mi, rj, mj;
+        mf_node_rows(&P, L, i, &ri, &mi);
+        mf_node_rows(&P, L, j, &rj, &mj);
+        SEXP Ai = allocMatrix(REALSXP, mi, b);
+        SET_VECTOR_ELT(ans, 2 * p, Ai);
+        if (i == j) {
+            mf_diagonal_block(&P, L, i, REAL(Ai), mi);
             continue;
         }
-        SEXP Ph = allocMatrix(REALSXP, mh, b);
-        SET_VECTOR_ELT(ans, 2 * p + 1, Ph);
-        zero(REAL(Ph), (size_t) mh * b);
-        tile_pipeline(&k, plan, rg, mg, rh, mh, 0, REAL(V), n, b, REAL(Pg), mg, REAL(Ph), mh, T,
-                      nthreads, S, &count, R_NilValue);
+        SEXP Bj = allocMatrix(REALSXP, mj, b);
+        SET_VECTOR_ELT(ans, 2 * p + 1, Bj);
+        mf_offdiagonal_block(&P, L, i, j, REAL(Ai), mi, REAL(Bj), mj);
     }
     set_count(ans, count);
     UNPROTECT(1);
@@ -452,7 +658,7 @@ SEXP matrix_free_groups(SEXP n)
 {
     engine_entered(__func__);
     int rows = as_count(n, "n", 1, INT_MAX);
-    int starts[MF_GROUPS + 1];
+    int starts[MF_MAX_GROUPS + 1];
     int G = mf_groups(rows, starts);
     SEXP ans = PROTECT(allocVector(INTSXP, G + 1));
     for (int g = 0; g <= G; g++) INTEGER(ans)[g] = starts[g];
@@ -460,41 +666,95 @@ SEXP matrix_free_groups(SEXP n)
     return ans;
 }
 
+/* One node sum of a worker's block, for one group of rows: its group, the
+ * node (level L, first group g0) it sums over, and where its rows are. */
+typedef struct {
+    int group, L, g0, ld;
+    const double *rows;
+} mf_piece;
+
+static int mf_piece_order(const void *a, const void *b)
+{
+    const mf_piece *p = (const mf_piece *) a, *q = (const mf_piece *) b;
+    if (p->group != q->group) return p->group < q->group ? -1 : 1;
+    return p->g0 < q->g0 ? -1 : p->g0 > q->g0;
+}
+
 /* .Call (matrix_free_fold() in R/matrix_free.R): K V (n x b) from the
- * workers' group sums, given as a list of G x G matrices, sums[r + G c]
- * = P[r, c] (0-based; rows of group r, b columns): each group of rows gets
- * its sums added in increasing order of their group of columns, the first
- * as it is, as all_rows_product() adds them, so the same bits as one
- * process. */
-SEXP matrix_free_fold(SEXP n_, SEXP b_, SEXP sums)
+ * workers' node sums: blocks, a 3-row integer matrix of all the workers'
+ * blocks (mf_check_blocks()), and sums, their 2 sums each as
+ * kernel_pair_products() returns them, in one list. Each group of rows
+ * gets its node sums added in the tree of the groups, node after node in
+ * the order of their groups (mf_stack), as all_rows_product() adds them:
+ * the same bits as one process, whatever the blocks. Errors unless the
+ * blocks hold every pair of groups once. */
+SEXP matrix_free_fold(SEXP n_, SEXP b_, SEXP blocks, SEXP sums)
 {
     engine_entered(__func__);
     int n = as_count(n_, "n", 1, INT_MAX), b = as_count(b_, "b", 1, INT_MAX);
-    int starts[MF_GROUPS + 1];
+    int starts[MF_MAX_GROUPS + 1];
     int G = mf_groups(n, starts);
-    if (TYPEOF(sums) != VECSXP || XLENGTH(sums) != (R_xlen_t) G * G)
-        error_argument("'sums' must be a list of the %d x %d group sums", G, G);
-    for (int r = 0; r < G; r++)
-        for (int c = 0; c < G; c++) {
-            SEXP P = VECTOR_ELT(sums, r + (R_xlen_t) G * c);
-            if (!isReal(P) || !isMatrix(P) || nrows(P) != starts[r + 1] - starts[r] ||
-                ncols(P) != b)
-                error_argument("group sum (%d, %d) must be a double matrix of the rows of "
-                               "group %d and %d columns", r + 1, c + 1, r + 1, b);
-        }
-    SEXP Y = PROTECT(allocMatrix(REALSXP, n, b));
-    for (int r = 0; r < G; r++) {
-        int rows = starts[r + 1] - starts[r];
-        for (int j = 0; j < b; j++) {
-            double *y = REAL(Y) + (size_t) j * n + starts[r];
-            const double *first = REAL(VECTOR_ELT(sums, r)) + (size_t) j * rows;
-            memcpy(y, first, (size_t) rows * sizeof(double));
-            for (int c = 1; c < G; c++) {
-                const double *p = REAL(VECTOR_ELT(sums, r + (R_xlen_t) G * c)) +
-                                  (size_t) j * rows;
-                for (int i = 0; i < rows; i++) y[i] += p[i];
+    int nb = mf_check_blocks(blocks, G);
+    if (TYPEOF(sums) != VECSXP || XLENGTH(sums) != 2 * (R_xlen_t) nb)
+        error_argument("'sums' must be a list of 2 sums per block (%d)", 2 * nb);
+    const int *B = INTEGER(blocks);
+    /* each block gives every group of its rows one piece (a node sum) */
+    size_t npieces = 0;
+    for (int p = 0; p < nb; p++) {
+        int L = B[3 * p], i = B[3 * p + 1], j = B[3 * p + 2], g0, g1, h0, h1;
+        mf_node_groups(G, L, i, &g0, &g1);
+        mf_node_groups(G, L, j, &h0, &h1);
+        npieces += (size_t) (g1 - g0) + (i == j ? 0 : (size_t) (h1 - h0));
+    }
+    mf_piece *pieces = (mf_piece *) R_alloc(npieces + 1, sizeof(mf_piece));
+    size_t q = 0;
+    for (int p = 0; p < nb; p++) {
+        int L = B[3 * p], i = B[3 * p + 1], j = B[3 * p + 2];
+        for (int side = 0; side < (i == j ? 1 : 2); side++) {
+            int g0, g1, h0, h1;
+            mf_node_groups(G, L, side ? j : i, &g0, &g1);   /* the rows' node */
+            mf_node_groups(G, L, side ? i : j, &h0, &h1);   /* the node summed over */
+            SEXP P = VECTOR_ELT(sums, 2 * (R_xlen_t) p + side);
+            int m = starts[g1] - starts[g0];
+            if (!isReal(P) || !isMatrix(P) || nrows(P) != m || ncols(P) != b)
+                error_argument("sum %d of block %d must be a double matrix of %d rows and %d "
+                               "columns", side + 1, p + 1, m, b);
+            for (int g = g0; g < g1; g++) {
+                pieces[q].group = g;
+                pieces[q].L = L;
+                pieces[q].g0 = h0;
+                pieces[q].ld = m;
+                pieces[q].rows = REAL(P) + (starts[g] - starts[g0]);
+                q++;
             }
         }
+    }
+    qsort(pieces, npieces, sizeof(mf_piece), mf_piece_order);
+    SEXP Y = PROTECT(allocMatrix(REALSXP, n, b));
+    int levels = mf_root_level(G) + 1;
+    q = 0;
+    for (int g = 0; g < G; g++) {
+        const void *vmax = vmaxget();
+        int rows = starts[g + 1] - starts[g], next = 0;
+        mf_stack st;
+        mf_stack_init(&st, rows, b, levels);
+        for (; q < npieces && pieces[q].group == g; q++) {
+            const mf_piece *pc = pieces + q;
+            int h0, h1;
+            mf_node_groups(G, pc->L, pc->g0 >> pc->L, &h0, &h1);
+            if (pc->g0 != next)
+                error_argument("the blocks must hold every pair of groups once (group %d)",
+                               g + 1);
+            next = h1;
+            for (int j = 0; j < b; j++)
+                memcpy(st.free + (size_t) j * rows, pc->rows + (size_t) j * pc->ld,
+                       (size_t) rows * sizeof(double));
+            mf_stack_push(&st, pc->L);
+        }
+        if (next != G)
+            error_argument("the blocks must hold every pair of groups once (group %d)", g + 1);
+        mf_stack_finish(&st, REAL(Y) + starts[g], n);
+        vmaxset(vmax);
     }
     UNPROTECT(1);
     return Y;

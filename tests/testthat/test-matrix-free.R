@@ -7,6 +7,40 @@ mf_rows <- function(n, d = 4, seed = 1) {
   with_seed(seed, matrix(rnorm(n * d), n, d) %*% diag(2^(-(seq_len(d) - 1) / 4), d))
 }
 
+# The pairs of groups (g, h), h <= g, coded g * 100 + h, of blocks (a 3-row
+# matrix of level, i, j: src/matrix_free.c's tree over G groups), in plain R.
+block_pairs <- function(blocks, G) {
+  unlist(lapply(seq_len(ncol(blocks)), function(p) {
+    L <- blocks[1L, p]
+    node <- function(i) intersect(seq(i * 2^L, (i + 1) * 2^L - 1), seq_len(G) - 1)
+    gs <- node(blocks[2L, p])
+    hs <- node(blocks[3L, p])
+    pairs <- expand.grid(g = gs, h = hs)
+    pairs <- pairs[pairs$h <= pairs$g, ]
+    as.integer(pairs$g * 100 + pairs$h)
+  }))
+}
+
+# K V for all n rows in one process against the workers' blocks for each
+# number of workers, folded: the same bits, every pair of groups once
+expect_blocks_fold <- function(x, program, V, workers, label) {
+  n <- nrow(x)
+  G <- length(fastkpca:::matrix_free_groups(n)) - 1L
+  one <- fastkpca:::kernel_block_product(x, 0L, n, program, list(), V, 2L)
+  for (w in workers) {
+    schedule <- fastkpca:::matrix_free_schedule(n, w)
+    pairs <- unlist(lapply(schedule, block_pairs, G = G))
+    expect_identical(length(pairs), (G * (G + 1L)) %/% 2L, label = label)
+    expect_identical(anyDuplicated(pairs), 0L, label = label)
+    batches <- lapply(schedule, function(p) list(pairs = p))
+    values <- lapply(batches, function(b)
+      fastkpca:::kernel_pair_products(x, b$pairs, program, list(), V, 1L))
+    expect_identical(fastkpca:::matrix_free_fold(n, ncol(V), batches, values), one,
+                     label = sprintf("%s, %d workers", label, w))
+  }
+  one
+}
+
 test_that("matrix_free gives the dense exact solver's eigenpairs, for every kind of kernel", {
   x <- mf_rows(400)
   g <- function(rows) 1 + 0.5 * tanh(rows[, 1])
@@ -225,12 +259,11 @@ test_that("a pass computes half the kernel matrix, and the same bits, for any nu
     sum(outer(sizes, sizes)[lower.tri(diag(length(sizes)))])
   expect_identical(one_count, expected)
   expect_lt(abs(one_count / (n^2 / 2) - 1), 0.05)
-  for (workers in c(1L, 2L, 4L, 8L)) {
+  for (workers in c(1L, 2L, 3L, 4L, 8L)) {
     schedule <- fastkpca:::matrix_free_schedule(n, workers)
     expect_length(schedule, workers)
-    # every pair of groups once, among all the workers
-    all_pairs <- do.call(cbind, schedule)
-    expect_identical(sort(all_pairs[1L, ] * 100L + all_pairs[2L, ]),
+    # every pair of groups once, among all the workers' blocks
+    expect_identical(sort(unlist(lapply(schedule, block_pairs, G = length(sizes)))),
                      sort(as.integer(outer(seq_along(sizes) - 1L, seq_along(sizes) - 1L,
                                            function(g, h) g * 100L + h)[
                        lower.tri(diag(length(sizes)), diag = TRUE)])))
@@ -263,9 +296,21 @@ test_that("a pass computes half the kernel matrix, and the same bits, for any nu
   expect_false(fastkpca:::kernel_shares_tiles(p_sum, TRUE))
   expect_error(fastkpca:::kernel_pair_products(x, matrix(0L, 2, 1), p_sum, list(), V, 1L),
                "does not share tiles")
-  expect_error(fastkpca:::kernel_pair_products(x, matrix(c(0L, 1L), 2, 1), program, list(),
+  expect_error(fastkpca:::kernel_pair_products(x, matrix(c(0L, 0L, 1L), 3, 1), program, list(),
                                                V, 1L),
-               "'pairs' must hold groups h <= g")
+               "'blocks' must hold levels 0 to 3 and nodes j <= i")
+  expect_error(fastkpca:::kernel_pair_products(x, matrix(c(1L, 4L, 0L), 3, 1), program, list(),
+                                               V, 1L),
+               "node 4 of level 1 holds no group")
+  # blocks that miss a pair, or hold one twice, are refused by the fold
+  blocks <- fastkpca:::matrix_free_schedule(n, 3L)
+  batches <- lapply(blocks, function(pairs) list(pairs = pairs))
+  values <- lapply(batches, function(b)
+    fastkpca:::kernel_pair_products(x, b$pairs, program, list(), V, 1L, tile = tile))
+  expect_error(fastkpca:::matrix_free_fold(n, 3L, batches[-1L], values[-1L]),
+               "every pair of groups once")
+  expect_error(fastkpca:::matrix_free_fold(n, 3L, c(batches, batches[1L]), c(values, values[1L])),
+               "every pair of groups once")
   expect_error(fastkpca:::kernel_block_product(x, 0L, n, program, list(), V, 1L, tile = 30L),
                "'tile' must be a multiple of 8")
 })
@@ -437,14 +482,49 @@ test_that("the dense steps between passes match their plain-R formulas (src/kryl
   expect_identical(dim(fastkpca:::basis_cross_product(basis$Q, AQ, 0L, 4L, 1L)), c(0L, 4L))
 })
 
+test_that("every share of the blocks folds to one process's bits, whatever the tree", {
+  # 5, 6 and 7 groups (n of 40, 48, 56: groups of 8 rows) make trees whose
+  # right side holds fewer groups than its level: nodes with one child
+  program <- fastkpca:::kernel_program(kern("rbfdot", sigma = 0.3))
+  for (n in c(40L, 48L, 56L, 64L)) {
+    x <- mf_rows(n, d = 3, seed = n)
+    V <- with_seed(n, matrix(rnorm(n * 2), n, 2))
+    one <- expect_blocks_fold(x, program, V, c(1L, 2L, 3L, 5L, 8L, 40L), paste("n =", n))
+    expect_equal(one, plain_kernel(x, x, "rbfdot", list(sigma = 0.3)) %*% V,
+                 tolerance = 1e-13)
+    # part of the rows adds each row's group sums in the same tree
+    expect_identical(fastkpca:::kernel_block_product(x, 3L, n - 10L, program, list(), V, 2L),
+                     one[4:(n - 7), , drop = FALSE])
+  }
+})
+
+test_that("past 32768 rows the groups grow, and the fold still gives one process's bits", {
+  # 32769 rows: 9 groups of 3648 (the first n with more than 8), a tree of
+  # 16 leaves holding 9; one pass is 5.4e8 kernel values, so few of them.
+  # Under qemu (scripts/arm64.sh) a pass takes minutes: the arithmetic is
+  # the native runs' (the small trees above run there)
+  skip_if(R.version$arch == "aarch64", "one pass at n = 32769 takes minutes under qemu")
+  n <- 32769L
+  expect_length(fastkpca:::matrix_free_groups(n), 10L)
+  x <- mf_rows(n, d = 2)
+  V <- with_seed(3, matrix(rnorm(n), n, 1))
+  program <- fastkpca:::kernel_program(kern("rbfdot", sigma = 0.5))
+  one <- expect_blocks_fold(x, program, V, 3L, "n = 32769")
+  rows <- c(1:5, 20000:20004, n)
+  expect_equal(one[rows, ], drop(plain_kernel(x[rows, ], x, "rbfdot", list(sigma = 0.5)) %*% V),
+               tolerance = 1e-12)
+})
+
 test_that("the row groups are right up to the largest number of rows", {
-  # the plain-R oracle of mf_groups(): at most 8 groups of equal width, a
-  # multiple of 8, the last one smaller
+  # the plain-R oracle of mf_groups(): about n / 4096 groups, 8 to 64, of
+  # equal width, a multiple of 8, the last one smaller
   groups <- function(n) {
-    width <- ceiling(ceiling(n / 8) / 8) * 8
+    target <- min(64, max(8, ceiling(n / 4096)))
+    width <- ceiling(ceiling(n / target) / 8) * 8
     c(seq(0, n - 1, by = width), n)
   }
-  for (n in c(1, 7, 8, 9, 63, 64, 65, 1000, 30000, 1e6, 2^31 - 1)) {
+  for (n in c(1, 7, 8, 9, 63, 64, 65, 1000, 30000, 32768, 32769, 50000, 262144, 262145,
+              1e6, 2^31 - 1)) {
     expect_identical(as.double(fastkpca:::matrix_free_groups(n)), groups(n), label = n)
   }
 })
