@@ -247,7 +247,8 @@ matrix_free_schedule <- function(n, workers) {
     L <- b[1L] - 1
     i <- b[2L]
     j <- b[3L]
-    kids <- if (i == j) list(c(L, 2 * i, 2 * i), c(L, 2 * i + 1, 2 * i), c(L, 2 * i + 1, 2 * i + 1))
+    kids <- if (i == j) list(c(L, 2 * i, 2 * i), c(L, 2 * i + 1, 2 * i),
+                             c(L, 2 * i + 1, 2 * i + 1))
             else list(c(L, 2 * i, 2 * j), c(L, 2 * i, 2 * j + 1), c(L, 2 * i + 1, 2 * j),
                       c(L, 2 * i + 1, 2 * j + 1))
     Filter(function(k) rows_of(k[1L], k[2L]) > 0 && rows_of(k[1L], k[3L]) > 0, kids)
