@@ -237,6 +237,18 @@ static inline double squared_distance(double an, double bn, double ab, sparse_ro
     return s > 0.0 ? s : 0.0;
 }
 
+/* The kernel's function of the len products or squared distances in v, in
+ * place, as the dense points' values get it; work: the value function's
+ * scratch. */
+static void product_kernel(const kernel_spec *spec, double *v, int len, double *work)
+{
+    if (kernel_fast_supported(spec)) {
+        kernel_fast_transform(spec, v, len);
+        return;
+    }
+    for (int i = 0; i < len; i++) v[i] = kernel_of_product(spec, v[i], work);
+}
+
 /* dst[i - i0] = base kernel (a_i, b_j) for i in [i0, i1), a and b sparse
  * points of one width. work: the first SPARSE_COLUMNS x d doubles zero
  * (and left zero), then the value function's own scratch. */
@@ -273,13 +285,7 @@ void sparse_segment(const kernel_spec *spec, const kernel_points *a, const kerne
         break;
     }
     }
-    /* the kernel's function of the products or squared distances, as the
-     * dense points' values get it */
-    if (kernel_fast_supported(spec)) {
-        kernel_fast_transform(spec, dst, len);
-    } else {
-        for (int i = 0; i < len; i++) dst[i] = kernel_of_product(spec, dst[i], work + SPARSE_COLUMNS * (size_t) d);
-    }
+    product_kernel(spec, dst, len, work + SPARSE_COLUMNS * (size_t) d);
 }
 
 /* Whether the kernel spec of sparse rows is one of a gathered product
@@ -304,8 +310,9 @@ static int gathered_kernel(const kernel_spec *spec)
  * cost one read of its stored values and one line per stored value
  * instead of 8 (a pass over 2 x 10^4 rows of 50 values among 10^5
  * Zipf-distributed columns, one thread of a busy machine: 41 ns of CPU a
- * value one column at a time, 26 four at a time, 20 eight); each of the 8 sums is gather_dot()'s, term
- * for term, so the values are those of sparse_segment(). work: the first
+ * value one column at a time, 26 four at a time, 20 eight); each of the 8
+ * sums is gather_dot()'s, term for term, so the values are those of
+ * sparse_segment(). work: the first
  * SPARSE_COLUMNS x d doubles zero (and left zero), then the value
  * function's own scratch. */
 void sparse_columns(const kernel_spec *spec, const kernel_points *a, const kernel_points *b,
@@ -330,7 +337,8 @@ void sparse_columns(const kernel_spec *spec, const kernel_points *a, const kerne
         sparse_row rows[SPARSE_COLUMNS];
         for (int c = 0; c < nq; c++) {
             rows[c] = row_of(B, b->first + q + c);
-            for (int t = 0; t < rows[c].len; t++) W[SPARSE_COLUMNS * (size_t) rows[c].j[t] + c] = rows[c].x[t];
+            for (int t = 0; t < rows[c].len; t++)
+                W[SPARSE_COLUMNS * (size_t) rows[c].j[t] + c] = rows[c].x[t];
         }
         int from = lower && q > i0 ? q : i0;
         for (int i = from; i < i1; i++) {
@@ -354,18 +362,19 @@ void sparse_columns(const kernel_spec *spec, const kernel_points *a, const kerne
                 if (lower && i < q + c) continue;
                 double v = sums[c];
                 if (dist)
-                    v = squared_distance(a->sparse_norms[i], b->sparse_norms[q + c], v, ai, rows[c]);
+                    v = squared_distance(a->sparse_norms[i], b->sparse_norms[q + c], v, ai,
+                                         rows[c]);
                 out[(size_t) (q + c - c0) * ldo + (i - i0)] = v;
             }
         }
         for (int c = 0; c < nq; c++)
-            for (int t = 0; t < rows[c].len; t++) W[SPARSE_COLUMNS * (size_t) rows[c].j[t] + c] = 0.0;
+            for (int t = 0; t < rows[c].len; t++)
+                W[SPARSE_COLUMNS * (size_t) rows[c].j[t] + c] = 0.0;
         for (int c = 0; c < nq; c++) {
             int start = lower && q + c > i0 ? q + c : i0;
             if (start < i1) {
                 double *col = out + (size_t) (q + c - c0) * ldo + (start - i0);
-                if (kernel_fast_supported(spec)) kernel_fast_transform(spec, col, i1 - start);
-                else for (int i = 0; i < i1 - start; i++) col[i] = kernel_of_product(spec, col[i], work + SPARSE_COLUMNS * (size_t) d);
+                product_kernel(spec, col, i1 - start, work + SPARSE_COLUMNS * (size_t) d);
             }
         }
     }
