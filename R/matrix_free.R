@@ -228,21 +228,8 @@ matrix_free_worker_product <- function(x, program, weights, threads) {
 # numbers; the fewer the blocks, the fewer node sums the workers send back.
 matrix_free_schedule <- function(n, workers) {
   starts <- as.double(matrix_free_groups(n))
-  G <- length(starts) - 1L
-  root <- ceiling(log2(G))
-  rows_of <- function(L, i) {
-    g0 <- min(i * 2^L, G)
-    g1 <- min((i + 1) * 2^L, G)
-    starts[g1 + 1] - starts[g0 + 1]
-  }
-  cost <- function(b) {
-    if (b[2L] != b[3L]) return(rows_of(b[1L], b[2L]) * rows_of(b[1L], b[3L]))
-    g0 <- min(b[2L] * 2^b[1L], G)
-    g1 <- min((b[2L] + 1) * 2^b[1L], G)
-    m <- rows_of(b[1L], b[2L])
-    sizes <- diff(starts[(g0:g1) + 1L])
-    (m^2 + sum(sizes)) / 2
-  }
+  root <- ceiling(log2(length(starts) - 1L))
+  cost <- function(b) matrix_free_block_values(starts, b)
   children <- function(b) {
     L <- b[1L] - 1
     i <- b[2L]
@@ -251,7 +238,7 @@ matrix_free_schedule <- function(n, workers) {
                              c(L, 2 * i + 1, 2 * i + 1))
             else list(c(L, 2 * i, 2 * j), c(L, 2 * i, 2 * j + 1), c(L, 2 * i + 1, 2 * j),
                       c(L, 2 * i + 1, 2 * j + 1))
-    Filter(function(k) rows_of(k[1L], k[2L]) > 0 && rows_of(k[1L], k[3L]) > 0, kids)
+    Filter(function(k) matrix_free_node_rows(starts, k[1L], k[2L]) > 0, kids)
   }
   workers <- max(1L, workers)
   lpt <- function(costs) {
@@ -291,6 +278,23 @@ matrix_free_schedule <- function(n, workers) {
     m
   })
   out[vapply(out, ncol, 1L) > 0L]
+}
+
+# The rows of node (L, i) of the tree over the groups whose first rows,
+# and n, are starts (matrix_free_groups(); mf_node_groups() in
+# src/matrix_free.c): 0 where the node holds no group.
+matrix_free_node_rows <- function(starts, L, i) {
+  G <- length(starts) - 1L
+  starts[min((i + 1) * 2^L, G) + 1L] - starts[min(i * 2^L, G) + 1L]
+}
+
+# The kernel values of the block b = c(L, i, j) of matrix_free_schedule():
+# the pairs between nodes i and j (the product of their rows), or within
+# node i (j = i: each group's square half its own, (m^2 + m) / 2 for its m
+# rows).
+matrix_free_block_values <- function(starts, b) {
+  m <- matrix_free_node_rows(starts, b[1L], b[2L])
+  if (b[2L] != b[3L]) m * matrix_free_node_rows(starts, b[1L], b[3L]) else (m^2 + m) / 2
 }
 
 # The largest share of a pass over the smallest that matrix_free_schedule()

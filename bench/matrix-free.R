@@ -169,13 +169,10 @@ cat("fastkpca", format(utils::packageVersion("fastkpca")), "on", R.version.strin
 # units of n rows.
 block_costs <- function(n, blocks) {
   starts <- as.double(fastkpca:::matrix_free_groups(n))
-  G <- length(starts) - 1L
-  rows_of <- function(L, i) starts[min((i + 1) * 2^L, G) + 1] - starts[min(i * 2^L, G) + 1]
-  apply(blocks, 2L, function(b) {
-    mi <- rows_of(b[1L], b[2L])
-    if (b[2L] != b[3L]) c(mi * rows_of(b[1L], b[3L]), mi + rows_of(b[1L], b[3L]))
-    else c((mi^2 + mi) / 2, mi)
-  })
+  rows <- function(L, i) fastkpca:::matrix_free_node_rows(starts, L, i)
+  apply(blocks, 2L, function(b)
+    c(fastkpca:::matrix_free_block_values(starts, b),
+      rows(b[1L], b[2L]) + if (b[2L] != b[3L]) rows(b[1L], b[3L]) else 0))
 }
 pass_shares <- function(n, machines) {
   per <- lapply(fastkpca:::matrix_free_schedule(n, machines), function(b) block_costs(n, b))

@@ -76,8 +76,8 @@ static int mf_groups(int n, int *starts)
     return G;
 }
 
-/* The binary tree over the G groups in which every row adds its group sums
- * (mf_tree): node (L, i) holds the groups i 2^L .. (i + 1) 2^L - 1 that are
+/* The binary tree over the G groups in which every row adds its group sums:
+ * node (L, i) holds the groups i 2^L .. (i + 1) 2^L - 1 that are
  * below G; its sum is its left child's plus its right child's, or its left
  * child's alone where the right one holds no group. The root's level. */
 static int mf_root_level(int G)
@@ -329,18 +329,14 @@ static void mf_offdiagonal_block(const mf_pass *P, int L, int i, int j, double *
     double *tA = (double *) R_alloc((size_t) (mil > mir ? mil : mir) * P->b + 1, sizeof(double));
     double *tB = (double *) R_alloc((size_t) (mjl > mjr ? mjl : mjr) * P->b + 1, sizeof(double));
     mf_offdiagonal_block(P, L - 1, 2 * i, 2 * j, A, lda, B, ldb);
-    if (mjr > 0) {
-        mf_offdiagonal_block(P, L - 1, 2 * i, 2 * j + 1, tA, mil, B + mjl, ldb);
-        add_sums(mil, P->b, tA, mil, A, lda);
-    }
+    mf_offdiagonal_block(P, L - 1, 2 * i, 2 * j + 1, tA, mil, B + mjl, ldb);
+    add_sums(mil, P->b, tA, mil, A, lda);
     if (mir > 0) {
         mf_offdiagonal_block(P, L - 1, 2 * i + 1, 2 * j, A + mil, lda, tB, mjl);
         add_sums(mjl, P->b, tB, mjl, B, ldb);
-        if (mjr > 0) {
-            mf_offdiagonal_block(P, L - 1, 2 * i + 1, 2 * j + 1, tA, mir, tB, mjr);
-            add_sums(mir, P->b, tA, mir, A + mil, lda);
-            add_sums(mjr, P->b, tB, mjr, B + mjl, ldb);
-        }
+        mf_offdiagonal_block(P, L - 1, 2 * i + 1, 2 * j + 1, tA, mir, tB, mjr);
+        add_sums(mir, P->b, tA, mir, A + mil, lda);
+        add_sums(mjr, P->b, tB, mjr, B + mjl, ldb);
     }
     vmaxset(vmax);
 }
@@ -402,7 +398,8 @@ static void mf_stack_finish(mf_stack *st, double *Y, int ldy)
     }
     if (!acc) error_argument("no group sums to add");
     for (int j = 0; j < st->b; j++)
-        memcpy(Y + (size_t) j * ldy, acc + (size_t) j * st->rows, (size_t) st->rows * sizeof(double));
+        memcpy(Y + (size_t) j * ldy, acc + (size_t) j * st->rows,
+               (size_t) st->rows * sizeof(double));
 }
 
 /* The plan of all n rows against all n points, and each thread's tile of
@@ -667,9 +664,9 @@ SEXP matrix_free_groups(SEXP n)
 }
 
 /* One node sum of a worker's block, for one group of rows: its group, the
- * node (level L, first group g0) it sums over, and where its rows are. */
+ * node it sums over (level L, groups g0 .. g1 - 1), and where its rows are. */
 typedef struct {
-    int group, L, g0, ld;
+    int group, L, g0, g1, ld;
     const double *rows;
 } mf_piece;
 
@@ -723,6 +720,7 @@ SEXP matrix_free_fold(SEXP n_, SEXP b_, SEXP blocks, SEXP sums)
                 pieces[q].group = g;
                 pieces[q].L = L;
                 pieces[q].g0 = h0;
+                pieces[q].g1 = h1;
                 pieces[q].ld = m;
                 pieces[q].rows = REAL(P) + (starts[g] - starts[g0]);
                 q++;
@@ -740,12 +738,10 @@ SEXP matrix_free_fold(SEXP n_, SEXP b_, SEXP blocks, SEXP sums)
         mf_stack_init(&st, rows, b, levels);
         for (; q < npieces && pieces[q].group == g; q++) {
             const mf_piece *pc = pieces + q;
-            int h0, h1;
-            mf_node_groups(G, pc->L, pc->g0 >> pc->L, &h0, &h1);
             if (pc->g0 != next)
                 error_argument("the blocks must hold every pair of groups once (group %d)",
                                g + 1);
-            next = h1;
+            next = pc->g1;
             for (int j = 0; j < b; j++)
                 memcpy(st.free + (size_t) j * rows, pc->rows + (size_t) j * pc->ld,
                        (size_t) rows * sizeof(double));
