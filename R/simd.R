@@ -13,7 +13,7 @@ simd_path_names <- c("auto", "plain", "sse2", "avx2", "avx512", "neon")
 
 # The options, with what each holds.
 engine_option_names <- c("fastkpca.simd", "fastkpca.tile_thread_work",
-                         "fastkpca.string_dense_share")
+                         "fastkpca.string_dense_share", "fastkpca.band_min_rows")
 
 # The code of the path named by the option fastkpca.simd.
 simd_code <- function(value = getOption("fastkpca.simd", "auto")) {
@@ -54,7 +54,8 @@ engine_settings <- function() {
   .Call(C_engine_settings, simd_code(),
         engine_number_option("fastkpca.tile_thread_work", defaults[["thread_work"]]),
         engine_number_option("fastkpca.string_dense_share", defaults[["dense_share"]],
-                             positive = TRUE))
+                             positive = TRUE),
+        engine_number_option("fastkpca.band_min_rows", defaults[["band_rows"]]))
 }
 
 # The options as a list, for a worker process (R/workers.R), and code run
@@ -109,7 +110,10 @@ simd_path_resolve <- function(code) engine_call(.Call(C_simd_path_resolve, as.in
 #' spreads over threads (default `3e7`), and
 #' `fastkpca.string_dense_share`, the share of the strings a common
 #' substring must be in to go to the dense product of the string kernels
-#' (default `0.5`).
+#' (default `0.5`). A third, `fastkpca.band_min_rows`, is the smallest
+#' number of rows from which the exact solver reduces the kernel matrix in
+#' two stages (see `?kpca`, "Solvers"); it changes the last bits of the
+#' results, not their accuracy.
 #'
 #' @param available `FALSE` (the default) for the path this session uses;
 #'   `TRUE` for every path this CPU runs, narrowest first.

@@ -101,16 +101,6 @@ static double scale_lower(double *A, int n)
     return sigma;
 }
 
-/* The most multiply-adds done between two interrupt checks in the reduction
- * and the back-transformation: about 0.6 s on the reference BLAS at its
- * slowest (the matrix-vector products of dlatrd at n = 8000), far less on
- * OpenBLAS. Below it (n up to about 5800) the steps are LAPACK's own.
- * (Compiled with a small value, say -DEIGEN_CHECK_WORK=4096, the blocked
- * paths run on small problems: that is how the tests and valgrind see them.) */
-#ifndef EIGEN_CHECK_WORK
-#define EIGEN_CHECK_WORK 1073741824.0
-#endif
-
 /* ILAENV, LAPACK's choice of block sizes (ispec 1: the block size, 3: the
  * crossover to unblocked code), so that the blocked steps here block as
  * dsytrd and dormqr themselves would. Not declared by R's headers. */
@@ -139,10 +129,9 @@ static int lapack_block(int ispec, const char *name, const char *opts, int n1, i
  * upper triangle is not C's to write). Each entry is summed in one order
  * whatever the thread count. */
 static void rank2k_update_tiles(int m, int k, const double *V, const double *W, int ld,
-                                double *C, int ldc, int threads)
+                                double *C, int ldc, double *D, int threads)
 {
     int width = RANK2K_STRIP < m ? RANK2K_STRIP : m;
-    double *D = (double *) R_alloc((size_t) width * width, sizeof(double));
     for (int j0 = 0; j0 < m; j0 += width) {
         int w = m - j0 < width ? m - j0 : width, below = m - j0 - w;
         double *Cjj = C + j0 + (size_t) j0 * ldc;
@@ -170,13 +159,13 @@ static void rank2k_update_tiles(int m, int k, const double *V, const double *W, 
  * back-transformation below choose between their own steps on the tiles
  * and LAPACK's by the same rule. */
 static void rank2k_update_lower(int m, int k, const double *V, const double *W,
-                                int ld, double *C, int ldc, int threads)
+                                int ld, double *C, int ldc, double *square, int threads)
 {
     const char lower = 'L', notrans = 'N', trans = 'T';
     const double minus_one = -1.0, one = 1.0;
     if (m <= 0) return;
     if (tiles_at_every_size()) {
-        rank2k_update_tiles(m, k, V, W, ld, C, ldc, threads);
+        rank2k_update_tiles(m, k, V, W, ld, C, ldc, square, threads);
         return;
     }
     if ((double) m * m * k <= EIGEN_CHECK_WORK) {
@@ -268,6 +257,9 @@ static void reduce_tridiagonal(double *A, int n, double *diag, double *offdiag,
     double *W = (double *) R_alloc((size_t) n * nb, sizeof(double));
     double *symv_work = tiles && n > nx
         ? (double *) R_alloc(symv_lower_work(n) + (size_t) nb, sizeof(double)) : NULL;
+    /* the rank-2k update's square, taken once for every panel */
+    double *square = tiles && n > nx
+        ? (double *) R_alloc((size_t) RANK2K_STRIP * RANK2K_STRIP, sizeof(double)) : NULL;
     int i = 0;
     while (i < n - nx) {
         int m = n - i, panel = nb;
@@ -283,7 +275,7 @@ static void reduce_tridiagonal(double *A, int n, double *diag, double *offdiag,
                              FCONE);
         R_CheckUserInterrupt();
         rank2k_update_lower(m - panel, panel, Aii + panel, W + panel, n,
-                            Aii + panel + (size_t) panel * n, n, threads);
+                            Aii + panel + (size_t) panel * n, n, square, threads);
         /* dlatrd leaves the reflectors' first entries in the subdiagonal */
         for (int j = i; j < i + panel; j++) {
             A[j + 1 + (size_t) j * n] = offdiag[j];
@@ -315,51 +307,6 @@ static void back_transform_dormtr(const double *A, int n, const double *tau, dou
     F77_CALL(dormtr)(&side, &uplo, &trans, &n, &k, A, &n, tau, Z, &n, work, &lwork,
                      &info FCONE FCONE FCONE);
     check_lapack_info(info, "dormtr");
-}
-
-/* C (rows x k, leading dimension ldc) <- (I - V T V') C, dlarft's and
- * dlarfb's steps (side L, no transpose, forward, columnwise) on the tiles.
- * V (rows x ib, leading dimension ldv) is unit lower trapezoidal, so its
- * explicit copy Vb (rows x ib, zeros above the unit diagonal) is taken
- * first. T (ib x ib, upper) as dlarft forms it, column by column,
- * T(0:i, i) = T(0:i, 0:i) (-tau(i) Vb(:, 0:i)' Vb(:, i)), T(i, i) = tau(i),
- * with the inner products G = Vb'Vb (in gram, ib x ib) from the tiles
- * (dlarft's dot products were as slow as the rest of the step). Then for
- * column blocks of C of at most cols: Y = Vb' C (ib x w, in work),
- * Y = T Y (dtrmm), C += (-Vb) Y. */
-static void block_reflector_tiles(const double *V, int ldv, int rows, int ib,
-                                  const double *tau, double *T, int ldt, double *C,
-                                  int ldc, int k, int cols, double *Vb, double *gram,
-                                  double *work, int threads)
-{
-    const char left = 'L', upper = 'U', notrans = 'N', nonunit = 'N';
-    const double one = 1.0;
-    const int inc = 1;
-    for (int j = 0; j < ib; j++) {
-        double *col = Vb + (size_t) j * rows;
-        const double *src = V + (size_t) j * ldv;
-        for (int i = 0; i < rows; i++) col[i] = i < j ? 0.0 : i == j ? 1.0 : src[i];
-    }
-    memset(gram, 0, (size_t) ib * ib * sizeof(double));
-    tile_gemm(ib, ib, rows, Vb, rows, 1, Vb, rows, 0, 1.0, gram, ib, threads);
-    for (int i = 0; i < ib; i++) {
-        double *ti = T + (size_t) i * ldt;
-        for (int r = 0; r < i; r++) ti[r] = tau[i] == 0.0 ? 0.0 : -tau[i] * gram[r + (size_t) i * ib];
-        if (i > 0 && tau[i] != 0.0)
-            F77_CALL(dtrmv)(&upper, &notrans, &nonunit, &i, T, &ldt, ti, &inc
-                            FCONE FCONE FCONE);
-        ti[i] = tau[i];
-    }
-    for (int j0 = 0; j0 < k; j0 += cols) {
-        int w = k - j0 < cols ? k - j0 : cols;
-        double *Cj = C + (size_t) j0 * ldc;
-        memset(work, 0, (size_t) ib * w * sizeof(double));
-        tile_gemm(ib, w, rows, Vb, rows, 1, Cj, ldc, 0, 1.0, work, ib, threads);
-        F77_CALL(dtrmm)(&left, &upper, &notrans, &nonunit, &ib, &w, &one, T, &ldt, work,
-                        &ib FCONE FCONE FCONE FCONE);
-        tile_gemm(rows, w, ib, Vb, rows, 0, work, ib, 0, -1.0, Cj, ldc, threads);
-        R_CheckUserInterrupt();
-    }
 }
 
 /* Z (n x k) <- Q Z, Q the orthogonal factor of the reduction held in A and
@@ -397,7 +344,7 @@ static void back_transform(double *A, int n, const double *tau, double *Z, int k
     for (int i = ((nq - 1) / nb) * nb; i >= 0; i -= nb) {
         int ib = nq - i < nb ? nq - i : nb, rows = nq - i;
         if (tiles) {
-            block_reflector_tiles(V + i + (size_t) i * n, n, rows, ib, tau + i, T, ldt,
+            apply_block_reflector(V + i + (size_t) i * n, n, rows, ib, tau + i, T, ldt,
                                   C + i, n, k, cols, Vb, gram, work, threads);
             progress_at(PROGRESS_BACK, pow((double) (nq - i) / nq, 2));
             continue;
@@ -450,13 +397,35 @@ static int keep_index_range(double *w, int *iblock, int found, int il, int iu)
     return kept;
 }
 
+/* Z's columns (n x k) in place, so that column j becomes the former
+ * column idx[j]: cycle by cycle, through one column of scratch (the
+ * vectors are not held twice). idx is left as it was. */
+static void permute_columns(double *Z, int n, int k, const int *idx)
+{
+    char *done = (char *) R_alloc((size_t) k + 1, sizeof(char));
+    double *tmp = (double *) R_alloc((size_t) n, sizeof(double));
+    memset(done, 0, (size_t) k + 1);
+    for (int j = 0; j < k; j++) {
+        if (done[j] || idx[j] == j) continue;
+        memcpy(tmp, Z + (size_t) j * n, (size_t) n * sizeof(double));
+        int at = j;
+        while (idx[at] != j) {
+            memcpy(Z + (size_t) at * n, Z + (size_t) idx[at] * n, (size_t) n * sizeof(double));
+            done[at] = 1;
+            at = idx[at];
+        }
+        memcpy(Z + (size_t) at * n, tmp, (size_t) n * sizeof(double));
+        done[at] = 1;
+    }
+}
+
 /* Bisection and inverse iteration on the tridiagonal (dstebz, dstein), as
  * dsyevr does for a subset: the eigenvalues in (lower, upper] (range 'V') or
  * the il-th to iu-th smallest (range 'I'), with their vectors (n x found,
- * R_alloc'ed in *Z), in ascending order. diag and offdiag are kept. */
+ * in the store's space, *Z), in ascending order. diag and offdiag are kept. */
 static int tridiagonal_bisection(const double *diag, const double *offdiag, int n,
                                  char range, double lower, double upper, int il,
-                                 int iu, double *w, double **Z)
+                                 int iu, double *w, double **Z, vector_store store)
 {
     const char order = 'B';
     int found = 0, nsplit = 0, info = 0;
@@ -484,7 +453,7 @@ static int tridiagonal_bisection(const double *diag, const double *offdiag, int 
     if (info < 0 || info > 3) check_lapack_info(info, "dstebz");
     *Z = NULL;
     if (found == 0) return 0;
-    double *z = (double *) R_alloc((size_t) n * found, sizeof(double));
+    double *z = store.take(store.ctx, n, found);
     int *ifail = (int *) R_alloc((size_t) found, sizeof(int));
     F77_CALL(dstein)(&n, diag, offdiag, &found, w, iblock, isplit, z, &n, work,
                      iwork, ifail, &info);
@@ -494,16 +463,8 @@ static int tridiagonal_bisection(const double *diag, const double *offdiag, int 
     double *key = (double *) R_alloc((size_t) found, sizeof(double));
     for (int k = 0; k < found; k++) { idx[k] = k; key[k] = w[k]; }
     rsort_with_index(key, idx, found);
-    int sorted = 1;
-    for (int k = 0; k < found; k++) if (idx[k] != k) { sorted = 0; break; }
-    if (!sorted) {
-        double *zs = (double *) R_alloc((size_t) n * found, sizeof(double));
-        for (int k = 0; k < found; k++)
-            memcpy(zs + (size_t) k * n, z + (size_t) idx[k] * n,
-                   (size_t) n * sizeof(double));
-        memcpy(w, key, (size_t) found * sizeof(double));
-        z = zs;
-    }
+    permute_columns(z, n, found, idx);
+    memcpy(w, key, (size_t) found * sizeof(double));
     *Z = z;
     return found;
 }
@@ -511,7 +472,7 @@ static int tridiagonal_bisection(const double *diag, const double *offdiag, int 
 /* MRRR on the tridiagonal (dstemr, the algorithm of dsyevr for the whole
  * spectrum) for a subset only: the eigenvalues in (lower, upper] (range 'V')
  * or the il-th to iu-th smallest (range 'I'), with their vectors (n x found,
- * R_alloc'ed in *Z), in ascending order.
+ * in the store's space, *Z), in ascending order.
  *
  * dstemr needs Z to hold every vector it finds. For range 'I' that is
  * exactly iu - il + 1 (documented). For range 'V' the count of its query
@@ -526,7 +487,7 @@ static int tridiagonal_bisection(const double *diag, const double *offdiag, int 
  * as dsyevr does. diag and offdiag are kept. */
 static int tridiagonal_mrrr(const double *diag, const double *offdiag, int n,
                             char range, double lower, double upper, int il, int iu,
-                            double *w, double **Z)
+                            double *w, double **Z, vector_store store)
 {
     const char jobz = 'V', by_index = 'I';
     /* dstemr overwrites d and e, and uses e[n - 1] as workspace */
@@ -566,7 +527,7 @@ static int tridiagonal_mrrr(const double *diag, const double *offdiag, int n,
     double *work = (double *) R_alloc((size_t) lwork, sizeof(double));
     int *iwork = (int *) R_alloc((size_t) liwork, sizeof(int));
     int *isuppz = (int *) R_alloc(2 * (size_t) nzc, sizeof(int));
-    double *z = (double *) R_alloc((size_t) n * nzc, sizeof(double));
+    double *z = store.take(store.ctx, n, nzc);
     tryrac = 1;
     F77_CALL(dstemr)(&jobz, &by_index, &n, d, e, &lower, &upper, &il, &iu, &found, w, z,
                      &n, &nzc, isuppz, &tryrac, work, &lwork, iwork, &liwork,
@@ -579,31 +540,84 @@ static int tridiagonal_mrrr(const double *diag, const double *offdiag, int n,
     return found;
 }
 
-/* The wanted eigenpairs of A once dsytrd has reduced it (reflectors in A
- * and tau, tridiagonal in diag and offdiag, A scaled by sigma): the top f
- * (f > 0) or every eigenvalue above lower (f = 0, lower already scaled),
- * in decreasing order, with signs fixed; *values and *vectors are
- * R_alloc'ed (n x found). */
-static int reduced_pairs(double *A, int n, const double *diag,
-                         const double *offdiag, const double *tau, double sigma, int f,
-                         double lower, int method, double **values, double **vectors,
-                         int threads)
+/* The reduction of a fit's buffer: the tridiagonal (diag, offdiag), and
+ * what maps its eigenvectors back, held in A and tau: dsytrd's reflectors
+ * (band 0), or the two stages' (band b > 0, band_reduction.c). */
+typedef struct {
+    int n, band;
+    double *diag, *offdiag, *tau;
+} reduction;
+
+/* The band width of the two-stage reduction, and the smallest n it takes
+ * (the setting fastkpca.band_min_rows; below it, the one-stage reduction).
+ * Measured by bench/two-stage.R on the project machine (reference BLAS,
+ * AVX-512, 2 threads). */
+#ifndef BAND_WIDTH
+#define BAND_WIDTH 32
+#endif
+#define BAND_MIN_ROWS 600
+static double band_min_rows = BAND_MIN_ROWS;
+
+double band_min_rows_default(void)
 {
+    return BAND_MIN_ROWS;
+}
+
+void band_min_rows_set(double rows)
+{
+    band_min_rows = rows >= 0 ? rows : BAND_MIN_ROWS;
+}
+
+/* A (scaled) reduced to the tridiagonal: in two stages where every product
+ * goes to the tiles (tiles_at_every_size(): R's reference BLAS; an
+ * optimized BLAS's dsytrd runs at its own product rate) from
+ * band_min_rows on, else dsytrd's steps (reduce_tridiagonal()). */
+static void reduce(double *A, int n, reduction *red, int threads)
+{
+    red->n = n;
+    red->diag = (double *) R_alloc((size_t) n, sizeof(double));
+    red->offdiag = (double *) R_alloc((size_t) n, sizeof(double));
+    red->tau = (double *) R_alloc((size_t) n, sizeof(double));
+    red->band = tiles_at_every_size() && n >= band_min_rows && n > 2 * BAND_WIDTH
+        ? BAND_WIDTH : 0;
+    if (red->band > 0) {
+        band_reduce(A, n, red->band, red->tau, threads);
+        band_chase(A, n, red->band, red->diag, red->offdiag, threads);
+    } else {
+        reduce_tridiagonal(A, n, red->diag, red->offdiag, red->tau, threads);
+    }
+    R_CheckUserInterrupt();
+    progress_at(PROGRESS_REDUCE, 1.0);
+}
+
+/* The wanted eigenpairs of A once reduced (A scaled by sigma): the top f
+ * (f > 0) or every eigenvalue above lower (f = 0, lower already scaled),
+ * in decreasing order, with signs fixed; *values is R_alloc'ed, the
+ * vectors (n x found) are in the store's space (*vectors). */
+static int reduced_pairs(double *A, const reduction *red, double sigma, int f,
+                         double lower, int method, double **values, double **vectors,
+                         vector_store store, int threads)
+{
+    int n = red->n;
     char range = f > 0 ? 'I' : 'V';
     int il = f > 0 ? n - f + 1 : 0, iu = f > 0 ? n : 0;
-    double upper = spectrum_upper_bound(diag, offdiag, n);
+    double upper = spectrum_upper_bound(red->diag, red->offdiag, n);
     if (f == 0 && !(lower < upper)) return 0;
     double *w = (double *) R_alloc((size_t) n, sizeof(double));
     double *Z = NULL;
     int found = -1;
     if (method == EXACT_MRRR)
-        found = tridiagonal_mrrr(diag, offdiag, n, range, lower, upper, il, iu, w, &Z);
+        found = tridiagonal_mrrr(red->diag, red->offdiag, n, range, lower, upper, il, iu,
+                                 w, &Z, store);
     if (found < 0)
-        found = tridiagonal_bisection(diag, offdiag, n, range, lower, upper, il, iu, w,
-                                      &Z);
+        found = tridiagonal_bisection(red->diag, red->offdiag, n, range, lower, upper, il,
+                                      iu, w, &Z, store);
     R_CheckUserInterrupt();
     progress_at(PROGRESS_SOLVE, 1.0);
-    back_transform(A, n, tau, Z, found, threads);
+    if (red->band > 0)
+        band_back_transform(A, n, red->band, red->tau, Z, found, threads);
+    else
+        back_transform(A, n, red->tau, Z, found, threads);
 
     reverse_pairs(n, found, w, Z);
     /* a threshold keeps what is above it (MRRR counted by a Sturm sequence,
@@ -618,12 +632,13 @@ static int reduced_pairs(double *A, int n, const double *diag,
 }
 
 /* The exact eigenpairs of a fit: the top f (f > 0) or every eigenvalue
- * above lower (f = 0), in decreasing order; *values and *vectors are
- * R_alloc'ed (n x found).
+ * above lower (f = 0), in decreasing order; *values is R_alloc'ed, the
+ * vectors (n x found, or more columns when some at the threshold were
+ * dropped) are written once, in the store's space (*vectors).
  *
- * Both methods reduce A to tridiagonal form (dsytrd), solve the tridiagonal
- * problem for the wanted pairs only, and map the vectors back (dormtr), so
- * the vectors take n x found and never a second n x n matrix:
+ * Both methods reduce A to tridiagonal form (reduce()), solve the
+ * tridiagonal problem for the wanted pairs only, and map the vectors back,
+ * so the vectors take n x found and never a second n x n matrix:
  *   EXACT_MRRR: dstemr (multiple relatively robust representations), O(n k)
  *     for k vectors, with bisection as the fallback if it fails;
  *   EXACT_BISECTION: dstebz and dstein, what dsyevr runs for a subset;
@@ -634,34 +649,30 @@ static int reduced_pairs(double *A, int n, const double *diag,
  * The rule that picks one (fastkpca:::exact_method in R/eigen.R) is
  * measured by bench/exact-rule.R. */
 int exact_eigen(double *A, int n, int f, double lower, int method, double **values,
-                double **vectors, int threads)
+                double **vectors, vector_store store, int threads)
 {
     if (method != EXACT_MRRR && method != EXACT_BISECTION)
         error_argument("unknown exact eigen method %d", method);
     *values = NULL;
     *vectors = NULL;
     double sigma = scale_lower(A, n);
-    double *diag = (double *) R_alloc((size_t) n, sizeof(double));
-    double *offdiag = (double *) R_alloc((size_t) n, sizeof(double));
-    double *tau = (double *) R_alloc((size_t) n, sizeof(double));
-    reduce_tridiagonal(A, n, diag, offdiag, tau, threads);
-    R_CheckUserInterrupt();
-    progress_at(PROGRESS_REDUCE, 1.0);
-    return reduced_pairs(A, n, diag, offdiag, tau, sigma, f, lower * sigma, method,
-                         values, vectors, threads);
+    reduction red;
+    reduce(A, n, &red, threads);
+    return reduced_pairs(A, &red, sigma, f, lower * sigma, method, values, vectors, store,
+                         threads);
 }
 
 /* The fewest leading eigenpairs whose eigenvalues reach a proportion of the
  * total variance: kpca(variance = p).
  *
  * total is trace(A), the sum of all eigenvalues, which centering gives for
- * free. After dsytrd, dsterf finds every eigenvalue of the tridiagonal
- * matrix without vectors (O(n^2), on copies), the count k comes from their
- * cumulative sums from the largest, and only then are the k eigenpairs
- * computed, as exact_eigen() computes the top k. *values and *vectors are
- * R_alloc'ed; the count is at least 1. */
+ * free. After the reduction, dsterf finds every eigenvalue of the
+ * tridiagonal matrix without vectors (O(n^2), on copies), the count k comes
+ * from their cumulative sums from the largest, and only then are the k
+ * eigenpairs computed, as exact_eigen() computes the top k. *values is
+ * R_alloc'ed, the vectors in the store's space; the count is at least 1. */
 int variance_eigen(double *A, int n, double proportion, double total, int method,
-                   double **values, double **vectors, int threads)
+                   double **values, double **vectors, vector_store store, int threads)
 {
     if (method != EXACT_MRRR && method != EXACT_BISECTION)
         error_argument("unknown exact eigen method %d", method);
@@ -669,19 +680,15 @@ int variance_eigen(double *A, int n, double proportion, double total, int method
     *vectors = NULL;
     double sigma = scale_lower(A, n);
     total *= sigma;
-    double *diag = (double *) R_alloc((size_t) n, sizeof(double));
-    double *offdiag = (double *) R_alloc((size_t) n, sizeof(double));
-    double *tau = (double *) R_alloc((size_t) n, sizeof(double));
-    reduce_tridiagonal(A, n, diag, offdiag, tau, threads);
-    R_CheckUserInterrupt();
-    progress_at(PROGRESS_REDUCE, 1.0);
+    reduction red;
+    reduce(A, n, &red, threads);
 
     /* all eigenvalues, ascending, on copies (dsterf destroys its input) */
     int info = 0;
     double *all = (double *) R_alloc((size_t) n, sizeof(double));
     double *off_copy = (double *) R_alloc((size_t) n, sizeof(double));
-    memcpy(all, diag, (size_t) n * sizeof(double));
-    if (n > 1) memcpy(off_copy, offdiag, (size_t) (n - 1) * sizeof(double));
+    memcpy(all, red.diag, (size_t) n * sizeof(double));
+    if (n > 1) memcpy(off_copy, red.offdiag, (size_t) (n - 1) * sizeof(double));
     F77_CALL(dsterf)(&n, all, off_copy, &info);
     check_lapack_info(info, "dsterf");
 
@@ -698,6 +705,5 @@ int variance_eigen(double *A, int n, double proportion, double total, int method
         if (cum >= target - slack) break;
     }
     if (k == 0) k = 1; /* no positive eigenvalue: R reports it */
-    return reduced_pairs(A, n, diag, offdiag, tau, sigma, k, 0.0, method, values,
-                         vectors, threads);
+    return reduced_pairs(A, &red, sigma, k, 0.0, method, values, vectors, store, threads);
 }

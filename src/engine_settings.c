@@ -20,30 +20,34 @@ static double setting_value(SEXP s, const char *what, double lo, int strict)
 /* .Call: the settings of the engine for the calls that follow (from
  * fastkpca:::engine_settings(), R/simd.R). path: integer, a simd_path;
  * thread_work: double >= 0, the fewest multiply-adds per parallel region
- * of the tiles; dense_share: double > 0 (engine_defaults() gives both
- * defaults). Returns NULL. */
-SEXP engine_settings(SEXP path, SEXP thread_work, SEXP dense_share)
+ * of the tiles; dense_share: double > 0; band_rows: double >= 0, the
+ * smallest n the exact solver's two-stage reduction takes
+ * (engine_defaults() gives the defaults). Returns NULL. */
+SEXP engine_settings(SEXP path, SEXP thread_work, SEXP dense_share, SEXP band_rows)
 {
     int p = as_count(path, "path", SIMD_AUTO, SIMD_PATH_COUNT - 1);
     double w = setting_value(thread_work, "thread_work", 0.0, 0);
     double s = setting_value(dense_share, "dense_share", 0.0, 1);
+    double b = setting_value(band_rows, "band_rows", 0.0, 0);
     simd_request(p);
     (void) simd_best();   /* the CPU's features, found here on the main thread */
     tile_thread_work_set(w);
     string_dense_share_set(s);
+    band_min_rows_set(b);
     return R_NilValue;
 }
 
 /* .Call: the defaults of the numeric settings, for R (R/simd.R):
- * c(thread_work, dense_share). */
+ * c(thread_work, dense_share, band_rows). */
 SEXP engine_defaults(void)
 {
-    SEXP ans = PROTECT(allocVector(REALSXP, 2));
+    SEXP ans = PROTECT(allocVector(REALSXP, 3));
     REAL(ans)[0] = tile_thread_work_default();
     REAL(ans)[1] = string_dense_share_default();
-    const char *names[] = {"thread_work", "dense_share"};
-    SEXP nm = PROTECT(allocVector(STRSXP, 2));
-    for (int i = 0; i < 2; i++) SET_STRING_ELT(nm, i, mkChar(names[i]));
+    REAL(ans)[2] = band_min_rows_default();
+    const char *names[] = {"thread_work", "dense_share", "band_rows"};
+    SEXP nm = PROTECT(allocVector(STRSXP, 3));
+    for (int i = 0; i < 3; i++) SET_STRING_ELT(nm, i, mkChar(names[i]));
     setAttrib(ans, R_NamesSymbol, nm);
     UNPROTECT(2);
     return ans;

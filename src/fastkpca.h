@@ -318,10 +318,44 @@ void center_in_place(double *K, int n, double *colmeans, double *grand_mean,
  * positive) of every fit. */
 void orient_columns(int n, int k, double *vectors);
 int top_eigen_exact(double *A, int n, int f, double *values, double *vectors);
+/* Where the exact solvers put their eigenvectors: n x k doubles that the
+ * caller owns (fit.c: the R matrix it returns), so that they are written
+ * once and never copied. */
+typedef struct {
+    double *(*take)(void *ctx, int n, int k);
+    void *ctx;
+} vector_store;
 int exact_eigen(double *A, int n, int f, double lower, int method, double **values,
-                double **vectors, int threads);
+                double **vectors, vector_store store, int threads);
 int variance_eigen(double *A, int n, double proportion, double total, int method,
-                   double **values, double **vectors, int threads);
+                   double **values, double **vectors, vector_store store, int threads);
+/* the smallest n the two-stage reduction takes, and its band width
+ * (eigen.c; the setting fastkpca.band_min_rows, engine_settings.c) */
+double band_min_rows_default(void);
+void band_min_rows_set(double rows);
+/* The most multiply-adds done between two interrupt checks in the
+ * reduction and the back-transformation: about 0.6 s on the reference BLAS
+ * at its slowest (the matrix-vector products of dlatrd at n = 8000), far
+ * less on OpenBLAS. Below it (n up to about 5800) the one-stage steps are
+ * LAPACK's own. (Compiled with a small value, say
+ * -DEIGEN_CHECK_WORK=4096, the blocked paths run on small problems: that
+ * is how the tests and valgrind see them.) */
+#ifndef EIGEN_CHECK_WORK
+#define EIGEN_CHECK_WORK 1073741824.0
+#endif
+
+/* band_reduction.c: the two-stage reduction (dense to band, band to
+ * tridiagonal) and its back-transformation; the block reflectors' steps
+ * on the tiles, shared with eigen.c's one-stage back-transformation */
+void band_reduce(double *A, int n, int b, double *tau1, int threads);
+void band_chase(double *A, int n, int b, double *diag, double *offdiag, int threads);
+void band_back_transform(const double *A, int n, int b, const double *tau1, double *Z,
+                         int k, int threads);
+void triangular_factor(const double *Vb, int rows, int k, const double *tau, double *T,
+                       int ldt, double *gram, int threads);
+void apply_block_reflector(const double *V, int ldv, int rows, int ib, const double *tau,
+                           double *T, int ldt, double *C, int ldc, int k, int cols,
+                           double *Vb, double *gram, double *work, int threads);
 
 /* randomized.c */
 void top_eigen_randomized(const double *A, int n, int k, int oversample, int power,
@@ -485,7 +519,7 @@ void symmetric_vector_product(int n, const double *A, int lda, const double *x, 
 /* engine_settings.c: the engine's settings from R (the vector path, the
  * tiles' thread work, the string kernels' dense share), their defaults, and
  * the name of the path a request gives on this CPU */
-SEXP engine_settings(SEXP path, SEXP thread_work, SEXP dense_share);
+SEXP engine_settings(SEXP path, SEXP thread_work, SEXP dense_share, SEXP band_rows);
 SEXP engine_defaults(void);
 SEXP simd_path_resolve(SEXP path);
 /* the path each entry point ran on, recorded at its entry (every .Call
@@ -497,6 +531,7 @@ SEXP engine_entry_paths(void);
 /* the settings and their defaults, where they are used and measured */
 double tile_thread_work_default(void);      /* tiles.c */
 void tile_thread_work_set(double work);
+double tile_thread_work_current(void);
 double string_dense_share_default(void);    /* string_kernel.c */
 void string_dense_share_set(double share);
 

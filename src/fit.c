@@ -69,6 +69,32 @@ static void fit_work(const fit_job *job, double *work)
     }
 }
 
+/* The eigenvectors of a fit: the R matrix returned, which the solvers
+ * write into (vector_store in fastkpca.h), so that they are held once. */
+typedef struct {
+    SEXP vectors;
+    PROTECT_INDEX index;
+} fit_vectors;
+
+static double *take_vectors(void *ctx, int n, int k)
+{
+    fit_vectors *fv = (fit_vectors *) ctx;
+    REPROTECT(fv->vectors = allocMatrix(REALSXP, n, k), fv->index);
+    return REAL(fv->vectors);
+}
+
+/* The found leading columns of the vectors, as an R matrix: the store's
+ * own, or (where a pair at the threshold was dropped after the solver
+ * wrote its columns) a copy of the found ones, which is n x found. */
+static SEXP found_vectors(fit_vectors *fv, int n, int found)
+{
+    if (fv->vectors != R_NilValue && ncols(fv->vectors) == found) return fv->vectors;
+    SEXP out = allocMatrix(REALSXP, n, found);
+    if (found > 0)
+        memcpy(REAL(out), REAL(fv->vectors), (size_t) n * found * sizeof(double));
+    return out;
+}
+
 /* The steps on the buffer: kernel, centering, eigenpairs; the result list. */
 static SEXP fit_steps(void *data, double *K)
 {
@@ -93,12 +119,15 @@ static SEXP fit_steps(void *data, double *K)
     int found, restarts = 0, converged = 1;
     double residual = 0.0;
     double *values, *vectors;
+    fit_vectors fv;
+    PROTECT_WITH_INDEX(fv.vectors = R_NilValue, &fv.index);
+    vector_store store = {take_vectors, &fv};
     if (job->variance > 0) {
         found = variance_eigen(K, n, job->variance, trace, job->exact_method, &values,
-                               &vectors, job->threads);
+                               &vectors, store, job->threads);
     } else if (job->solver == SOLVER_ITERATIVE) {
         values = (double *) R_alloc((size_t) f, sizeof(double));
-        vectors = (double *) R_alloc((size_t) n * f, sizeof(double));
+        vectors = take_vectors(&fv, n, f);
         found = f;
         converged = top_eigen_lanczos(K, n, f, job->ncv, job->tol, job->maxit, values,
                                       vectors, &restarts, &residual, job->threads);
@@ -106,14 +135,14 @@ static SEXP fit_steps(void *data, double *K)
         orient_columns(n, f, vectors);
     } else if (job->solver == SOLVER_RANDOMIZED) {
         values = (double *) R_alloc((size_t) f, sizeof(double));
-        vectors = (double *) R_alloc((size_t) n * f, sizeof(double));
+        vectors = take_vectors(&fv, n, f);
         found = f;
         top_eigen_randomized(K, n, f, job->oversample, job->power, job->threads, values,
                              vectors);
         orient_columns(n, f, vectors);
     } else {
         found = exact_eigen(K, n, f, job->threshold * n, job->exact_method, &values,
-                            &vectors, job->threads);
+                            &vectors, store, job->threads);
     }
     /* the exact solvers report their steps themselves (eigen.c) */
     progress_at(PROGRESS_BACK, 1.0);
@@ -133,10 +162,8 @@ static SEXP fit_steps(void *data, double *K)
 
     SEXP ans = PROTECT(allocVector(VECSXP, 9));
     SEXP r_values = PROTECT(allocVector(REALSXP, found));
-    SEXP r_vectors = PROTECT(allocMatrix(REALSXP, n, found));
+    SEXP r_vectors = PROTECT(found_vectors(&fv, n, found));
     for (int k = 0; k < found; k++) REAL(r_values)[k] = values[k] / n;
-    if (found > 0)
-        memcpy(REAL(r_vectors), vectors, (size_t) n * found * sizeof(double));
     SET_VECTOR_ELT(ans, 0, r_values);
     SET_VECTOR_ELT(ans, 1, r_vectors);
     SET_VECTOR_ELT(ans, 2, colmeans);
@@ -149,7 +176,7 @@ static SEXP fit_steps(void *data, double *K)
     const char *labels[] = {"values", "vectors", "colmeans", "grand_mean", "variance_total",
                             "converged", "restarts", "residual", "products"};
     set_list_names(ans, labels);
-    UNPROTECT(5);
+    UNPROTECT(6);
     return ans;
 }
 

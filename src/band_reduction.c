@@ -1,0 +1,541 @@
+/* The two-stage tridiagonal reduction of the exact solver, and its
+ * back-transformation for the wanted vectors only.
+ *
+ * The one-stage reduction (dsytrd's, eigen.c) spends half of its
+ * multiply-adds in symmetric matrix-vector products, which read the whole
+ * trailing matrix once per column: they run at the memory's rate, not the
+ * tiles'. Here the matrix is reduced in two stages, as in the two-stage
+ * methods of ELPA, PLASMA and MAGMA:
+ *   stage 1, dense to band (band_reduce()): for each panel of b columns,
+ *     the QR factorization of the rows below its band (dgeqrf), then the
+ *     trailing matrix's two-sided update A22 <- Q' A22 Q as one symmetric
+ *     product and one rank-2b update, both on the register tiles;
+ *   stage 2, band to tridiagonal (band_chase()): sweep s annihilates
+ *     column s below its subdiagonal with a reflector of length b, and
+ *     chases the bulge that reflector makes down the band, one reflector
+ *     of length b per step; the band (with room for the bulge) is a
+ *     (2b + 1) x n array that stays in the cache.
+ * Stage 1 leaves its reflectors where dgeqrf put them (below the band, in
+ * A's lower triangle); stage 2's reflectors go to A's strict upper
+ * triangle, which nothing else uses: sweep s's reflectors make up row s,
+ * the reflector of step t starting at column s + 1 + t b, its first
+ * (unit) entry replaced by its tau. No more memory than the buffer and
+ * O(n b) scratch.
+ *
+ * The back-transformation (band_back_transform()) applies Q = Q1 Q2 to
+ * the k eigenvectors of the tridiagonal: stage 2's reflectors grouped
+ * (those of g consecutive sweeps at the same step form one block
+ * reflector, V of b + g - 1 rows by g, applied in an order that respects
+ * every overlap), then stage 1's panels, each group or panel as three
+ * products on the tiles.
+ *
+ * Every product sums each entry in one order whatever the thread count
+ * (tiles.c), and stage 2 runs on one thread: the bits do not depend on
+ * the number of threads. */
+#include "fastkpca.h"
+#include <math.h>
+#include <string.h>
+#if defined(__unix__) || defined(__APPLE__)
+# include <sched.h>
+#endif
+
+/* Columns per strip of the trailing matrix's products: a strip's
+ * symmetric diagonal block goes through a square of this size. */
+#define BAND_STRIP 256
+/* Eigenvector columns per unit of work of stage 2's back-transformation,
+ * and the sweeps per group of its reflectors. */
+#ifndef BAND_CHUNK
+#define BAND_CHUNK 64
+#endif
+#ifndef BAND_GROUP
+#define BAND_GROUP 32
+#endif
+
+/* ---- block reflectors ------------------------------------------------------ */
+
+/* Vb (rows x k, leading dimension rows) <- the unit lower trapezoidal V
+ * (leading dimension ldv), with its implicit ones and zeros written. */
+static void explicit_reflectors(const double *V, int ldv, int rows, int k, double *Vb)
+{
+    for (int j = 0; j < k; j++) {
+        double *col = Vb + (size_t) j * rows;
+        const double *src = V + (size_t) j * ldv;
+        for (int i = 0; i < rows; i++) col[i] = i < j ? 0.0 : i == j ? 1.0 : src[i];
+    }
+}
+
+/* T (k x k, upper, leading dimension ldt) of the block reflector
+ * H(1) ... H(k) = I - V T V' (dlarft, forward, columnwise), from the
+ * explicit Vb (rows x k) whose inner products gram (k x k) = Vb' Vb come
+ * from the tiles: T(0:i, i) = T(0:i, 0:i) (-tau(i) Vb(:, 0:i)' Vb(:, i)),
+ * T(i, i) = tau(i). */
+void triangular_factor(const double *Vb, int rows, int k, const double *tau, double *T,
+                       int ldt, double *gram, int threads)
+{
+    const char upper = 'U', notrans = 'N', nonunit = 'N';
+    const int inc = 1;
+    memset(gram, 0, (size_t) k * k * sizeof(double));
+    tile_gemm(k, k, rows, Vb, rows, 1, Vb, rows, 0, 1.0, gram, k, threads);
+    for (int i = 0; i < k; i++) {
+        double *ti = T + (size_t) i * ldt;
+        for (int r = 0; r < i; r++) ti[r] = tau[i] == 0.0 ? 0.0 : -tau[i] * gram[r + (size_t) i * k];
+        if (i > 0 && tau[i] != 0.0)
+            F77_CALL(dtrmv)(&upper, &notrans, &nonunit, &i, T, &ldt, ti, &inc
+                            FCONE FCONE FCONE);
+        ti[i] = tau[i];
+    }
+}
+
+/* C (rows x k, leading dimension ldc) <- (I - V T V') C, dlarft's and
+ * dlarfb's steps (side L, no transpose, forward, columnwise) on the tiles.
+ * V (rows x ib, leading dimension ldv) is unit lower trapezoidal, so its
+ * explicit copy Vb (rows x ib, zeros above the unit diagonal) is taken
+ * first. T (ib x ib, upper) as dlarft forms it, column by column,
+ * T(0:i, i) = T(0:i, 0:i) (-tau(i) Vb(:, 0:i)' Vb(:, i)), T(i, i) = tau(i),
+ * with the inner products G = Vb'Vb (in gram, ib x ib) from the tiles
+ * (dlarft's dot products were as slow as the rest of the step). Then for
+ * column blocks of C of at most cols: Y = Vb' C (ib x w, in work),
+ * Y = T Y (dtrmm), C += (-Vb) Y. */
+void apply_block_reflector(const double *V, int ldv, int rows, int ib, const double *tau,
+                           double *T, int ldt, double *C, int ldc, int k, int cols,
+                           double *Vb, double *gram, double *work, int threads)
+{
+    const char left = 'L', upper = 'U', notrans = 'N', nonunit = 'N';
+    const double one = 1.0;
+    explicit_reflectors(V, ldv, rows, ib, Vb);
+    triangular_factor(Vb, rows, ib, tau, T, ldt, gram, threads);
+    for (int j0 = 0; j0 < k; j0 += cols) {
+        int w = k - j0 < cols ? k - j0 : cols;
+        double *Cj = C + (size_t) j0 * ldc;
+        memset(work, 0, (size_t) ib * w * sizeof(double));
+        tile_gemm(ib, w, rows, Vb, rows, 1, Cj, ldc, 0, 1.0, work, ib, threads);
+        F77_CALL(dtrmm)(&left, &upper, &notrans, &nonunit, &ib, &w, &one, T, &ldt, work,
+                        &ib FCONE FCONE FCONE FCONE);
+        tile_gemm(rows, w, ib, Vb, rows, 0, work, ib, 0, -1.0, Cj, ldc, threads);
+        R_CheckUserInterrupt();
+    }
+}
+
+/* ---- stage 1: dense to band ----------------------------------------------- */
+
+/* Scratch of stage 1, taken once per fit (n rows at most). */
+typedef struct {
+    double *panel;   /* [V | W | V], rows x 3b: the rank-2b update's two sides */
+    double *T, *Tfull, *M, *gram;  /* b x b */
+    double *square;  /* BAND_STRIP x BAND_STRIP */
+    double *qr_work;
+    int qr_lwork;
+} band_scratch;
+
+/* Y (m x k, zeroed here) = A V, A symmetric m x m in its lower triangle
+ * (leading dimension lda), V m x k: strip by strip of BAND_STRIP columns,
+ * the strip's diagonal block through a full square, the block below it
+ * used twice (Y_below += B V_strip, Y_strip += B' V_below). */
+static void symmetric_panel_product(const double *A, int lda, int m, const double *V,
+                                    int k, double *Y, double *square, int threads)
+{
+    memset(Y, 0, (size_t) m * k * sizeof(double));
+    for (int c0 = 0; c0 < m; c0 += BAND_STRIP) {
+        int w = m - c0 < BAND_STRIP ? m - c0 : BAND_STRIP, below = m - c0 - w;
+        const double *D = A + c0 + (size_t) c0 * lda, *B = D + w;
+        for (int j = 0; j < w; j++)
+            for (int i = j; i < w; i++)
+                square[i + (size_t) j * w] = square[j + (size_t) i * w] =
+                    D[i + (size_t) j * lda];
+        tile_gemm(w, k, w, square, w, 0, V + c0, m, 0, 1.0, Y + c0, m, threads);
+        if (below > 0) {
+            tile_gemm(below, k, w, B, lda, 0, V + c0, m, 0, 1.0, Y + c0 + w, m, threads);
+            tile_gemm(w, k, below, B, lda, 1, V + c0 + w, m, 0, 1.0, Y + c0, m, threads);
+        }
+    }
+}
+
+/* A (lower triangle, m x m, leading dimension lda) -= L R', L and R m x k
+ * (leading dimension ldl), strip by strip: below a strip's diagonal block
+ * in place, the diagonal block through the square (the tiles fill whole
+ * tiles, and the upper triangle is not A's to write). */
+static void rank_update_lower(const double *L, const double *R, int ldl, int m, int k,
+                              double *A, int lda, double *square, int threads)
+{
+    for (int c0 = 0; c0 < m; c0 += BAND_STRIP) {
+        int w = m - c0 < BAND_STRIP ? m - c0 : BAND_STRIP, below = m - c0 - w;
+        double *D = A + c0 + (size_t) c0 * lda;
+        memset(square, 0, (size_t) w * w * sizeof(double));
+        tile_gemm(w, w, k, L + c0, ldl, 0, R + c0, ldl, 1, 1.0, square, w, threads);
+        for (int j = 0; j < w; j++)
+            for (int i = j; i < w; i++) D[i + (size_t) j * lda] -= square[i + (size_t) j * w];
+        if (below > 0)
+            tile_gemm(below, w, k, L + c0 + w, ldl, 0, R + c0, ldl, 1, -1.0, D + w, lda,
+                      threads);
+        R_CheckUserInterrupt();
+    }
+}
+
+/* One panel of stage 1: columns j0 .. j0 + b - 1 of A (n x n, lower),
+ * whose rows from j0 + b on (m of them) are factored Q R (dgeqrf: R in the
+ * band, the reflectors below it, tau in tau1[j0 ...]); then the trailing
+ * A22 <- Q' A22 Q = A22 - V W' - W V', with X = A22 V T and
+ * W = X - V (T' V' X) / 2. */
+static void band_panel(double *A, int n, int j0, int b, double *tau1, band_scratch *s,
+                       int threads)
+{
+    int m = n - j0 - b, k = m < b ? m : b, info = 0;
+    double *P = A + (j0 + b) + (size_t) j0 * n, *A22 = P + (size_t) b * n;
+    F77_CALL(dgeqrf)(&m, &b, P, &n, tau1 + j0, s->qr_work, &s->qr_lwork, &info);
+    check_lapack_info(info, "dgeqrf");
+    double *V = s->panel, *X = V + (size_t) m * k, *V2 = X + (size_t) m * k;
+    explicit_reflectors(P, n, m, k, V);
+    memcpy(V2, V, (size_t) m * k * sizeof(double));
+    triangular_factor(V, m, k, tau1 + j0, s->T, b, s->gram, threads);
+    for (int j = 0; j < k; j++)
+        for (int i = 0; i < k; i++)
+            s->Tfull[i + (size_t) j * k] = i <= j ? s->T[i + (size_t) j * b] : 0.0;
+    /* Y = A22 V in the square's place of X's, then X = Y T */
+    double *Y = s->square + (size_t) BAND_STRIP * BAND_STRIP;
+    symmetric_panel_product(A22, n, m, V, k, Y, s->square, threads);
+    memset(X, 0, (size_t) m * k * sizeof(double));
+    tile_gemm(m, k, k, Y, m, 0, s->Tfull, k, 0, 1.0, X, m, threads);
+    /* M = T' (V' X) / 2 (halving is exact), then W = X - V M in X's place */
+    memset(s->gram, 0, (size_t) k * k * sizeof(double));
+    tile_gemm(k, k, m, V, m, 1, X, m, 0, 1.0, s->gram, k, threads);
+    memset(s->M, 0, (size_t) k * k * sizeof(double));
+    tile_gemm(k, k, k, s->Tfull, k, 1, s->gram, k, 0, 1.0, s->M, k, threads);
+    for (int i = 0; i < k * k; i++) s->M[i] *= 0.5;
+    tile_gemm(m, k, k, V, m, 0, s->M, k, 0, -1.0, X, m, threads);
+    /* A22 -= [V W] [W V]' */
+    rank_update_lower(V, X, m, m, 2 * k, A22, n, s->square, threads);
+}
+
+/* Stage 1: A (n x n, lower triangle) to a band of b subdiagonals; the
+ * reflectors stay below the band, their tau in tau1 (n). */
+void band_reduce(double *A, int n, int b, double *tau1, int threads)
+{
+    band_scratch s;
+    double query = 0.0;
+    int info = 0, lwork = -1, rows = n > b ? n - b : 1;
+    F77_CALL(dgeqrf)(&rows, &b, A, &n, tau1, &query, &lwork, &info);
+    check_lapack_info(info, "dgeqrf");
+    s.qr_lwork = (int) query > b ? (int) query : b;
+    s.qr_work = (double *) R_alloc((size_t) s.qr_lwork, sizeof(double));
+    s.panel = (double *) R_alloc((size_t) rows * 3 * b, sizeof(double));
+    s.T = (double *) R_alloc((size_t) b * b, sizeof(double));
+    s.Tfull = (double *) R_alloc((size_t) b * b, sizeof(double));
+    s.M = (double *) R_alloc((size_t) b * b, sizeof(double));
+    s.gram = (double *) R_alloc((size_t) b * b, sizeof(double));
+    /* the strip's square, then the product Y (rows x b) */
+    s.square = (double *) R_alloc((size_t) BAND_STRIP * BAND_STRIP + (size_t) rows * b,
+                                  sizeof(double));
+    memset(tau1, 0, (size_t) n * sizeof(double));
+    for (int j0 = 0; j0 + b < n; j0 += b) {
+        band_panel(A, n, j0, b, tau1, &s, threads);
+        R_CheckUserInterrupt();
+        progress_at(PROGRESS_REDUCE, 0.9 * (1.0 - pow((double) (n - j0 - b) / n, 3)));
+    }
+}
+
+/* ---- stage 2: band to tridiagonal ---------------------------------------- */
+
+/* The band during stage 2: (2b + 1) x n, entry (i, j) (0 <= i - j <= 2b)
+ * at i + j ld with ld = 2b, so that a block of it reads as a block of a
+ * full matrix of leading dimension ld. */
+typedef struct {
+    double *w;
+    int ld, n, b;
+    double *A;  /* the buffer, whose strict upper triangle takes the reflectors */
+} band_state;
+
+#define BAND(st, i, j) ((st)->w[(size_t) (i) + (size_t) (j) * (st)->ld])
+
+/* C <- H C H, H = I - tau v v', C the symmetric len x len block at (r, r)
+ * (lower triangle): w = tau C v, w -= (tau / 2) (w'v) v, C -= v w' + w v'. */
+static void band_two_sided(band_state *st, int r, int len, const double *v, double tau,
+                           double *w)
+{
+    if (tau == 0.0) return;
+    for (int i = 0; i < len; i++) w[i] = 0.0;
+    for (int j = 0; j < len; j++) {
+        const double *c = &BAND(st, r, r + j);
+        double s = c[j] * v[j];
+        for (int i = j + 1; i < len; i++) { w[i] += c[i] * v[j]; s += c[i] * v[i]; }
+        w[j] += s;
+    }
+    double dot = 0.0;
+    for (int i = 0; i < len; i++) { w[i] *= tau; dot += w[i] * v[i]; }
+    double alpha = -0.5 * tau * dot;
+    for (int i = 0; i < len; i++) w[i] += alpha * v[i];
+    for (int j = 0; j < len; j++) {
+        double *c = &BAND(st, r, r + j);
+        for (int i = j; i < len; i++) c[i] -= v[i] * w[j] + w[i] * v[j];
+    }
+}
+
+/* The rows x cols block at (r, c) <- block H (from the right): y = B v,
+ * B -= tau y v'. */
+static void band_right(band_state *st, int r, int rows, int c, int cols, const double *v,
+                       double tau, double *y)
+{
+    if (tau == 0.0) return;
+    for (int i = 0; i < rows; i++) y[i] = 0.0;
+    for (int j = 0; j < cols; j++) {
+        const double *col = &BAND(st, r, c + j);
+        for (int i = 0; i < rows; i++) y[i] += col[i] * v[j];
+    }
+    for (int j = 0; j < cols; j++) {
+        double *col = &BAND(st, r, c + j), f = tau * v[j];
+        for (int i = 0; i < rows; i++) col[i] -= y[i] * f;
+    }
+}
+
+/* The rows x cols block at (r, c) <- H block (from the left): each
+ * column -= tau (v'column) v. */
+static void band_left(band_state *st, int r, int rows, int c, int cols, const double *v,
+                      double tau)
+{
+    if (tau == 0.0) return;
+    for (int j = 0; j < cols; j++) {
+        double *col = &BAND(st, r, c + j), s = 0.0;
+        for (int i = 0; i < rows; i++) s += col[i] * v[i];
+        s *= tau;
+        for (int i = 0; i < rows; i++) col[i] -= s * v[i];
+    }
+}
+
+/* The reflector of sweep s that annihilates rows r + 1 .. r + len - 1 of
+ * column c (dlarfg): v (len, v[0] = 1) and its tau, returned; the band
+ * keeps beta at (r, c) and zeros below; v and tau are also stored in row
+ * s of A's strict upper triangle, tau in place of the unit entry. */
+static double band_reflector(band_state *st, int s, int r, int c, int len, double *v)
+{
+    const int one = 1;
+    double tau = 0.0, *x = &BAND(st, r + 1, c), *a = st->A;
+    size_t n = (size_t) st->n;
+    F77_CALL(dlarfg)(&len, &BAND(st, r, c), x, &one, &tau);
+    v[0] = 1.0;
+    a[s + (size_t) r * n] = tau;
+    for (int i = 1; i < len; i++) {
+        v[i] = x[i - 1];
+        x[i - 1] = 0.0;
+        a[s + (size_t) (r + i) * n] = v[i];
+    }
+    return tau;
+}
+
+/* The sweeps on the threads: sweep s's step t (t = 0: its first
+ * reflector and block) reads and writes the band from row and column
+ * s + 1 + (t - 1) b to s + (t + 1) b; sweep s - 1's step t + 1 ends inside
+ * that block, its step t + 2 starts below it. So step t of sweep s waits
+ * until sweep s - 1 has done t + 2 steps (done[s - 1], written with
+ * release and read with acquire); sweeps further back are further ahead.
+ * Every step computes what it would in one sweep after the other: the
+ * bits do not depend on the threads. */
+#define SWEEP_FINISHED 2147483647
+
+static void sweep_wait(const int *prev, int steps)
+{
+    if (prev == NULL) return;
+    for (long spins = 0; __atomic_load_n(prev, __ATOMIC_ACQUIRE) < steps; spins++) {
+#if defined(__x86_64__) || defined(__i386__)
+        __builtin_ia32_pause();
+#endif
+#if defined(__unix__) || defined(__APPLE__)
+        if (spins % 4096 == 4095) sched_yield();  /* a busy machine */
+#endif
+    }
+}
+
+static void sweep_done(int *mine, int steps)
+{
+    __atomic_store_n(mine, steps, __ATOMIC_RELEASE);
+}
+
+/* Sweep s: column s annihilated below its subdiagonal, the bulge chased
+ * to the end of the band, step by step (each step's block starts b rows
+ * below the last's); prev: the steps done by sweep s - 1 (NULL when it is
+ * finished), mine: sweep s's. */
+static void band_sweep(band_state *st, int s, double *v, double *u, double *work,
+                       const int *prev, int *mine)
+{
+    int n = st->n, b = st->b, r = s + 1, end = s + b < n - 1 ? s + b : n - 1, step = 0;
+    sweep_wait(prev, 2);
+    double tau = band_reflector(st, s, r, s, end - r + 1, v);
+    band_two_sided(st, r, end - r + 1, v, tau, work);
+    sweep_done(mine, ++step);
+    while (end + 1 <= n - 1) {
+        sweep_wait(prev, step + 2);
+        int r2 = end + 1, end2 = end + b < n - 1 ? end + b : n - 1;
+        int rows = end2 - r2 + 1, cols = end - r + 1;
+        band_right(st, r2, rows, r, cols, v, tau, work);
+        double tau2 = band_reflector(st, s, r2, r, rows, u);
+        band_left(st, r2, rows, r + 1, cols - 1, u, tau2);
+        band_two_sided(st, r2, rows, u, tau2, work);
+        sweep_done(mine, ++step);
+        double *t = v; v = u; u = t;
+        tau = tau2;
+        r = r2;
+        end = end2;
+    }
+    sweep_done(mine, SWEEP_FINISHED);
+}
+
+/* Sweeps per thread between two interrupt checks. */
+#define SWEEPS_PER_CHECK 64
+
+/* Stage 2: the band of b subdiagonals in A's lower triangle to the
+ * tridiagonal (diag, offdiag); the reflectors to A's strict upper
+ * triangle. The sweeps are dealt round the threads (sweep s to thread
+ * s mod threads), in regions of SWEEPS_PER_CHECK sweeps a thread with an
+ * interrupt check between them. */
+void band_chase(double *A, int n, int b, double *diag, double *offdiag, int threads)
+{
+    band_state st = {NULL, 2 * b, n, b, A};
+    st.w = (double *) R_alloc((size_t) (2 * b + 1) * n, sizeof(double));
+    memset(st.w, 0, (size_t) (2 * b + 1) * n * sizeof(double));
+    for (int j = 0; j < n; j++)
+        for (int i = j; i <= j + b && i < n; i++) BAND(&st, i, j) = A[i + (size_t) j * n];
+    /* about 6 b^2 multiply-adds a step, n / b steps a sweep */
+    int nt = threads > 1 && 6.0 * n * b * SWEEPS_PER_CHECK >= tile_thread_work_current()
+        ? threads : 1;
+    double *scratch = (double *) R_alloc((3 * (size_t) b + 3) * nt, sizeof(double));
+    int *done = (int *) R_alloc((size_t) n, sizeof(int));
+    memset(done, 0, (size_t) n * sizeof(int));
+    for (int s0 = 0; s0 < n - 1; s0 += SWEEPS_PER_CHECK * nt) {
+        int s1 = s0 + SWEEPS_PER_CHECK * nt < n - 1 ? s0 + SWEEPS_PER_CHECK * nt : n - 1;
+#ifdef _OPENMP
+#pragma omp parallel num_threads(nt) if (nt > 1)
+#endif
+        {
+            int id = 0;
+#ifdef _OPENMP
+            id = omp_get_thread_num();
+#endif
+            double *v = scratch + (3 * (size_t) b + 3) * id, *u = v + b + 1, *work = u + b + 1;
+            for (int s = s0 + id; s < s1; s += nt)
+                band_sweep(&st, s, v, u, work, s > s0 ? done + s - 1 : NULL, done + s);
+        }
+        R_CheckUserInterrupt();
+        progress_at(PROGRESS_REDUCE, 0.9 + 0.1 * (1.0 - pow((double) (n - s1) / n, 2)));
+    }
+    for (int i = 0; i < n; i++) diag[i] = BAND(&st, i, i);
+    for (int i = 0; i + 1 < n; i++) offdiag[i] = BAND(&st, i + 1, i);
+}
+
+/* ---- the back-transformation --------------------------------------------- */
+
+/* One group of stage 2's reflectors: those of sweeps S .. S + g - 1 at
+ * step t, rows r0 .. r0 + rows - 1; applied as Z -= (V T) (V' Z). */
+typedef struct {
+    int r0, rows, g;
+    double *Vt;  /* g x rows: V' */
+    double *VT;  /* rows x g: -V T */
+} band_group;
+
+/* The group of sweeps S .. S + g - 1 at step t from A's upper triangle,
+ * into space taken from *pool (2 g rows); V: rows x g scratch, T and
+ * gram: g x g, tau: g. */
+static void band_group_make(const double *A, int n, int b, int S, int g, int t,
+                            band_group *grp, double **pool, double *V, double *T,
+                            double *gram, double *tau)
+{
+    int r0 = S + 1 + t * b, r1 = S + g - 1 + t * b + b;
+    if (r1 > n - 1) r1 = n - 1;
+    int rows = r1 - r0 + 1;
+    grp->r0 = r0; grp->rows = rows; grp->g = g;
+    grp->Vt = *pool; grp->VT = grp->Vt + (size_t) g * rows;
+    *pool = grp->VT + (size_t) g * rows;
+    memset(V, 0, (size_t) g * rows * sizeof(double));
+    for (int c = 0; c < g; c++) {
+        int s = S + c, start = s + 1 + t * b, len = n - start < b ? n - start : b;
+        double *col = V + (size_t) c * rows;
+        tau[c] = 0.0;
+        if (start > n - 1) continue;
+        tau[c] = A[s + (size_t) start * n];
+        col[start - r0] = 1.0;
+        for (int i = 1; i < len; i++) col[start - r0 + i] = A[s + (size_t) (start + i) * n];
+    }
+    triangular_factor(V, rows, g, tau, T, g, gram, 1);
+    for (int j = 0; j < g; j++)
+        for (int i = j + 1; i < g; i++) T[i + (size_t) j * g] = 0.0;
+    memset(grp->VT, 0, (size_t) g * rows * sizeof(double));
+    tile_gemm(rows, g, g, V, rows, 0, T, g, 0, -1.0, grp->VT, rows, 1);
+    for (int c = 0; c < g; c++)
+        for (int i = 0; i < rows; i++) grp->Vt[c + (size_t) i * g] = V[i + (size_t) c * rows];
+}
+
+/* Columns c0 .. c0 + w - 1 of Z (leading dimension ldz) <- the groups
+ * applied in order; y: g x w scratch. No R: runs on the threads. */
+static void band_groups_apply(const band_group *grp, int groups, double *Z, int ldz,
+                              int w, double *y)
+{
+    for (int q = 0; q < groups; q++) {
+        const band_group *G = grp + q;
+        double *Zr = Z + G->r0;
+        memset(y, 0, (size_t) G->g * w * sizeof(double));
+        tile_gemm_add(G->g, w, G->rows, G->Vt, G->g, Zr, ldz, y, G->g);
+        tile_gemm_add(G->rows, w, G->g, G->VT, G->rows, y, G->g, Zr, ldz);
+    }
+}
+
+/* Z (n x k) <- Q2 Z: for the groups of g sweeps from the last to the
+ * first, the steps t = 0, 1, ... in order (a reflector of sweep s at step
+ * t overlaps those of later sweeps at steps t and below only, and those
+ * come first), the columns of Z shared among the threads by chunks. */
+static void band_back_stage2(const double *A, int n, int b, double *Z, int k, int threads)
+{
+    int g = BAND_GROUP, steps = (n - 2) / b + 1, chunks = (k + BAND_CHUNK - 1) / BAND_CHUNK;
+    double *pool0 = (double *) R_alloc(2 * (size_t) g * (b + g) * steps, sizeof(double));
+    band_group *grp = (band_group *) R_alloc((size_t) steps, sizeof(band_group));
+    double *V = (double *) R_alloc((size_t) g * (b + g) + 2 * (size_t) g * g + g,
+                                   sizeof(double));
+    double *T = V + (size_t) g * (b + g), *gram = T + (size_t) g * g, *tau = gram + (size_t) g * g;
+    int nt0 = threads > chunks ? chunks : threads;
+    if (nt0 < 1) nt0 = 1;
+    double *scratch = (double *) R_alloc((size_t) g * BAND_CHUNK * nt0, sizeof(double));
+    tile_kernels_ready();
+    for (int S = ((n - 2) / g) * g; S >= 0; S -= g) {
+        int gs = n - 1 - S < g ? n - 1 - S : g, count = 0;
+        double *pool = pool0;
+        for (int t = 0; S + 1 + t * b <= n - 1; t++)
+            band_group_make(A, n, b, S, gs, t, grp + count++, &pool, V, T, gram, tau);
+        /* each group about 4 g^2 k multiply-adds (2 (b + g) g k with g = b) */
+        int nt = 4.0 * g * g * k * count < tile_thread_work_current() ? 1 : nt0;
+#ifdef _OPENMP
+#pragma omp parallel for num_threads(nt) schedule(static) if (nt > 1)
+#endif
+        for (int c = 0; c < chunks; c++) {
+            int id = 0;
+#ifdef _OPENMP
+            id = omp_get_thread_num();
+#endif
+            int c0 = c * BAND_CHUNK, w = k - c0 < BAND_CHUNK ? k - c0 : BAND_CHUNK;
+            band_groups_apply(grp, count, Z + (size_t) c0 * n, n, w,
+                              scratch + (size_t) g * BAND_CHUNK * id);
+        }
+        R_CheckUserInterrupt();
+        progress_at(PROGRESS_BACK, 0.5 * (1.0 - pow((double) S / n, 2)));
+    }
+}
+
+/* Z (n x k) <- Q Z, Q = Q1 Q2 the orthogonal factor of the two stages
+ * (stage 1's panels applied last panel first, each by
+ * apply_block_reflector() on the tiles). */
+void band_back_transform(const double *A, int n, int b, const double *tau1, double *Z,
+                         int k, int threads)
+{
+    if (k == 0 || n < 2) return;
+    band_back_stage2(A, n, b, Z, k, threads);
+    if (n - 1 - b < 0) return;
+    int last = ((n - 1 - b) / b) * b;
+    int cols = (int) (EIGEN_CHECK_WORK / (2.0 * n * b));
+    if (cols < 8) cols = 8;
+    if (cols > k) cols = k;
+    double *T = (double *) R_alloc((size_t) b * b, sizeof(double));
+    double *work = (double *) R_alloc((size_t) cols * b, sizeof(double));
+    double *Vb = (double *) R_alloc((size_t) (n - b) * b, sizeof(double));
+    double *gram = (double *) R_alloc((size_t) b * b, sizeof(double));
+    for (int j0 = last; j0 >= 0; j0 -= b) {
+        int m = n - j0 - b, kk = m < b ? m : b;
+        apply_block_reflector(A + (j0 + b) + (size_t) j0 * n, n, m, kk, tau1 + j0, T, b,
+                              Z + (j0 + b), n, k, cols, Vb, gram, work, threads);
+        progress_at(PROGRESS_BACK, 0.5 + 0.5 * (1.0 - pow((double) j0 / n, 2)));
+    }
+}
