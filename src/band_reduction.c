@@ -48,7 +48,7 @@
 #define BAND_CHUNK 64
 #endif
 #ifndef BAND_GROUP
-#define BAND_GROUP 32
+#define BAND_GROUP 24
 #endif
 
 /* ---- block reflectors ------------------------------------------------------ */
@@ -210,6 +210,7 @@ static void band_panel(double *A, int n, int j0, int b, double *tau1, band_scrat
  * reflectors stay below the band, their tau in tau1 (n). */
 void band_reduce(double *A, int n, int b, double *tau1, int threads)
 {
+    const void *vmax = vmaxget();  /* the scratch given back at the end */
     band_scratch s;
     double query = 0.0;
     int info = 0, lwork = -1, rows = n > b ? n - b : 1;
@@ -231,6 +232,7 @@ void band_reduce(double *A, int n, int b, double *tau1, int threads)
         R_CheckUserInterrupt();
         progress_at(PROGRESS_REDUCE, 0.9 * (1.0 - pow((double) (n - j0 - b) / n, 3)));
     }
+    vmaxset(vmax);
 }
 
 /* ---- stage 2: band to tridiagonal ---------------------------------------- */
@@ -387,6 +389,7 @@ static void band_sweep(band_state *st, int s, double *v, double *u, double *work
  * interrupt check between them. */
 void band_chase(double *A, int n, int b, double *diag, double *offdiag, int threads)
 {
+    const void *vmax = vmaxget();
     band_state st = {NULL, 2 * b, n, b, A};
     st.w = (double *) R_alloc((size_t) (2 * b + 1) * n, sizeof(double));
     memset(st.w, 0, (size_t) (2 * b + 1) * n * sizeof(double));
@@ -417,6 +420,7 @@ void band_chase(double *A, int n, int b, double *diag, double *offdiag, int thre
     }
     for (int i = 0; i < n; i++) diag[i] = BAND(&st, i, i);
     for (int i = 0; i + 1 < n; i++) offdiag[i] = BAND(&st, i + 1, i);
+    vmaxset(vmax);
 }
 
 /* ---- the back-transformation --------------------------------------------- */
@@ -481,6 +485,7 @@ static void band_groups_apply(const band_group *grp, int groups, double *Z, int 
  * come first), the columns of Z shared among the threads by chunks. */
 static void band_back_stage2(const double *A, int n, int b, double *Z, int k, int threads)
 {
+    const void *vmax = vmaxget();
     int g = BAND_GROUP, steps = (n - 2) / b + 1, chunks = (k + BAND_CHUNK - 1) / BAND_CHUNK;
     double *pool0 = (double *) R_alloc(2 * (size_t) g * (b + g) * steps, sizeof(double));
     band_group *grp = (band_group *) R_alloc((size_t) steps, sizeof(band_group));
@@ -513,6 +518,7 @@ static void band_back_stage2(const double *A, int n, int b, double *Z, int k, in
         R_CheckUserInterrupt();
         progress_at(PROGRESS_BACK, 0.5 * (1.0 - pow((double) S / n, 2)));
     }
+    vmaxset(vmax);
 }
 
 /* Z (n x k) <- Q Z, Q = Q1 Q2 the orthogonal factor of the two stages

@@ -553,7 +553,7 @@ typedef struct {
  * Measured by bench/two-stage.R on the project machine (reference BLAS,
  * AVX-512, 2 threads). */
 #ifndef BAND_WIDTH
-#define BAND_WIDTH 32
+#define BAND_WIDTH 48
 #endif
 #define BAND_MIN_ROWS 600
 static double band_min_rows = BAND_MIN_ROWS;

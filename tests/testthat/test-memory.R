@@ -124,3 +124,35 @@ test_that("kernel_matrix() allocates its n x n result once, names included; pred
   expect_identical(dimnames(K), list(rownames(x), rownames(x)))
   expect_identical(dimnames(C), list(rownames(x), rownames(x)[1:500]))
 })
+
+test_that("an exact fit writes its eigenvectors once and takes its scratch once, not per panel", {
+  n <- 1000L
+  x <- with_seed(1, matrix(rnorm(n * 10), n, 10))
+  f <- tempfile()
+  on.exit(unlink(f))
+  fit <- kpca(x[1:100, ], kernel = "rbfdot", kpar = list(sigma = 0.1))
+  for (rows in c(0, 1e9)) {  # two stages, then one
+    old <- options(fastkpca.band_min_rows = rows)
+    profiling <- tryCatch({ Rprofmem(f, threshold = 65536); TRUE }, error = function(e) FALSE)
+    skip_if_not(profiling, "R built without memory profiling")
+    fit <- kpca(x, kernel = "rbfdot", kpar = list(sigma = 0.1))
+    Rprofmem(NULL)
+    options(old)
+    k <- length(fit$eig)
+    expect_gt(k, 100L)
+    # what C allocates inside the fit's .Call (R's frames end there)
+    lines <- grep('^[0-9]+ :"doTryCatch" "tryCatchOne" "tryCatchList" "tryCatch" "engine_call" "dense_eigen"',
+                  readLines(f), value = TRUE)
+    sizes <- as.numeric(sub(" :.*", "", lines))
+    label <- if (rows == 0) "two stages" else "one stage"
+    # the n x k eigenvectors once (8 bytes a value and a header): the R
+    # matrix returned, which the tridiagonal solver writes into
+    expect_equal(sum(sizes >= 8 * n * k & sizes < 8 * n * k + 1024), 1L, label = label)
+    # scratch a few times (each O(n b), b the panel or band width), never
+    # once per panel (there are n / 48 or n / 32 of them), and no piece of
+    # an n x n matrix (the buffer is the one, outside R's heap)
+    expect_lt(length(sizes), 16L, label = label)
+    vectors <- sizes >= 8 * n * k & sizes < 8 * n * k + 1024
+    expect_equal(sum(sizes >= 8 * n^2 / 4 & !vectors), 0L, label = label)
+  }
+})

@@ -1,0 +1,121 @@
+# The exact solver's two-stage reduction (src/band_reduction.c): dense to
+# band on the tiles, band to tridiagonal by bulge chasing, and the
+# back-transformation of the wanted vectors through both stages. It runs
+# from getOption("fastkpca.band_min_rows") rows on (where R's reference
+# BLAS sends every product to the tiles), and from 2 b + 1 rows, b = 48
+# the band width: the tests set the option to 0 so that small problems take
+# it, and to Inf (a huge number) for the one-stage reduction.
+
+with_band_rows <- function(rows, expr) {
+  old <- options(fastkpca.band_min_rows = rows)
+  on.exit(options(old))
+  expr
+}
+
+two_stage <- function(expr) with_band_rows(0, expr)
+one_stage <- function(expr) with_band_rows(1e9, expr)
+
+# Deterministic rows with a slowly decaying spectrum under rbfdot.
+wavy_rows <- function(n, d = 3) {
+  i <- seq_len(n * d)
+  matrix(sin(i * 1.37) + cos(i * 0.21) / 2, n, d)
+}
+
+test_that("two stages give plain R's eigenpairs at sizes around the band", {
+  skip_if_exact_solver_unsafe()
+  # 97 = 2 b + 1 (one panel of one row), 98, 144 = 3 b, 145, 193, 250
+  for (n in c(97L, 98L, 144L, 145L, 193L, 250L)) {
+    x <- wavy_rows(n)
+    kp <- list(sigma = 0.7)
+    ref <- plain_kpca(x, "rbfdot", kp, th = 1e-6)
+    fit <- two_stage(kpca(x, kernel = "rbfdot", kpar = kp, th = 1e-6))
+    expect_gt(length(fit$eig), 20L)
+    expect_kpca_equal(fit, ref, label = paste("threshold, n =", n))
+    f10 <- two_stage(kpca(x, kernel = "rbfdot", kpar = kp, features = 10))
+    expect_kpca_equal(f10, plain_kpca(x, "rbfdot", kp, features = 10),
+                      label = paste("features = 10, n =", n))
+  }
+})
+
+test_that("two stages and one agree, by a different computation, with both tridiagonal methods", {
+  skip_if_exact_solver_unsafe()
+  x <- wavy_rows(300L, 4L)
+  for (method in c("mrrr", "bisection")) {
+    old <- options(fastkpca.exact_method = method)
+    two <- two_stage(kpca(x, kernel = "rbfdot", kpar = list(sigma = 0.4), features = 60))
+    one <- one_stage(kpca(x, kernel = "rbfdot", kpar = list(sigma = 0.4), features = 60))
+    options(old)
+    expect_kpca_equal(two, one, tol = 1e-10, label = method)
+    # the two paths did run: their last bits differ
+    expect_false(identical(two$alpha, one$alpha), label = paste(method, "paths differ"))
+  }
+})
+
+test_that("two stages keep the variance rule and kernlab's numbers", {
+  skip_if_exact_solver_unsafe()
+  x <- fx_iris()
+  fit <- two_stage(kpca(x, kernel = "rbfdot", kpar = list(sigma = 0.2), variance = 0.99))
+  one <- one_stage(kpca(x, kernel = "rbfdot", kpar = list(sigma = 0.2), variance = 0.99))
+  expect_kpca_equal(fit, one, tol = 1e-10, label = "variance")
+  skip_if_not_installed("kernlab")
+  for (kern in c("rbfdot", "laplacedot", "polydot")) {
+    kp <- switch(kern, polydot = list(degree = 2, scale = 0.1, offset = 1), list(sigma = 0.2))
+    fit <- two_stage(kpca(x, kernel = kern, kpar = kp))
+    expect_kpca_equal(fit, kernlab_fit(x, kern, kp), label = paste(kern, "vs kernlab"))
+  }
+})
+
+test_that("two stages give the same bits on any number of threads", {
+  skip_if_exact_solver_unsafe()
+  x <- wavy_rows(400L, 5L)
+  old <- options(fastkpca.tile_thread_work = 0)  # every product on its threads
+  on.exit(options(old))
+  fits <- lapply(c(1L, test_threads(2L), test_threads(3L)), function(th)
+    two_stage(kpca(x, kernel = "rbfdot", kpar = list(sigma = 0.5), threads = th)))
+  expect_gt(length(fits[[1]]$eig), 50L)
+  for (f in fits[-1]) {
+    expect_identical(f$eig, fits[[1]]$eig)
+    expect_identical(f$alpha, fits[[1]]$alpha)
+    expect_identical(f$rotated, fits[[1]]$rotated)
+  }
+})
+
+test_that("two stages on every vector path of this CPU", {
+  skip_if_exact_solver_unsafe()
+  x <- wavy_rows(200L)
+  ref <- plain_kpca(x, "rbfdot", list(sigma = 0.7), th = 1e-6)
+  for (path in simd_path(available = TRUE)) {
+    old <- options(fastkpca.simd = path)
+    fit <- two_stage(kpca(x, kernel = "rbfdot", kpar = list(sigma = 0.7), th = 1e-6))
+    options(old)
+    expect_kpca_equal(fit, ref, label = path)
+  }
+})
+
+test_that("two stages on rank-deficient, diagonal and tied spectra", {
+  skip_if_exact_solver_unsafe()
+  # rank 3: the panels below the third column are zero (tau 0 everywhere)
+  x <- wavy_rows(150L)
+  fit <- two_stage(kpca(x, kernel = "vanilladot", kpar = list()))
+  expect_kpca_equal(fit, plain_kpca(x, "vanilladot", list()), label = "vanilladot")
+  expect_length(fit$eig, 3L)
+  # a diagonal kernel matrix: already tridiagonal, every reflector trivial
+  K <- diag(seq(2, 1, length.out = 120))
+  expect_warning(fitK <- two_stage(kpca(K, kernel = "precomputed", features = 5)),
+                 "nearly diagonal")
+  Kc <- plain_center(K)
+  expect_equal(unname(fitK$eig), eigen(Kc, symmetric = TRUE)$values[1:5] / 120,
+               tolerance = 1e-12)
+  # duplicated rows: tied eigenvalues, compared as eigenspaces
+  xd <- rbind(x[1:60, ], x[1:60, ])
+  fitd <- two_stage(kpca(xd, kernel = "rbfdot", kpar = list(sigma = 0.7), features = 20))
+  expect_kpca_equal(fitd, plain_kpca(xd, "rbfdot", list(sigma = 0.7), features = 20),
+                    label = "duplicated rows")
+})
+
+test_that("fastkpca.band_min_rows is checked", {
+  old <- options(fastkpca.band_min_rows = -1)
+  on.exit(options(old))
+  expect_error(kpca(wavy_rows(20L), features = 2), "fastkpca.band_min_rows",
+               class = "fastkpca_error_argument")
+})
