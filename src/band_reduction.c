@@ -33,6 +33,7 @@
  * (tiles.c), and stage 2 runs on one thread: the bits do not depend on
  * the number of threads. */
 #include "fastkpca.h"
+#include "simd.h"
 #include <math.h>
 #include <string.h>
 #if defined(__unix__) || defined(__APPLE__)
@@ -248,57 +249,79 @@ typedef struct {
 
 #define BAND(st, i, j) ((st)->w[(size_t) (i) + (size_t) (j) * (st)->ld])
 
+/* Stage 2's loops run down columns of at most b rows: each is asked to be
+ * vectorized (a dot product's partial sums, named sum, in the lanes), and the kernels
+ * are compiled once per instruction set (band_sweep_for()), as the
+ * symmetric product of tiles.c is. */
+#ifdef _OPENMP
+# define BAND_SIMD _Pragma("omp simd")
+# define BAND_SIMD_SUM _Pragma("omp simd reduction(+:sum)")
+#else
+# define BAND_SIMD
+# define BAND_SIMD_SUM
+#endif
+#define BAND_INLINE static inline __attribute__((always_inline))
+
 /* C <- H C H, H = I - tau v v', C the symmetric len x len block at (r, r)
  * (lower triangle): w = tau C v, w -= (tau / 2) (w'v) v, C -= v w' + w v'. */
-static void band_two_sided(band_state *st, int r, int len, const double *v, double tau,
-                           double *w)
+BAND_INLINE void band_two_sided(band_state *st, int r, int len, const double *v,
+                                double tau, double *w)
 {
     if (tau == 0.0) return;
     for (int i = 0; i < len; i++) w[i] = 0.0;
     for (int j = 0; j < len; j++) {
         const double *c = &BAND(st, r, r + j);
-        double s = c[j] * v[j];
-        for (int i = j + 1; i < len; i++) { w[i] += c[i] * v[j]; s += c[i] * v[i]; }
-        w[j] += s;
+        double sum = 0.0, vj = v[j];
+        BAND_SIMD_SUM
+        for (int i = j + 1; i < len; i++) { w[i] += c[i] * vj; sum += c[i] * v[i]; }
+        w[j] += sum + c[j] * vj;
     }
-    double dot = 0.0;
-    for (int i = 0; i < len; i++) { w[i] *= tau; dot += w[i] * v[i]; }
-    double alpha = -0.5 * tau * dot;
+    double sum = 0.0;
+    BAND_SIMD_SUM
+    for (int i = 0; i < len; i++) { w[i] *= tau; sum += w[i] * v[i]; }
+    double alpha = -0.5 * tau * sum;
+    BAND_SIMD
     for (int i = 0; i < len; i++) w[i] += alpha * v[i];
     for (int j = 0; j < len; j++) {
-        double *c = &BAND(st, r, r + j);
-        for (int i = j; i < len; i++) c[i] -= v[i] * w[j] + w[i] * v[j];
+        double *c = &BAND(st, r, r + j), wj = w[j], vj = v[j];
+        BAND_SIMD
+        for (int i = j; i < len; i++) c[i] -= v[i] * wj + w[i] * vj;
     }
 }
 
 /* The rows x cols block at (r, c) <- block H (from the right): y = B v,
  * B -= tau y v'. */
-static void band_right(band_state *st, int r, int rows, int c, int cols, const double *v,
-                       double tau, double *y)
+BAND_INLINE void band_right(band_state *st, int r, int rows, int c, int cols,
+                            const double *v, double tau, double *y)
 {
     if (tau == 0.0) return;
     for (int i = 0; i < rows; i++) y[i] = 0.0;
     for (int j = 0; j < cols; j++) {
         const double *col = &BAND(st, r, c + j);
-        for (int i = 0; i < rows; i++) y[i] += col[i] * v[j];
+        double vj = v[j];
+        BAND_SIMD
+        for (int i = 0; i < rows; i++) y[i] += col[i] * vj;
     }
     for (int j = 0; j < cols; j++) {
         double *col = &BAND(st, r, c + j), f = tau * v[j];
+        BAND_SIMD
         for (int i = 0; i < rows; i++) col[i] -= y[i] * f;
     }
 }
 
 /* The rows x cols block at (r, c) <- H block (from the left): each
  * column -= tau (v'column) v. */
-static void band_left(band_state *st, int r, int rows, int c, int cols, const double *v,
-                      double tau)
+BAND_INLINE void band_left(band_state *st, int r, int rows, int c, int cols,
+                           const double *v, double tau)
 {
     if (tau == 0.0) return;
     for (int j = 0; j < cols; j++) {
-        double *col = &BAND(st, r, c + j), s = 0.0;
-        for (int i = 0; i < rows; i++) s += col[i] * v[i];
-        s *= tau;
-        for (int i = 0; i < rows; i++) col[i] -= s * v[i];
+        double *col = &BAND(st, r, c + j), sum = 0.0;
+        BAND_SIMD_SUM
+        for (int i = 0; i < rows; i++) sum += col[i] * v[i];
+        sum *= tau;
+        BAND_SIMD
+        for (int i = 0; i < rows; i++) col[i] -= sum * v[i];
     }
 }
 
@@ -306,7 +329,7 @@ static void band_left(band_state *st, int r, int rows, int c, int cols, const do
  * column c (dlarfg): v (len, v[0] = 1) and its tau, returned; the band
  * keeps beta at (r, c) and zeros below; v and tau are also stored in row
  * s of A's strict upper triangle, tau in place of the unit entry. */
-static double band_reflector(band_state *st, int s, int r, int c, int len, double *v)
+BAND_INLINE double band_reflector(band_state *st, int s, int r, int c, int len, double *v)
 {
     const int one = 1;
     double tau = 0.0, *x = &BAND(st, r + 1, c), *a = st->A;
@@ -354,8 +377,8 @@ static void sweep_done(int *mine, int steps)
  * to the end of the band, step by step (each step's block starts b rows
  * below the last's); prev: the steps done by sweep s - 1 (NULL when it is
  * finished), mine: sweep s's. */
-static void band_sweep(band_state *st, int s, double *v, double *u, double *work,
-                       const int *prev, int *mine)
+BAND_INLINE void band_sweep_body(band_state *st, int s, double *v, double *u,
+                                 double *work, const int *prev, int *mine)
 {
     int n = st->n, b = st->b, r = s + 1, end = s + b < n - 1 ? s + b : n - 1, step = 0;
     sweep_wait(prev, 2);
@@ -379,6 +402,43 @@ static void band_sweep(band_state *st, int s, double *v, double *u, double *work
     sweep_done(mine, SWEEP_FINISHED);
 }
 
+/* The sweep, one copy per instruction set (a path's copy rounds as its
+ * fused multiply-adds do; the bits depend on the path, not the threads). */
+typedef void (*band_sweep_fn)(band_state *, int, double *, double *, double *,
+                              const int *, int *);
+
+static void band_sweep_baseline(band_state *st, int s, double *v, double *u,
+                                double *work, const int *prev, int *mine)
+{
+    band_sweep_body(st, s, v, u, work, prev, mine);
+}
+
+#ifdef SIMD_X86
+SIMD_AVX2_ATTR
+static void band_sweep_avx2(band_state *st, int s, double *v, double *u, double *work,
+                            const int *prev, int *mine)
+{
+    band_sweep_body(st, s, v, u, work, prev, mine);
+}
+
+SIMD_AVX512_ATTR
+static void band_sweep_avx512(band_state *st, int s, double *v, double *u, double *work,
+                              const int *prev, int *mine)
+{
+    band_sweep_body(st, s, v, u, work, prev, mine);
+}
+#endif
+
+static band_sweep_fn band_sweep_for(simd_path path)
+{
+#ifdef SIMD_X86
+    if (path == SIMD_AVX512) return band_sweep_avx512;
+    if (path == SIMD_AVX2) return band_sweep_avx2;
+#endif
+    (void) path;
+    return band_sweep_baseline;
+}
+
 /* Sweeps per thread between two interrupt checks. */
 #define SWEEPS_PER_CHECK 64
 
@@ -398,6 +458,7 @@ void band_chase(double *A, int n, int b, double *diag, double *offdiag, int thre
     /* about 6 b^2 multiply-adds a step, n / b steps a sweep */
     int nt = threads > 1 && 6.0 * n * b * SWEEPS_PER_CHECK >= tile_thread_work_current()
         ? threads : 1;
+    band_sweep_fn sweep = band_sweep_for(simd_active());
     double *scratch = (double *) R_alloc((3 * (size_t) b + 3) * nt, sizeof(double));
     int *done = (int *) R_alloc((size_t) n, sizeof(int));
     memset(done, 0, (size_t) n * sizeof(int));
@@ -413,7 +474,7 @@ void band_chase(double *A, int n, int b, double *diag, double *offdiag, int thre
 #endif
             double *v = scratch + (3 * (size_t) b + 3) * id, *u = v + b + 1, *work = u + b + 1;
             for (int s = s0 + id; s < s1; s += nt)
-                band_sweep(&st, s, v, u, work, s > s0 ? done + s - 1 : NULL, done + s);
+                sweep(&st, s, v, u, work, s > s0 ? done + s - 1 : NULL, done + s);
         }
         R_CheckUserInterrupt();
         progress_at(PROGRESS_REDUCE, 0.9 + 0.1 * (1.0 - pow((double) (n - s1) / n, 2)));
