@@ -112,8 +112,9 @@ simd_path_resolve <- function(code) engine_call(.Call(C_simd_path_resolve, as.in
 #' substring must be in to go to the dense product of the string kernels
 #' (default `0.5`). A third, `fastkpca.band_min_rows`, is the smallest
 #' number of rows from which the exact solver reduces the kernel matrix in
-#' two stages (see `?kpca`, "Solvers"); it changes the last bits of the
-#' results, not their accuracy.
+#' two stages (default 600 with R's reference BLAS, none with an optimized
+#' BLAS; see the Exact solver section of [kpca()]): it changes the last
+#' bits of exact fits, not their accuracy.
 #'
 #' @param available `FALSE` (the default) for the path this session uses;
 #'   `TRUE` for every path this CPU runs, narrowest first.

@@ -4,6 +4,7 @@
 #   Rscript bench/run.R quick            # n = 1000 and 3000 only
 #   Rscript bench/run.R quick openblas   # one BLAS: reference, openblas, default
 #   Rscript bench/run.R quick n=1000 reps=3  # one n; median of 3 runs per case
+#   Rscript bench/run.R n=6000 reference     # the default call at n = 6000
 # The BLAS's own settings pass through to the children, e.g.
 #   OPENBLAS_NUM_THREADS=1 Rscript bench/run.R quick openblas
 # Each case runs in its own child process (bench/case.R), so that its peak
@@ -16,8 +17,14 @@
 # is rbfdot with sigma = 0.05 and features = 5), the number of components,
 # wall time, speed relative to kernlab (same BLAS, call and n), the peak
 # memory added by the fit as a multiple of 8 n^2 bytes (one n x n double
-# matrix), and the largest relative difference of the eigenvalues from
-# kernlab's (n/a where kernlab is not run).
+# matrix), the largest relative difference of the eigenvalues from
+# kernlab's (n/a where kernlab is not run), and for the calls that find
+# eigenpairs of the whole n x n matrix (the default call, and kernlab's
+# every call) the floor: the reduction's 4/3 n^3 flops and the
+# back-transformation's 2 n^2 k (k the components kept) at the machine's
+# product rate, measured in the same run (fastkpca:::tile_product() of two
+# 3000 x 3000 matrices on the run's threads, the median of three), and the
+# time as a multiple of it.
 args <- commandArgs(trailingOnly = TRUE)
 quick <- "quick" %in% args
 blases <- intersect(args, c("reference", "openblas", "default"))
@@ -38,11 +45,15 @@ source(file.path(here, "blas.R"))
 one_n <- function(n) rbind(
   data.frame(impl = c("matrix", "kernlab", "auto"), n = n, features = "default"),
   data.frame(impl = c("kernlab", "exact", "auto"), n = n, features = "5"))
-cases <- rbind(one_n(1000L), one_n(3000L))
-if (!quick)
-  cases <- rbind(cases, data.frame(impl = "auto", n = c(10000L, 20000L, 40000L),
-                                   features = "10"))
-if (!is.na(only_n)) cases <- cases[cases$n == only_n, ]
+# n = 6000: the default call against its floor (kernlab would take minutes)
+cases <- rbind(one_n(1000L), one_n(3000L),
+               data.frame(impl = c("matrix", "auto"), n = 6000L, features = "default"),
+               data.frame(impl = "auto", n = c(10000L, 20000L, 40000L), features = "10"))
+if (!is.na(only_n)) {
+  cases <- cases[cases$n == only_n, ]
+} else if (quick) {
+  cases <- cases[cases$n <= 3000L, ]
+}
 d <- 10L
 sigma <- 0.05
 
@@ -55,6 +66,21 @@ run_case <- function(impl, n, features, env) {
 }
 
 fmt_ratio <- function(x) if (is.na(x)) "n/a" else sprintf("%.1fx", x)
+
+# The product rate (flops a second) of the package's tiles on this
+# machine, now: the floor's unit.
+product_rate <- function(threads) {
+  suppressPackageStartupMessages(library(fastkpca))
+  set.seed(7)
+  a <- matrix(rnorm(3000^2), 3000); b <- matrix(rnorm(3000^2), 3000)
+  secs <- replicate(3, system.time(fastkpca:::tile_product(a, b, threads = threads))[["elapsed"]])
+  2 * 3000^3 / median(secs)
+}
+rate_threads <- as.integer(Sys.getenv("FASTKPCA_BENCH_THREADS", "2"))
+rate <- product_rate(rate_threads)
+cat(sprintf("product rate: %.1f GFLOP/s (tile_product, 3000 x 3000, %d threads)\n",
+            rate / 1e9, rate_threads))
+floor_seconds <- function(n, k) (4 / 3 * n^3 + 2 * n^2 * k) / rate
 tables <- list()
 for (blas in blases) {
   env <- blas_env(blas)
@@ -87,7 +113,8 @@ for (blas in blases) {
     if (is.null(r)) return(data.frame(blas = blas, call = call, n = n,
                                       case = cases$impl[i], solver = "failed",
                                       comps = NA, seconds = NA, speedup = "n/a",
-                                      memory = "n/a", eig_vs_kernlab = "n/a"))
+                                      memory = "n/a", eig_vs_kernlab = "n/a",
+                                      floor = "n/a", x_floor = "n/a"))
     peer <- which(cases$n == n & cases$features == cases$features[i] &
                   cases$impl == "kernlab")
     kl <- if (length(peer)) results[[peer[1]]]
@@ -96,11 +123,15 @@ for (blas in blases) {
       ref <- kl$eig[seq_along(r$eig)]
       sprintf("%.1e", max(abs(r$eig - ref) / abs(ref)))
     } else "n/a"
+    whole <- cases$impl[i] == "kernlab" || (call == "kpca(x)" && cases$impl[i] != "matrix")
+    fl <- if (whole) floor_seconds(n, length(r$eig)) else NA
     data.frame(blas = blas, call = call, n = n, case = cases$impl[i],
                solver = r$solver, comps = length(r$eig),
                seconds = round(r$time, 2), speedup = fmt_ratio(speed),
                memory = sprintf("%.2f", r$added_bytes / (8 * n^2)),
-               eig_vs_kernlab = agree)
+               eig_vs_kernlab = agree,
+               floor = if (is.na(fl)) "n/a" else sprintf("%.2f", fl),
+               x_floor = if (is.na(fl)) "n/a" else sprintf("%.2f", r$time / fl))
   }))
 }
 cat("\nGaussian data, d = 10. kpca(x): the default call (rbfdot, sigma = 0.1,\n")
@@ -108,6 +139,8 @@ cat("features = 0, th = 1e-4); k comp.: rbfdot, sigma = 0.05, features = k\n")
 cat("speedup: kernlab's time / this case's time, same BLAS, call and n\n")
 if (reps > 1) cat(sprintf("seconds: the median of %d runs, taken in turn\n", reps))
 cat("memory: peak resident memory added by the fit / (8 n^2 bytes);\n")
-cat("        the 'matrix' rows measure R's matrix(0, n, n) the same way\n\n")
+cat("        the 'matrix' rows measure R's matrix(0, n, n) the same way\n")
+cat("floor: (4/3 n^3 + 2 n^2 k) flops at the product rate above, in seconds;\n")
+cat("x_floor: seconds / floor\n\n")
 options(width = 200)
 print(do.call(rbind, tables), row.names = FALSE)

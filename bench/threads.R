@@ -3,6 +3,7 @@
 # share of the time outside the parallel part.
 #   R_LIBS=... Rscript bench/threads.R                 # every part
 #   R_LIBS=... Rscript bench/threads.R kernels fits   # chosen parts
+#   R_LIBS=... Rscript bench/threads.R default        # the default call alone
 #   FASTKPCA_BENCH_THREADS=1,2,4 FASTKPCA_BENCH_ROUNDS=3 Rscript bench/threads.R ...
 # Every case runs in its own R process (this script, "child CASE THREADS
 # OUT"), the median of 3 repeats inside it for the cases under a second;
@@ -18,7 +19,10 @@
 #            in the same run (one thread: it has none of its own), and
 #            the floor of any n x n result on this machine: R's
 #            numeric(n^2), which allocates the memory and writes it once;
-#   fits:    kpca(x, features = 5) at n = 3000 (solver "auto", the
+#   fits:    the default call kpca(x) at n = 3000 (the exact solver, its
+#            two-stage reduction, about 620 components; n from the
+#            environment variable FASTKPCA_BENCH_DEFAULT_N),
+#            kpca(x, features = 5) at n = 3000 (solver "auto", the
 #            iterative one), the exact solver at n = 3000, Nystrom with
 #            1000 landmarks at n = 10^5, kcca() (centered formulation) at
 #            n = 5000 and kica() at n = 2000 (one thread: it has no
@@ -61,6 +65,7 @@ if (length(args) >= 1L && args[1L] == "child") {
   k <- rbfdot(sigma = sigma)
   n <- switch(case, km = , cross = , predict = , kernlab_km = , kernlab_cross = ,
               floor = 8000L, auto5 = , exact5 = 3000L, nystrom = 1e5L, kcca = 5000L,
+              default = as.integer(Sys.getenv("FASTKPCA_BENCH_DEFAULT_N", "3000")),
               kica = 2000L, mf = , workers = 20000L)
   x <- rows(n, 1)
   values <- NA_real_
@@ -88,6 +93,9 @@ if (length(args) >= 1L && args[1L] == "child") {
       if (case == "kernlab_km") kernlab::kernelMatrix(kk, x) else kernlab::kernelMatrix(kk, z, x),
       repeats = 1L)
     values <- as.double(n)^2
+  } else if (case == "default") {
+    # kpca(x) itself, but for the threads; x has d = 10 (sigma 0.1: kernlab's default)
+    out$seconds <- median_time(function() kpca(x, threads = threads), repeats = 1L)
   } else if (case == "auto5") {
     out$seconds <- median_time(function() kpca(x, kernel = k, features = 5, threads = threads))
   } else if (case == "exact5") {
@@ -159,9 +167,10 @@ if (!length(threads_list)) {
   threads_list <- threads_list[threads_list <= cores]
 }
 parts <- if (length(args)) args else c("kernels", "fits", "mf", "workers")
-cases <- c(if ("kernels" %in% parts) c("km", "cross", "predict"),
-           if ("fits" %in% parts) c("auto5", "exact5", "nystrom", "kcca", "kica"),
-           if ("mf" %in% parts) "mf", if ("workers" %in% parts) "workers")
+cases <- unique(c(if ("kernels" %in% parts) c("km", "cross", "predict"),
+           if ("fits" %in% parts) c("default", "auto5", "exact5", "nystrom", "kcca", "kica"),
+           if ("default" %in% parts) "default",
+           if ("mf" %in% parts) "mf", if ("workers" %in% parts) "workers"))
 run_child <- function(case, threads) {
   out <- tempfile(fileext = ".rds")
   status <- system2(file.path(R.home("bin"), "Rscript"),

@@ -549,9 +549,11 @@ typedef struct {
 } reduction;
 
 /* The band width of the two-stage reduction, and the smallest n it takes
- * (the setting fastkpca.band_min_rows; below it, the one-stage reduction).
- * Measured by bench/two-stage.R on the project machine (reference BLAS,
- * AVX-512, 2 threads). */
+ * (the setting fastkpca.band_min_rows; below it, the one-stage reduction):
+ * with R's reference BLAS, BAND_MIN_ROWS; with an optimized one, whose own
+ * dsytrd and dormtr run at its product rate, none by default (the largest
+ * int). Measured by bench/two-stage.R on the project machine (AVX-512, 2
+ * threads). */
 #ifndef BAND_WIDTH
 #define BAND_WIDTH 48
 #endif
@@ -560,26 +562,23 @@ static double band_min_rows = BAND_MIN_ROWS;
 
 double band_min_rows_default(void)
 {
-    return BAND_MIN_ROWS;
+    return tiles_at_every_size() ? BAND_MIN_ROWS : 2147483647.0;
 }
 
 void band_min_rows_set(double rows)
 {
-    band_min_rows = rows >= 0 ? rows : BAND_MIN_ROWS;
+    band_min_rows = rows >= 0 ? rows : band_min_rows_default();
 }
 
-/* A (scaled) reduced to the tridiagonal: in two stages where every product
- * goes to the tiles (tiles_at_every_size(): R's reference BLAS; an
- * optimized BLAS's dsytrd runs at its own product rate) from
- * band_min_rows on, else dsytrd's steps (reduce_tridiagonal()). */
+/* A (scaled) reduced to the tridiagonal: in two stages from band_min_rows
+ * on, else dsytrd's steps (reduce_tridiagonal()). */
 static void reduce(double *A, int n, reduction *red, int threads)
 {
     red->n = n;
     red->diag = (double *) R_alloc((size_t) n, sizeof(double));
     red->offdiag = (double *) R_alloc((size_t) n, sizeof(double));
     red->tau = (double *) R_alloc((size_t) n, sizeof(double));
-    red->band = tiles_at_every_size() && n >= band_min_rows && n > 2 * BAND_WIDTH
-        ? BAND_WIDTH : 0;
+    red->band = n >= band_min_rows && n > 2 * BAND_WIDTH ? BAND_WIDTH : 0;
     if (red->band > 0) {
         band_reduce(A, n, red->band, red->tau, threads);
         band_chase(A, n, red->band, red->diag, red->offdiag, threads);
