@@ -562,10 +562,12 @@ static void band_back_stage2(const double *A, int n, int b, double *Z, int k, in
         double *pool = pool0;
         for (int t = 0; S + 1 + t * b <= n - 1; t++)
             band_group_make(A, n, b, S, gs, t, grp + count++, &pool, V, T, gram, tau);
-        /* each group about 4 g^2 k multiply-adds (2 (b + g) g k with g = b) */
-        int nt = 4.0 * g * g * k * count < tile_thread_work_current() ? 1 : nt0;
+        /* each group 2 (b + g) g k multiply-adds */
+        int nt = 2.0 * (b + g) * g * k * count < tile_thread_work_current() ? 1 : nt0;
 #ifdef _OPENMP
 #pragma omp parallel for num_threads(nt) schedule(static) if (nt > 1)
+#else
+        (void) nt;
 #endif
         for (int c = 0; c < chunks; c++) {
             int id = 0;
