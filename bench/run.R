@@ -5,6 +5,7 @@
 #   Rscript bench/run.R quick openblas   # one BLAS: reference, openblas, default
 #   Rscript bench/run.R quick n=1000 reps=3  # one n; median of 3 runs per case
 #   Rscript bench/run.R n=6000 reference     # the default call at n = 6000
+#   Rscript bench/run.R quick reference sklearn  # scikit-learn's KernelPCA too
 # The BLAS's own settings pass through to the children, e.g.
 #   OPENBLAS_NUM_THREADS=1 Rscript bench/run.R quick openblas
 # Each case runs in its own child process (bench/case.R), so that its peak
@@ -24,9 +25,13 @@
 # back-transformation's 2 n^2 k (k the components kept) at the machine's
 # product rate, measured in the same run (fastkpca:::tile_product() of two
 # 3000 x 3000 matrices on the run's threads, the median of three), and the
-# time as a multiple of it.
+# time as a multiple of it. With "sklearn", scikit-learn's dense KernelPCA
+# (bench/sklearn_kpca.py, on the same BLAS: LD_PRELOAD reaches numpy's
+# too) with the components the default call kept, on the same data, after
+# each default call.
 args <- commandArgs(trailingOnly = TRUE)
 quick <- "quick" %in% args
+sklearn <- "sklearn" %in% args
 blases <- intersect(args, c("reference", "openblas", "default"))
 if (!length(blases)) blases <- c("reference", "openblas")
 arg_value <- function(name, default) {
@@ -67,6 +72,39 @@ run_case <- function(impl, n, features, env) {
 
 fmt_ratio <- function(x) if (is.na(x)) "n/a" else sprintf("%.1fx", x)
 
+# scikit-learn's KernelPCA on the rows of bench/case.R (seed 42, d = 10) with
+# k components, gamma = sigma = 0.1 (the default call's kernel), on the BLAS
+# of env; NULL without a python that has scikit-learn.
+sklearn_python <- local({
+  found <- NULL
+  function() {
+    if (is.null(found)) {
+      candidates <- unique(c(Sys.which(c("python3", "python")), "/usr/bin/python3"))
+      candidates <- candidates[nzchar(candidates) & file.exists(candidates)]
+      ok <- vapply(candidates, function(p) suppressWarnings(system2(p,
+        c("-c", shQuote("import sklearn")), stdout = FALSE, stderr = FALSE)) == 0, TRUE)
+      found <<- c(candidates[ok], NA)[1]
+    }
+    found
+  }
+})
+run_sklearn <- function(n, k, env) {
+  python <- sklearn_python()
+  if (is.na(python)) return(NULL)
+  set.seed(42)
+  x <- matrix(rnorm(n * d), n, d)
+  data_file <- tempfile(fileext = ".f64")
+  on.exit(unlink(data_file))
+  writeBin(as.vector(t(x)), data_file)
+  out <- suppressWarnings(system2(python, c(file.path(here, "sklearn_kpca.py"), data_file, n,
+                                            d, 0.1, k), stdout = TRUE, env = env))
+  line <- grep("^seconds", out, value = TRUE)
+  if (length(line) != 1L) return(NULL)
+  list(time = as.double(sub("^seconds ", "", line)), added_bytes = NA_real_,
+       eig = as.double(strsplit(sub("^eig ", "", grep("^eig", out, value = TRUE)), " ")[[1]]),
+       solver = "sklearn dense")
+}
+
 # The product rate (flops a second) of the package's tiles on this
 # machine, now: the floor's unit.
 product_rate <- function(threads) {
@@ -82,6 +120,7 @@ cat(sprintf("product rate: %.1f GFLOP/s (tile_product, 3000 x 3000, %d threads)\
             rate / 1e9, rate_threads))
 floor_seconds <- function(n, k) (4 / 3 * n^3 + 2 * n^2 * k) / rate
 tables <- list()
+sklearn_runs <- list()
 for (blas in blases) {
   env <- blas_env(blas)
   # with reps > 1 the cases run in turn, reps times, and each keeps its
@@ -92,6 +131,13 @@ for (blas in blases) {
                 cases$impl[i], cases$features[i], cases$n[i], r, reps))
     res <- run_case(cases$impl[i], cases$n[i], cases$features[i], env)
     if (!is.null(res)) runs[[i, r]] <- res
+    if (sklearn && !is.null(res) && cases$impl[i] == "auto" && cases$features[i] == "default") {
+      cat(sprintf("[%s] running scikit-learn with %d components at n = %d ...\n", blas,
+                  length(res$eig), cases$n[i]))
+      sk <- run_sklearn(cases$n[i], length(res$eig), env)
+      if (!is.null(sk)) sklearn_runs[[length(sklearn_runs) + 1L]] <-
+        list(blas = blas, n = cases$n[i], res = sk)
+    }
   }
   results <- lapply(seq_len(nrow(cases)), function(i) {
     ok <- Filter(Negate(is.null), runs[i, ])
@@ -144,3 +190,23 @@ cat("floor: (4/3 n^3 + 2 n^2 k) flops at the product rate above, in seconds;\n")
 cat("x_floor: seconds / floor\n\n")
 options(width = 200)
 print(do.call(rbind, tables), row.names = FALSE)
+if (length(sklearn_runs)) {
+  all <- do.call(rbind, tables)
+  sk <- do.call(rbind, lapply(split(sklearn_runs, vapply(sklearn_runs, function(s)
+    paste(s$blas, s$n), "")), function(runs) {
+      s <- runs[[1]]
+      secs <- median(vapply(runs, function(r) r$res$time, 0))
+      fk <- all[all$blas == s$blas & all$n == s$n & all$case == "auto" &
+                  all$call == "kpca(x)", ]
+      kl <- all[all$blas == s$blas & all$n == s$n & all$case == "kernlab" &
+                  all$call == "kpca(x)", ]
+      data.frame(blas = s$blas, n = s$n, sklearn_seconds = round(secs, 2),
+                 fastkpca_seconds = fk$seconds[1],
+                 fastkpca_vs_sklearn = fmt_ratio(secs / fk$seconds[1]),
+                 kernlab_seconds = if (nrow(kl)) kl$seconds[1] else NA,
+                 floor = fk$floor[1], sklearn_x_floor = sprintf("%.2f",
+                   secs / as.double(fk$floor[1])))
+    }))
+  cat("\nscikit-learn's dense KernelPCA with the components of the default call:\n")
+  print(sk, row.names = FALSE)
+}
