@@ -38,6 +38,19 @@ test_that("every kernel matches the plain-R oracle (K, H K H, eigen)", {
   }
 })
 
+test_that("the exact solver's two-stage reduction matches the plain-R oracle", {
+  # (test-two-stage.R has the rest; this one runs wherever the core tests do,
+  # arm64 and the plain path included)
+  x <- fx_iris()
+  old <- options(fastkpca.band_min_rows = 0)
+  on.exit(options(old))
+  for (feat in c(0, 8)) {
+    fit <- kpca(x, kernel = "rbfdot", kpar = list(sigma = 0.3), features = feat)
+    expect_kpca_equal(fit, plain_kpca(x, "rbfdot", list(sigma = 0.3), features = feat),
+                      tol = 1e-8, label = sprintf("two stages, features = %d", feat))
+  }
+})
+
 test_that("a non-default threshold 'th' keeps exactly the eigenvalues above it", {
   x <- fx_arrests()
   for (th in c(0.05, 0.01, 1e-3)) {
