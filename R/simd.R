@@ -13,7 +13,7 @@ simd_path_names <- c("auto", "plain", "sse2", "avx2", "avx512", "neon")
 
 # The options, with what each holds.
 engine_option_names <- c("fastkpca.simd", "fastkpca.tile_thread_work",
-                         "fastkpca.string_dense_share")
+                         "fastkpca.string_dense_share", "fastkpca.wide_min_d")
 
 # The code of the path named by the option fastkpca.simd.
 simd_code <- function(value = getOption("fastkpca.simd", "auto")) {
@@ -54,6 +54,8 @@ engine_settings <- function() {
   .Call(C_engine_settings, simd_code(),
         engine_number_option("fastkpca.tile_thread_work", defaults[["thread_work"]]),
         engine_number_option("fastkpca.string_dense_share", defaults[["dense_share"]],
+                             positive = TRUE),
+        engine_number_option("fastkpca.wide_min_d", defaults[["wide_min_d"]],
                              positive = TRUE))
 }
 
@@ -109,7 +111,10 @@ simd_path_resolve <- function(code) engine_call(.Call(C_simd_path_resolve, as.in
 #' spreads over threads (default `3e7`), and
 #' `fastkpca.string_dense_share`, the share of the strings a common
 #' substring must be in to go to the dense product of the string kernels
-#' (default `0.5`).
+#' (default `0.5`). A third, `fastkpca.wide_min_d`, is the fewest columns
+#' for which the kernels of an inner product or a distance are computed
+#' from a blocked matrix product of the rows (default `2048`); it changes
+#' nothing but `laplacedot()`'s last bits (about `1e-15` relative).
 #'
 #' @param available `FALSE` (the default) for the path this session uses;
 #'   `TRUE` for every path this CPU runs, narrowest first.

@@ -56,7 +56,9 @@ typedef struct {
     double sigma, scale, offset;
     int degree;
     int rows, d, lower_only, diff, expanded, row_block;
+    int wide;                      /* the Gram block as a product (kernel_wide_form) */
     const double *apack;           /* rows, 8 by 8, coordinate by coordinate */
+    const double *a;               /* the row points, each contiguous (wide) */
     const double *anorms, *bnorms; /* squared norms, for the expanded form */
     const double *b;               /* the column points, each contiguous */
     double *out;                   /* rows x columns, leading dimension rows */
@@ -217,6 +219,229 @@ int kernel_expanded_form(const kernel_spec *spec, int d)
     return spec->code == KERNEL_RBF && d >= KERNEL_EXPANDED_MIN_D;
 }
 
+/* ---- wide data: the Gram block as a matrix product ----------------------
+ *
+ * From wide_min_d coordinates on (kernel_wide_form()), a block is computed
+ * in two steps: the inner products of its rows and columns by the register
+ * tiles of the general product (tile_gemm(), tiles.c), which pack panels
+ * of coordinates for the caches as a matrix product does, and then per
+ * column the distances from the norms (distance kernels) and the kernel's
+ * function. tile_gemm() sums each inner product over the coordinates in
+ * order, one multiply-add a coordinate (fused on the paths that fuse), as
+ * the tiles above do: the same inner products, to the bit, and so the same
+ * values for vanilladot, polydot, tanhdot and rbfdot (whose distances
+ * come from the norms there too). laplacedot sums differences below the
+ * crossover; here its distances come from the norms, and a pair whose
+ * distance is so small that the square root would magnify the norms'
+ * rounding (wide_refine()) gets its differences summed instead. Every
+ * value depends only on its pair and on d: the same bits for a row alone
+ * or among others, on any thread count. The data's column means are
+ * subtracted from the points of the distance kernels beforehand, as for
+ * the tiles above (kernel_points). */
+
+/* The default crossover: measured (bench/wide.R, see NEWS.md and the
+ * ARCHITECTURE.md entry of this file). The R option fastkpca.wide_min_d
+ * replaces it (engine_settings.c); set on the main thread between calls. */
+#define KERNEL_WIDE_MIN_D 2048
+static int wide_min_d = KERNEL_WIDE_MIN_D;
+
+int kernel_wide_min_d_default(void)
+{
+    return KERNEL_WIDE_MIN_D;
+}
+
+void kernel_wide_min_d_set(int d)
+{
+    wide_min_d = d >= 1 ? d : KERNEL_WIDE_MIN_D;
+}
+
+/* Whether the blocks of spec at d coordinates are products (see above). */
+int kernel_wide_form(const kernel_spec *spec, int d)
+{
+    return kernel_fast_supported(spec) && d >= wide_min_d;
+}
+
+/* Columns of a task of the wide block; rows of a task, a multiple of it
+ * (so that a diagonal square never straddles two row ranges) and of every
+ * tile height (24, 12, 6, 4). */
+#define WIDE_COLS 48
+#define WIDE_ROWS 240
+/* Doubles of the rows' panel of coordinates that the threads share from
+ * the last-level cache in one pass over the block: 8 MB. */
+#define WIDE_PANEL_DOUBLES (1 << 20)
+/* laplacedot's tolerance on a value from the norms (see wide_refine()). */
+#define WIDE_LAPLACE_TOL 1e-15
+
+/* Whether laplacedot's distance s (from the norms an, bn) is refined: its
+ * rounding, about eps sqrt(d) (an + bn) (the norms and the inner product
+ * are sums of d terms), becomes about sigma err / (2 sqrt(s)) in the
+ * kernel value; above WIDE_LAPLACE_TOL, the differences are summed. Only
+ * near-duplicate rows qualify (on unit-variance data, rows closer than
+ * about 1e-3 of their distance from the mean). */
+static int wide_refine(const fast_job *J, double s, double an, double bn)
+{
+    double err = J->sigma * DBL_EPSILON * sqrt((double) J->d) * (an + bn);
+    return err > 2.0 * WIDE_LAPLACE_TOL * sqrt(s);
+}
+
+/* Column jc's rows i0..i1-1 of a wide block, g its inner products in
+ * place: the distances (for a distance kernel), then the kernel's
+ * function. ra: a's point of row i is ra + i d. Returns 1 if a value is
+ * not finite. */
+static int wide_finish(const fast_job *J, const double *ra, int jc, int i0, int i1,
+                       double *g)
+{
+    int d = J->d, len = i1 - i0;
+    if (len <= 0) return 0;
+    if (J->expanded) {
+        double bn = J->bnorms[jc];
+        const double *bj = J->b + (size_t) jc * d;
+        for (int i = i0; i < i1; i++) {
+            double s = J->anorms[i] + bn - 2.0 * g[i - i0];
+            s = s > 0.0 ? s : 0.0;
+            if (J->code == KERNEL_LAPLACE && wide_refine(J, s, J->anorms[i], bn)) {
+                const double *ai = ra + (size_t) i * d;
+                s = 0.0;
+                for (int k = 0; k < d; k++) s += (ai[k] - bj[k]) * (ai[k] - bj[k]);
+            }
+            g[i - i0] = s;
+        }
+    }
+    fast_transform(J, g, len);
+    int bad = 0;
+    for (int i = 0; i < len; i++) bad |= !(fabs(g[i]) <= DBL_MAX);
+    return bad;
+}
+
+/* out (nr x nc, leading dimension ldo) += the inner products of a's rows
+ * r0.. and b's points c0.. over the coordinates k0 .. k0 + kc - 1: one
+ * thread. */
+static void wide_product(const fast_job *J, int r0, int nr, int c0, int nc, int k0, int kc,
+                         double *out, int ldo)
+{
+    int d = J->d;
+    tile_gemm(nr, nc, kc, J->a + (size_t) r0 * d + k0, d, 1, J->b + (size_t) c0 * d + k0, d,
+              0, 1.0, out, ldo, 1);
+}
+
+/* The wide form of kernel_fast_tile(): the tile's inner products over all
+ * the coordinates, then its columns finished. */
+static int wide_tile(const fast_job *J, int r0, int nr, int c0, int nc, double *out)
+{
+    memset(out, 0, (size_t) nr * nc * sizeof(double));
+    wide_product(J, r0, nr, c0, nc, 0, J->d, out, nr);
+    fast_job T = *J;
+    T.anorms = J->anorms ? J->anorms + r0 : NULL;
+    int bad = 0;
+    for (int c = 0; c < nc; c++)
+        bad |= wide_finish(&T, J->a + (size_t) r0 * J->d, c0 + c, 0, nr,
+                           out + (size_t) c * nr);
+    return bad;
+}
+
+/* One task of a wide block over the coordinates k0 .. k0 + kc - 1: rows
+ * [i0, i1) of column group q (columns j0 .. j1 - 1). With lower_only, rows
+ * start at j0 and the diagonal square (rows j0 .. j1 - 1) goes to sq (its
+ * own WIDE_COLS x WIDE_COLS scratch), so that nothing above the diagonal
+ * is written. */
+static void wide_task(const fast_job *J, int i0, int i1, int j0, int j1, int k0, int kc,
+                      double *sq)
+{
+    int rows = J->rows;
+    if (J->lower_only && i0 < j1) {
+        wide_product(J, j0, j1 - j0, j0, j1 - j0, k0, kc, sq, WIDE_COLS);
+        i0 = j1;
+    }
+    if (i0 < i1)
+        wide_product(J, i0, i1 - i0, j0, j1 - j0, k0, kc, J->out + (size_t) j0 * rows + i0,
+                     rows);
+}
+
+/* Coordinates per pass of wide_block(): the pass's panels of the rows and
+ * the columns in about WIDE_PANEL_DOUBLES, a whole number of the
+ * product's slices (TILE_KC = 128 coordinates). */
+static int wide_panel(const fast_job *J, int cols)
+{
+    double points = (double) J->rows + (J->lower_only ? 0 : cols);
+    int kp = (int) (WIDE_PANEL_DOUBLES / (points > 1 ? points : 1)) / 128 * 128;
+    return kp < 128 ? 128 : kp;
+}
+
+/* The tasks' inner products over coordinates k0 .. k0 + kc - 1, spread over
+ * the threads; tasks wholly above the diagonal (lower_only) are empty. */
+static void wide_pass(const fast_job *J, int cols, int k0, int kc, double *sq, int threads)
+{
+    int rows = J->rows, ngr = (rows + WIDE_ROWS - 1) / WIDE_ROWS;
+    int ntasks = ngr * ((cols + WIDE_COLS - 1) / WIDE_COLS);
+#ifdef _OPENMP
+#pragma omp parallel for num_threads(threads) schedule(dynamic, 1) if (threads > 1)
+#endif
+    for (int t = 0; t < ntasks; t++) {
+        int q = t / ngr, i0 = (t % ngr) * WIDE_ROWS, j0 = q * WIDE_COLS;
+        int i1 = rows - i0 < WIDE_ROWS ? rows : i0 + WIDE_ROWS;
+        int j1 = cols - j0 < WIDE_COLS ? cols : j0 + WIDE_COLS;
+        if (J->lower_only && i1 <= j0) continue;
+        if (J->lower_only && i0 < j0) i0 = j0;
+        wide_task(J, i0, i1, j0, j1, k0, kc,
+                  sq ? sq + (size_t) q * WIDE_COLS * WIDE_COLS : NULL);
+    }
+}
+
+/* Columns of a wide block finished (wide_finish()), lower_only's diagonal
+ * squares first copied from sq. Returns 1 if a value is not finite. */
+static int wide_finish_block(const fast_job *J, int cols, const double *sq, int threads)
+{
+    int rows = J->rows, bad = 0;
+#ifdef _OPENMP
+#pragma omp parallel for num_threads(threads) schedule(dynamic, 8) if (threads > 1) \
+    reduction(|:bad)
+#endif
+    for (int j = 0; j < cols; j++) {
+        double *col = J->out + (size_t) j * rows;
+        int i0 = J->lower_only ? j : 0;
+        if (sq) {
+            int q = j / WIDE_COLS, end = (q + 1) * WIDE_COLS < rows ? (q + 1) * WIDE_COLS : rows;
+            const double *s = sq + ((size_t) q * WIDE_COLS + j % WIDE_COLS) * WIDE_COLS;
+            for (int i = i0; i < end; i++) col[i] = s[i - q * WIDE_COLS];
+        }
+        bad |= wide_finish(J, J->a, j, i0, rows, col + i0);
+    }
+    return bad;
+}
+
+/* The wide form of kernel_fast_block() (out and lower_only as there):
+ * passes over panels of coordinates (wide_panel()), each spread over the
+ * threads in tasks of WIDE_ROWS rows by WIDE_COLS columns, with the
+ * interrupt check between passes; then the columns finished, and for
+ * KERNEL_SYMMETRIC mirrored. Scratch: lower_only's diagonal squares. */
+static int wide_block(const fast_job *J, int cols, int lower_only, int threads)
+{
+    int rows = J->rows, d = J->d, lower = J->lower_only;
+    double *sq = NULL;
+    if (lower)
+        sq = (double *) R_alloc((size_t) ((cols + WIDE_COLS - 1) / WIDE_COLS) * WIDE_COLS *
+                                WIDE_COLS + 1, sizeof(double));
+    if (sq)
+        memset(sq, 0, (size_t) ((cols + WIDE_COLS - 1) / WIDE_COLS) * WIDE_COLS * WIDE_COLS *
+               sizeof(double));
+    for (int j = 0; j < cols; j++) {
+        int i0 = lower ? j : 0;
+        if (i0 < rows) memset(J->out + (size_t) j * rows + i0, 0, (size_t) (rows - i0) * sizeof(double));
+    }
+    int kp = wide_panel(J, cols);
+    for (int k0 = 0; k0 < d; k0 += kp) {
+        int kc = d - k0 < kp ? d - k0 : kp;
+        wide_pass(J, cols, k0, kc, sq, threads);
+        R_CheckUserInterrupt();
+        double left = 1.0 - (double) (k0 + kc) / d;
+        /* the columns whose share of the work is the share done */
+        progress_fill_columns((int) (cols * (1.0 - (lower ? sqrt(left) : left))), cols, lower);
+    }
+    int bad = wide_finish_block(J, cols, sq, threads);
+    if (lower_only == KERNEL_SYMMETRIC && !bad) mirror_lower_columns(J->out, rows, 0, cols, threads);
+    return bad;
+}
+
 /* Columns per task of the parallel loop: they share each packed row tile. */
 #define FAST_CHUNK 16
 
@@ -237,7 +462,9 @@ static void fast_job_prepare(const kernel_spec *spec, const kernel_points *a,
     J->rows = rows;
     J->d = d;
     J->lower_only = lower_only != 0;
-    J->expanded = kernel_expanded_form(spec, d);
+    J->wide = kernel_wide_form(spec, d);
+    /* the wide product gives inner products: distances from the norms */
+    J->expanded = kernel_expanded_form(spec, d) || (dist && J->wide);
     J->diff = dist && !J->expanded;
     /* rows per block: their packed tiles (8 d doubles each) in about 64 KB */
     int rb = (int) (8192 / (d > 0 ? d : 1));
@@ -247,6 +474,9 @@ static void fast_job_prepare(const kernel_spec *spec, const kernel_points *a,
     J->b = dist ? b->shifted : b->inner;
     J->bnorms = dist ? b->shifted_norms : b->inner_norms;
     J->out = out;
+    J->a = ap;
+    J->apack = NULL;
+    if (J->wide) return; /* the product packs its own panels */
     int tiles = (rows + 7) / 8;
     double *pack = (double *) R_alloc((size_t) tiles * 8 * d + 1, sizeof(double));
     for (int t = 0; t < tiles; t++) {
@@ -272,6 +502,7 @@ int kernel_fast_block(const kernel_spec *spec, const kernel_points *a,
     int rows = a->n, cols = b->n, d = a->d;
     fast_job J;
     fast_job_prepare(spec, a, b, lower_only, out, &J);
+    if (J.wide) return wide_block(&J, b->n, lower_only, threads);
     double per_column = (double) rows * (d + 16.0);
     int j0 = 0, bad = 0;
     while (j0 < cols && !bad) {
@@ -321,6 +552,7 @@ int kernel_fast_tile(const kernel_fast_plan *P, int r0, int nr, int c0, int nc,
                      double *out)
 {
     fast_job J = P->J;
+    if (J.wide) return wide_tile(&J, r0, nr, c0, nc, out);
     J.rows = nr;
     J.apack = P->J.apack + (size_t) (r0 / 8) * 8 * J.d;
     J.anorms = P->J.anorms ? P->J.anorms + r0 : NULL;
