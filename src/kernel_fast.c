@@ -271,57 +271,85 @@ int kernel_wide_form(const kernel_spec *spec, int d)
 #define WIDE_PANEL_DOUBLES (1 << 20)
 /* laplacedot's tolerance on a value from the norms (see wide_refine()). */
 #define WIDE_LAPLACE_TOL 1e-15
+/* Values finished at once (a stack buffer of their distances). */
+#define WIDE_FINISH_CHUNK 256
 
-/* Whether laplacedot's distance s (from the norms an, bn) is refined: its
- * rounding, about eps sqrt(d) (an + bn) (the norms and the inner product
- * are sums of d terms), becomes about sigma err / (2 sqrt(s)) in the
- * kernel value; above WIDE_LAPLACE_TOL, the differences are summed. Only
- * near-duplicate rows qualify (on unit-variance data, rows closer than
- * about 1e-3 of their distance from the mean). */
-static int wide_refine(const fast_job *J, double s, double an, double bn)
+/* Whether laplacedot's value v = exp(-sigma sqrt(s)), s its squared
+ * distance from the norms an, bn, is refined by summing differences. The
+ * cancellation in an + bn - 2 x'y leaves an error of about 4 eps (an + bn)
+ * in s (beyond the rounding of a sum of d terms, which summed differences
+ * share), which becomes v sigma err / (2 sqrt(s)) in v: refined above
+ * WIDE_LAPLACE_TOL. Only pairs much closer than their distance from the
+ * column means qualify (near-duplicate rows, and exact duplicates, whose
+ * differences give exactly 0 and a value of exactly 1). */
+static int wide_refine(const fast_job *J, double v, double s, double an, double bn)
 {
-    double err = J->sigma * DBL_EPSILON * sqrt((double) J->d) * (an + bn);
-    return err > 2.0 * WIDE_LAPLACE_TOL * sqrt(s);
+    return v * J->sigma * 4.0 * DBL_EPSILON * (an + bn) > 2.0 * WIDE_LAPLACE_TOL * sqrt(s);
 }
 
 /* Column jc's rows i0..i1-1 of a wide block, g its inner products in
  * place: the distances (for a distance kernel), then the kernel's
- * function. ra: a's point of row i is ra + i d. Returns 1 if a value is
- * not finite. */
+ * function, in chunks. ra: a's point of row i is ra + i d. Returns 1 if a
+ * value is not finite. */
 static int wide_finish(const fast_job *J, const double *ra, int jc, int i0, int i1,
                        double *g)
 {
-    int d = J->d, len = i1 - i0;
-    if (len <= 0) return 0;
-    if (J->expanded) {
-        double bn = J->bnorms[jc];
-        const double *bj = J->b + (size_t) jc * d;
-        for (int i = i0; i < i1; i++) {
-            double s = J->anorms[i] + bn - 2.0 * g[i - i0];
-            s = s > 0.0 ? s : 0.0;
-            if (J->code == KERNEL_LAPLACE && wide_refine(J, s, J->anorms[i], bn)) {
-                const double *ai = ra + (size_t) i * d;
-                s = 0.0;
-                for (int k = 0; k < d; k++) s += (ai[k] - bj[k]) * (ai[k] - bj[k]);
+    int d = J->d, bad = 0;
+    double sbuf[WIDE_FINISH_CHUNK];
+    for (int c0 = i0; c0 < i1; c0 += WIDE_FINISH_CHUNK) {
+        int c1 = i1 - c0 < WIDE_FINISH_CHUNK ? i1 : c0 + WIDE_FINISH_CHUNK;
+        double *v = g + (c0 - i0);
+        if (J->expanded) {
+            double bn = J->bnorms[jc];
+            for (int i = c0; i < c1; i++) {
+                double s = J->anorms[i] + bn - 2.0 * v[i - c0];
+                v[i - c0] = sbuf[i - c0] = s > 0.0 ? s : 0.0;
             }
-            g[i - i0] = s;
         }
+        fast_transform(J, v, c1 - c0);
+        for (int i = c0; J->code == KERNEL_LAPLACE && i < c1; i++) {
+            double an = J->anorms[i], bn = J->bnorms[jc], s = 0.0;
+            if (!wide_refine(J, v[i - c0], sbuf[i - c0], an, bn)) continue;
+            const double *ai = ra + (size_t) i * d, *bj = J->b + (size_t) jc * d;
+            for (int k = 0; k < d; k++) s += (ai[k] - bj[k]) * (ai[k] - bj[k]);
+            v[i - c0] = s;
+            fast_transform(J, v + (i - c0), 1);
+        }
+        for (int i = 0; i < c1 - c0; i++) bad |= !(fabs(v[i]) <= DBL_MAX);
     }
-    fast_transform(J, g, len);
-    int bad = 0;
-    for (int i = 0; i < len; i++) bad |= !(fabs(g[i]) <= DBL_MAX);
     return bad;
 }
 
+/* Rows below which a product is formed transposed (see wide_product()):
+ * the tallest tile (24 rows, AVX-512). */
+#define WIDE_FEW_ROWS 24
+
 /* out (nr x nc, leading dimension ldo) += the inner products of a's rows
  * r0.. and b's points c0.. over the coordinates k0 .. k0 + kc - 1: one
- * thread. */
+ * thread. Fewer than WIDE_FEW_ROWS rows (predict() of a few rows, kcca()'s
+ * columns) would fill a fraction of each tile's height: the product is
+ * formed transposed, WIDE_COLS columns at a time through a buffer on the
+ * stack, the columns of b as its rows. Each inner product is the same sum
+ * in the same order either way (a multiply-add's product commutes): the
+ * same bits. */
 static void wide_product(const fast_job *J, int r0, int nr, int c0, int nc, int k0, int kc,
                          double *out, int ldo)
 {
     int d = J->d;
-    tile_gemm(nr, nc, kc, J->a + (size_t) r0 * d + k0, d, 1, J->b + (size_t) c0 * d + k0, d,
-              0, 1.0, out, ldo, 1);
+    const double *a = J->a + (size_t) r0 * d + k0, *b = J->b + (size_t) c0 * d + k0;
+    if (nr >= WIDE_FEW_ROWS || nc <= nr) {
+        tile_gemm(nr, nc, kc, a, d, 1, b, d, 0, 1.0, out, ldo, 1);
+        return;
+    }
+    double buf[WIDE_COLS * WIDE_FEW_ROWS]; /* columns x rows, leading dimension w */
+    for (int j0 = 0; j0 < nc; j0 += WIDE_COLS) {
+        int w = nc - j0 < WIDE_COLS ? nc - j0 : WIDE_COLS;
+        for (int i = 0; i < nr; i++)
+            for (int j = 0; j < w; j++) buf[j + (size_t) i * w] = out[i + (size_t) (j0 + j) * ldo];
+        tile_gemm(w, nr, kc, b + (size_t) j0 * d, d, 1, a, d, 0, 1.0, buf, w, 1);
+        for (int i = 0; i < nr; i++)
+            for (int j = 0; j < w; j++) out[i + (size_t) (j0 + j) * ldo] = buf[j + (size_t) i * w];
+    }
 }
 
 /* The wide form of kernel_fast_tile(): the tile's inner products over all
@@ -343,18 +371,29 @@ static int wide_tile(const fast_job *J, int r0, int nr, int c0, int nc, double *
  * [i0, i1) of column group q (columns j0 .. j1 - 1). With lower_only, rows
  * start at j0 and the diagonal square (rows j0 .. j1 - 1) goes to sq (its
  * own WIDE_COLS x WIDE_COLS scratch), so that nothing above the diagonal
- * is written. */
-static void wide_task(const fast_job *J, int i0, int i1, int j0, int j1, int k0, int kc,
-                      double *sq)
+ * is written. In the last pass (last), the task then finishes its values
+ * (wide_finish()), the square's lower triangle copied in first: no
+ * parallel region of its own (on a busy machine each waits for its
+ * threads). Returns 1 if a value is not finite. */
+static int wide_task(const fast_job *J, int i0, int i1, int j0, int j1, int k0, int kc,
+                     double *sq, int last)
 {
-    int rows = J->rows;
-    if (J->lower_only && i0 < j1) {
+    int rows = J->rows, bad = 0, r = i0;
+    if (J->lower_only && r < j1) {
         wide_product(J, j0, j1 - j0, j0, j1 - j0, k0, kc, sq, WIDE_COLS);
-        i0 = j1;
+        r = j1;
     }
-    if (i0 < i1)
-        wide_product(J, i0, i1 - i0, j0, j1 - j0, k0, kc, J->out + (size_t) j0 * rows + i0,
-                     rows);
+    if (r < i1)
+        wide_product(J, r, i1 - r, j0, j1 - j0, k0, kc, J->out + (size_t) j0 * rows + r, rows);
+    if (!last) return 0;
+    for (int j = j0; j < j1; j++) {
+        double *col = J->out + (size_t) j * rows;
+        int f = J->lower_only && j > i0 ? j : i0;
+        if (J->lower_only && i0 < j1)
+            for (int i = f; i < j1; i++) col[i] = sq[(i - j0) + (size_t) (j - j0) * WIDE_COLS];
+        bad |= wide_finish(J, J->a, j, f, i1, col + f);
+    }
+    return bad;
 }
 
 /* Coordinates per pass of wide_block(): the pass's panels of the rows and
@@ -368,13 +407,15 @@ static int wide_panel(const fast_job *J, int cols)
 }
 
 /* The tasks' inner products over coordinates k0 .. k0 + kc - 1, spread over
- * the threads; tasks wholly above the diagonal (lower_only) are empty. */
-static void wide_pass(const fast_job *J, int cols, int k0, int kc, double *sq, int threads)
+ * the threads, finished in the last pass; tasks wholly above the diagonal
+ * (lower_only) are empty. Returns 1 if a value is not finite. */
+static int wide_pass(const fast_job *J, int cols, int k0, int kc, double *sq, int threads)
 {
-    int rows = J->rows, ngr = (rows + WIDE_ROWS - 1) / WIDE_ROWS;
-    int ntasks = ngr * ((cols + WIDE_COLS - 1) / WIDE_COLS);
+    int rows = J->rows, ngr = (rows + WIDE_ROWS - 1) / WIDE_ROWS, bad = 0;
+    int ntasks = ngr * ((cols + WIDE_COLS - 1) / WIDE_COLS), last = k0 + kc >= J->d;
 #ifdef _OPENMP
-#pragma omp parallel for num_threads(threads) schedule(dynamic, 1) if (threads > 1)
+#pragma omp parallel for num_threads(threads) schedule(dynamic, 1) if (threads > 1) \
+    reduction(|:bad)
 #endif
     for (int t = 0; t < ntasks; t++) {
         int q = t / ngr, i0 = (t % ngr) * WIDE_ROWS, j0 = q * WIDE_COLS;
@@ -382,29 +423,8 @@ static void wide_pass(const fast_job *J, int cols, int k0, int kc, double *sq, i
         int j1 = cols - j0 < WIDE_COLS ? cols : j0 + WIDE_COLS;
         if (J->lower_only && i1 <= j0) continue;
         if (J->lower_only && i0 < j0) i0 = j0;
-        wide_task(J, i0, i1, j0, j1, k0, kc,
-                  sq ? sq + (size_t) q * WIDE_COLS * WIDE_COLS : NULL);
-    }
-}
-
-/* Columns of a wide block finished (wide_finish()), lower_only's diagonal
- * squares first copied from sq. Returns 1 if a value is not finite. */
-static int wide_finish_block(const fast_job *J, int cols, const double *sq, int threads)
-{
-    int rows = J->rows, bad = 0;
-#ifdef _OPENMP
-#pragma omp parallel for num_threads(threads) schedule(dynamic, 8) if (threads > 1) \
-    reduction(|:bad)
-#endif
-    for (int j = 0; j < cols; j++) {
-        double *col = J->out + (size_t) j * rows;
-        int i0 = J->lower_only ? j : 0;
-        if (sq) {
-            int q = j / WIDE_COLS, end = (q + 1) * WIDE_COLS < rows ? (q + 1) * WIDE_COLS : rows;
-            const double *s = sq + ((size_t) q * WIDE_COLS + j % WIDE_COLS) * WIDE_COLS;
-            for (int i = i0; i < end; i++) col[i] = s[i - q * WIDE_COLS];
-        }
-        bad |= wide_finish(J, J->a, j, i0, rows, col + i0);
+        bad |= wide_task(J, i0, i1, j0, j1, k0, kc,
+                         sq ? sq + (size_t) q * WIDE_COLS * WIDE_COLS : NULL, last);
     }
     return bad;
 }
@@ -412,8 +432,8 @@ static int wide_finish_block(const fast_job *J, int cols, const double *sq, int 
 /* The wide form of kernel_fast_block() (out and lower_only as there):
  * passes over panels of coordinates (wide_panel()), each spread over the
  * threads in tasks of WIDE_ROWS rows by WIDE_COLS columns, with the
- * interrupt check between passes; then the columns finished, and for
- * KERNEL_SYMMETRIC mirrored. Scratch: lower_only's diagonal squares. */
+ * interrupt check between passes, the last finishing the values; then for
+ * KERNEL_SYMMETRIC the upper triangle mirrored. Scratch: lower_only's diagonal squares. */
 static int wide_block(const fast_job *J, int cols, int lower_only, int threads)
 {
     int rows = J->rows, d = J->d, lower = J->lower_only;
@@ -428,16 +448,15 @@ static int wide_block(const fast_job *J, int cols, int lower_only, int threads)
         int i0 = lower ? j : 0;
         if (i0 < rows) memset(J->out + (size_t) j * rows + i0, 0, (size_t) (rows - i0) * sizeof(double));
     }
-    int kp = wide_panel(J, cols);
+    int kp = wide_panel(J, cols), bad = 0;
     for (int k0 = 0; k0 < d; k0 += kp) {
         int kc = d - k0 < kp ? d - k0 : kp;
-        wide_pass(J, cols, k0, kc, sq, threads);
+        bad |= wide_pass(J, cols, k0, kc, sq, threads);
         R_CheckUserInterrupt();
         double left = 1.0 - (double) (k0 + kc) / d;
         /* the columns whose share of the work is the share done */
         progress_fill_columns((int) (cols * (1.0 - (lower ? sqrt(left) : left))), cols, lower);
     }
-    int bad = wide_finish_block(J, cols, sq, threads);
     if (lower_only == KERNEL_SYMMETRIC && !bad) mirror_lower_columns(J->out, rows, 0, cols, threads);
     return bad;
 }
