@@ -33,7 +33,14 @@
  * form costs little more; the expanded one gains 3 to 7% from d = 64 on,
  * where its error is still below 1e-14, and so the switch-over is at 64. On
  * CPUs that share one set of units the gain is larger. laplacedot always
- * sums differences (see kernel_expanded_form()). */
+ * sums differences (see kernel_expanded_form()).
+ *
+ * Wide data (many columns): the tiles above stream whole rows through
+ * registers, each packed row tile read again for every column tile, with
+ * no blocking over the columns: at 500 x 200000 they ran at 14 to 17% of
+ * the machine's product rate. From wide_min_d columns on, blocks and tiles
+ * take their inner products from the matrix product's tiles instead, in
+ * panels of columns blocked for the caches (see "wide data" below). */
 #include "fastkpca.h"
 #include "simd.h"
 #include <Rmath.h>

@@ -118,7 +118,7 @@ entry_path_child <- function(input, output) c(
   "  eval(case$setup, env)",
   "  eval(case$call, env)",
   "  invisible(fastkpca:::engine_entry_paths())",
-  "  .Call(settings, 0L, d[['thread_work']], d[['dense_share']])",
+  "  .Call(settings, 0L, d[['thread_work']], d[['dense_share']], d[['wide_min_d']])",
   "  eval(case$call, env)",
   "  fastkpca:::engine_entry_paths()",
   "})",
