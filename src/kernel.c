@@ -313,22 +313,39 @@ const double *kernel_shift(const kernel_eval *k, const double *x, int ldx, int n
     return shift;
 }
 
+/* Rows and columns per block of transpose_points(): a block's source
+ * columns (TRANSPOSE_BLOCK runs of TRANSPOSE_BLOCK doubles) and its
+ * destination points stay in the L1 cache. */
+#define TRANSPOSE_BLOCK 32
+
 /* Rows row0..row0+n-1 of x (leading dimension ldx) -> d x n, each point
- * contiguous, minus shift (if not NULL); *norms gets ||point||^2. */
+ * contiguous, minus shift (if not NULL); *norms gets ||point||^2. In
+ * square blocks: point by point, each value's column a different page of a
+ * wide x (ldx doubles apart), and a TLB miss for each of the n d values
+ * (500 x 200000: 2.6 s, more than the block's products). Each norm is
+ * still summed over j in order: the same bits. */
 static const double *transpose_points(const double *x, int ldx, int row0, int n, int d,
                                       const double *shift, const double **norms)
 {
     double *xt = (double *) R_alloc((size_t) n * d + 1, sizeof(double));
     double *nrm = (double *) R_alloc((size_t) n + 1, sizeof(double));
-    for (int i = 0; i < n; i++) {
-        double s = 0.0;
-        for (int j = 0; j < d; j++) {
-            double v = x[row0 + i + (size_t) j * ldx];
-            if (shift) v -= shift[j];
-            xt[j + (size_t) i * d] = v;
-            s += v * v;
+    for (int i = 0; i < n; i++) nrm[i] = 0.0;
+    for (int j0 = 0; j0 < d; j0 += TRANSPOSE_BLOCK) {
+        int j1 = d - j0 < TRANSPOSE_BLOCK ? d : j0 + TRANSPOSE_BLOCK;
+        for (int i0 = 0; i0 < n; i0 += TRANSPOSE_BLOCK) {
+            int i1 = n - i0 < TRANSPOSE_BLOCK ? n : i0 + TRANSPOSE_BLOCK;
+            for (int i = i0; i < i1; i++) {
+                const double *src = x + row0 + i;
+                double *dst = xt + (size_t) i * d, s = nrm[i];
+                for (int j = j0; j < j1; j++) {
+                    double v = src[(size_t) j * ldx];
+                    if (shift) v -= shift[j];
+                    dst[j] = v;
+                    s += v * v;
+                }
+                nrm[i] = s;
+            }
         }
-        nrm[i] = s;
     }
     *norms = nrm;
     return xt;
