@@ -113,7 +113,7 @@ simd_path_resolve <- function(code) engine_call(.Call(C_simd_path_resolve, as.in
 #' substring must be in to go to the dense product of the string kernels
 #' (default `0.5`). A third, `fastkpca.wide_min_d`, is the fewest columns
 #' for which the kernels of an inner product or a distance are computed
-#' from a blocked matrix product of the rows (default `2048`); it changes
+#' from a blocked matrix product of the rows (default `256`); it changes
 #' nothing but `laplacedot()`'s last bits (about `1e-15` relative).
 #'
 #' @param available `FALSE` (the default) for the path this session uses;

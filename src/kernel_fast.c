@@ -246,10 +246,23 @@ int kernel_expanded_form(const kernel_spec *spec, int d)
  * subtracted from the points of the distance kernels beforehand, as for
  * the tiles above (kernel_points). */
 
-/* The default crossover: measured (bench/wide.R, see NEWS.md and the
- * ARCHITECTURE.md entry of this file). The R option fastkpca.wide_min_d
- * replaces it (engine_settings.c); set on the main thread between calls. */
-#define KERNEL_WIDE_MIN_D 2048
+/* The default crossover. Measured on the project machine (AMD EPYC,
+ * Zen 4, 2 threads, shared: load 3 to 5 on its 2 cores), kernel_matrix()
+ * of N(0, 1) rows, the tiles' time over the product's, median of 7 to 9:
+ *   d                  64    96   128   192   256   384   512
+ *   n = 500  rbfdot  0.98  0.86  0.93  1.00  1.67  2.37  3.00
+ *            laplace 1.31  0.89  1.06  0.96  1.64  1.87  2.44
+ *            vanilla 1.03  0.46  0.93  0.97  2.30  1.94  2.91
+ *   n = 1000 rbfdot        1.38  1.70  2.29  2.62  3.19  (3.85 laplace)
+ * (an earlier run at n = 500, d = 256: 1.15 to 1.26; at n = 200 both take
+ * the call's fixed cost, about 20 ms, up to d = 1024). From 256 on the
+ * product wins at every size measured; below, the tiles hold their own.
+ * The product's cost that does not shrink with the rows: a call of one to
+ * eight rows (predict() of a few rows) is 6 to 14% slower than the tiles at
+ * any d from 512 (packing the other side's points); see NEWS.md. The R
+ * option fastkpca.wide_min_d replaces it (engine_settings.c); set on the
+ * main thread between calls. */
+#define KERNEL_WIDE_MIN_D 256
 static int wide_min_d = KERNEL_WIDE_MIN_D;
 
 int kernel_wide_min_d_default(void)

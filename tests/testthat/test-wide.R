@@ -33,7 +33,7 @@ tiles_only <- 1e9
 rel_to_max <- function(a, b) max(abs(a - b)) / max(abs(b))
 
 test_that("the crossover's default is the documented one, and the option is checked", {
-  expect_identical(fastkpca:::engine_defaults()[["wide_min_d"]], 2048)
+  expect_identical(fastkpca:::engine_defaults()[["wide_min_d"]], 256)
   x <- matrix(rnorm(20), 4, 5)
   for (bad in list(0, -1, NA_real_, "a", c(1, 2)))
     expect_error(with_wide(bad, kernel_matrix("rbfdot", x)), "fastkpca.wide_min_d")
