@@ -181,6 +181,7 @@ typedef struct {
     int strings_indexed;  /* string kernels: the call's strings are indexed */
     int fixed_first;      /* string kernels: the number of the fixed set's first string */
     int sparse, sparse_d; /* the call's points are sparse rows of sparse_d columns */
+    int prep_threads;     /* threads that prepare dense points (kernel_point_sets()) */
 } kernel_eval;
 
 /* Rows of a sparse matrix, compressed (CSR, 0-based): row r's values are
