@@ -13,7 +13,8 @@ simd_path_names <- c("auto", "plain", "sse2", "avx2", "avx512", "neon")
 
 # The options, with what each holds.
 engine_option_names <- c("fastkpca.simd", "fastkpca.tile_thread_work",
-                         "fastkpca.string_dense_share", "fastkpca.band_min_rows")
+                         "fastkpca.string_dense_share", "fastkpca.wide_min_d",
+                         "fastkpca.band_min_rows")
 
 # The code of the path named by the option fastkpca.simd.
 simd_code <- function(value = getOption("fastkpca.simd", "auto")) {
@@ -54,6 +55,8 @@ engine_settings <- function() {
   .Call(C_engine_settings, simd_code(),
         engine_number_option("fastkpca.tile_thread_work", defaults[["thread_work"]]),
         engine_number_option("fastkpca.string_dense_share", defaults[["dense_share"]],
+                             positive = TRUE),
+        engine_number_option("fastkpca.wide_min_d", defaults[["wide_min_d"]],
                              positive = TRUE),
         engine_number_option("fastkpca.band_min_rows", defaults[["band_rows"]]))
 }
@@ -110,11 +113,15 @@ simd_path_resolve <- function(code) engine_call(.Call(C_simd_path_resolve, as.in
 #' spreads over threads (default `3e7`), and
 #' `fastkpca.string_dense_share`, the share of the strings a common
 #' substring must be in to go to the dense product of the string kernels
-#' (default `0.5`). A third, `fastkpca.band_min_rows`, is the smallest
-#' number of rows from which the exact solver reduces the kernel matrix in
-#' two stages (default 600 with R's reference BLAS, none with an optimized
-#' BLAS; see the Exact solver section of [kpca()]): it changes the last
-#' bits of exact fits, not their accuracy.
+#' (default `0.5`). Two more change only last bits:
+#' `fastkpca.wide_min_d`, the fewest columns for which the kernels of an
+#' inner product or a distance are computed from a blocked matrix product
+#' of the rows (default `256`; only `laplacedot()`'s values change, by about
+#' `1e-15` relative), and `fastkpca.band_min_rows`, the smallest number of
+#' rows from which the exact solver reduces the kernel matrix in two stages
+#' (default 600 with R's reference BLAS, none with an optimized BLAS; see
+#' the Exact solver section of [kpca()]; the eigenpairs agree to about
+#' `1e-13`).
 #'
 #' @param available `FALSE` (the default) for the path this session uses;
 #'   `TRUE` for every path this CPU runs, narrowest first.

@@ -181,6 +181,7 @@ typedef struct {
     int strings_indexed;  /* string kernels: the call's strings are indexed */
     int fixed_first;      /* string kernels: the number of the fixed set's first string */
     int sparse, sparse_d; /* the call's points are sparse rows of sparse_d columns */
+    int prep_threads;     /* threads that prepare dense points (kernel_point_sets()) */
 } kernel_eval;
 
 /* Rows of a sparse matrix, compressed (CSR, 0-based): row r's values are
@@ -284,6 +285,12 @@ SEXP sparse_rows(SEXP index, SEXP second, SEXP values, SEXP dim, SEXP layout);
 /* kernel_fast.c: the kernels of an inner product or a squared distance */
 int kernel_fast_supported(const kernel_spec *spec);
 int kernel_expanded_form(const kernel_spec *spec, int d);
+/* from wide_min_d coordinates on, blocks and tiles are a matrix product
+ * (tile_gemm()) and the kernel's function after it; the setting from R
+ * (engine_settings.c) */
+int kernel_wide_form(const kernel_spec *spec, int d);
+int kernel_wide_min_d_default(void);
+void kernel_wide_min_d_set(int d);
 int kernel_fast_block(const kernel_spec *spec, const kernel_points *a,
                       const kernel_points *b, int lower_only, double *out, int threads,
                       double block_work);
@@ -519,7 +526,8 @@ void symmetric_vector_product(int n, const double *A, int lda, const double *x, 
 /* engine_settings.c: the engine's settings from R (the vector path, the
  * tiles' thread work, the string kernels' dense share), their defaults, and
  * the name of the path a request gives on this CPU */
-SEXP engine_settings(SEXP path, SEXP thread_work, SEXP dense_share, SEXP band_rows);
+SEXP engine_settings(SEXP path, SEXP thread_work, SEXP dense_share, SEXP wide_min_d,
+                     SEXP band_rows);
 SEXP engine_defaults(void);
 SEXP simd_path_resolve(SEXP path);
 /* the path each entry point ran on, recorded at its entry (every .Call

@@ -30,7 +30,7 @@ static const R_CallMethodDef call_methods[] = {
     CALLDEF(basis_cross_product, 5),
     CALLDEF(tile_product, 8),
     CALLDEF(available_bytes, 1),
-    CALLDEF(engine_settings, 4),
+    CALLDEF(engine_settings, 5),
     CALLDEF(engine_defaults, 0),
     CALLDEF(simd_path_resolve, 1),
     CALLDEF(sparse_rows, 5),

@@ -147,6 +147,7 @@ static int program_depth(const kernel_eval *k)
  * which the caller holds, or comes from R_alloc. */
 void kernel_eval_from_R(SEXP program, kernel_eval *k)
 {
+    k->prep_threads = 1;
     if (!isNewList(program) || isNull(getAttrib(program, R_NamesSymbol)))
         error_argument("'kernel' must be a kernel program");
     SEXP ops = program_part(program, "ops"), args = program_part(program, "args");
@@ -293,6 +294,17 @@ static double kernel_value(const kernel_spec *k, const double *a, const double *
     }
 }
 
+/* Values from which the points are prepared on the threads (wide data:
+ * 500 x 200000 is 10^8 values, a second on one thread). */
+#define PREP_THREAD_VALUES 4e6
+
+/* The threads that prepare n points of d coordinates: those of the call
+ * (kernel_point_sets()) from PREP_THREAD_VALUES values on. */
+static int prep_threads(const kernel_eval *k, int n, int d)
+{
+    return (double) n * d >= PREP_THREAD_VALUES && k->prep_threads > 1 ? k->prep_threads : 1;
+}
+
 /* Distance kernels depend on x - y only. Their points are shifted by the
  * column means of the training data before the norms are taken: the
  * identity ||x - y||^2 = ||x||^2 + ||y||^2 - 2 x'y then does not lose all its
@@ -303,6 +315,10 @@ const double *kernel_shift(const kernel_eval *k, const double *x, int ldx, int n
 {
     if (!k->any_distance || n < 1) return NULL;
     double *shift = (double *) R_alloc((size_t) d + 1, sizeof(double));
+    int threads = prep_threads(k, n, d);
+#ifdef _OPENMP
+#pragma omp parallel for num_threads(threads) schedule(static) if (threads > 1)
+#endif
     for (int j = 0; j < d; j++) {
         const double *col = x + (size_t) j * ldx;
         double s = 0.0;
@@ -313,21 +329,51 @@ const double *kernel_shift(const kernel_eval *k, const double *x, int ldx, int n
     return shift;
 }
 
+/* Rows and columns per block of transpose_points(): a block's source
+ * columns (TRANSPOSE_BLOCK runs of TRANSPOSE_BLOCK doubles) and its
+ * destination points stay in the L1 cache. */
+#define TRANSPOSE_BLOCK 32
+
 /* Rows row0..row0+n-1 of x (leading dimension ldx) -> d x n, each point
- * contiguous, minus shift (if not NULL); *norms gets ||point||^2. */
+ * contiguous, minus shift (if not NULL); *norms gets ||point||^2. In
+ * square blocks, the column blocks spread over the threads: point by
+ * point, each value's column was on another page of a wide x (ldx doubles
+ * apart), a TLB miss for each of the n d values (500 x 200000: 2.6 s,
+ * more than the block's products). The norms are summed afterwards, each
+ * over its point in order: the same bits. */
 static const double *transpose_points(const double *x, int ldx, int row0, int n, int d,
-                                      const double *shift, const double **norms)
+                                      const double *shift, const double **norms,
+                                      int threads)
 {
     double *xt = (double *) R_alloc((size_t) n * d + 1, sizeof(double));
     double *nrm = (double *) R_alloc((size_t) n + 1, sizeof(double));
-    for (int i = 0; i < n; i++) {
-        double s = 0.0;
-        for (int j = 0; j < d; j++) {
-            double v = x[row0 + i + (size_t) j * ldx];
-            if (shift) v -= shift[j];
-            xt[j + (size_t) i * d] = v;
-            s += v * v;
+    /* a wide block reads its rows' points far apart: fewer TLB misses, and
+     * fewer page faults (measured: 0.2 s of system time instead of 0.3 at
+     * 500 x 100000) */
+    advise_huge_pages(xt, (size_t) n * d * sizeof(double));
+    int nblocks = (d + TRANSPOSE_BLOCK - 1) / TRANSPOSE_BLOCK;
+#ifdef _OPENMP
+#pragma omp parallel for num_threads(threads) schedule(static) if (threads > 1)
+#endif
+    for (int b = 0; b < nblocks; b++) {
+        int j0 = b * TRANSPOSE_BLOCK, j1 = d - j0 < TRANSPOSE_BLOCK ? d : j0 + TRANSPOSE_BLOCK;
+        for (int i0 = 0; i0 < n; i0 += TRANSPOSE_BLOCK) {
+            int i1 = n - i0 < TRANSPOSE_BLOCK ? n : i0 + TRANSPOSE_BLOCK;
+            for (int i = i0; i < i1; i++) {
+                const double *src = x + row0 + i;
+                double *dst = xt + (size_t) i * d;
+                for (int j = j0; j < j1; j++)
+                    dst[j] = shift ? src[(size_t) j * ldx] - shift[j] : src[(size_t) j * ldx];
+            }
         }
+    }
+#ifdef _OPENMP
+#pragma omp parallel for num_threads(threads) schedule(static) if (threads > 1)
+#endif
+    for (int i = 0; i < n; i++) {
+        const double *v = xt + (size_t) i * d;
+        double s = 0.0;
+        for (int j = 0; j < d; j++) s += v[j] * v[j];
         nrm[i] = s;
     }
     *norms = nrm;
@@ -357,9 +403,11 @@ void kernel_points_prepare(const kernel_eval *k, const double *x, int ldx, int r
     p->inner = p->inner_norms = p->shifted = p->shifted_norms = NULL;
     p->sparse = NULL;
     p->sparse_norms = NULL;
-    if (k->any_inner) p->inner = transpose_points(x, ldx, row0, n, d, NULL, &p->inner_norms);
+    int threads = prep_threads(k, n, d);
+    if (k->any_inner) p->inner = transpose_points(x, ldx, row0, n, d, NULL, &p->inner_norms, threads);
     if (k->any_distance)
-        p->shifted = transpose_points(x, ldx, row0, n, d, shift, &p->shifted_norms);
+        p->shifted = transpose_points(x, ldx, row0, n, d, shift, &p->shifted_norms,
+                                      threads);
     points_weights(k, weights, row0, n, p);
 }
 
@@ -449,6 +497,7 @@ int kernel_point_sets(kernel_eval *k, SEXP moving, const char *mwhat, SEXP fixed
                       const char *fwhat, int threads)
 {
     k->sparse = 0;
+    k->prep_threads = threads > 1 ? threads : 1;
     if (!k->any_string && is_sparse_rows(fixed)) {
         sparse_csr fs, ms;
         sparse_rows_from_R(fixed, fwhat, &fs);

@@ -33,7 +33,14 @@
  * form costs little more; the expanded one gains 3 to 7% from d = 64 on,
  * where its error is still below 1e-14, and so the switch-over is at 64. On
  * CPUs that share one set of units the gain is larger. laplacedot always
- * sums differences (see kernel_expanded_form()). */
+ * sums differences (see kernel_expanded_form()).
+ *
+ * Wide data (many columns): the tiles above stream whole rows through
+ * registers, each packed row tile read again for every column tile, with
+ * no blocking over the columns: at 500 x 200000 they ran at 14 to 17% of
+ * the machine's product rate. From wide_min_d columns on, blocks and tiles
+ * take their inner products from the matrix product's tiles instead, in
+ * panels of columns blocked for the caches (see "wide data" below). */
 #include "fastkpca.h"
 #include "simd.h"
 #include <Rmath.h>
@@ -56,7 +63,9 @@ typedef struct {
     double sigma, scale, offset;
     int degree;
     int rows, d, lower_only, diff, expanded, row_block;
+    int wide;                      /* the Gram block as a product (kernel_wide_form) */
     const double *apack;           /* rows, 8 by 8, coordinate by coordinate */
+    const double *a;               /* the row points, each contiguous (wide) */
     const double *anorms, *bnorms; /* squared norms, for the expanded form */
     const double *b;               /* the column points, each contiguous */
     double *out;                   /* rows x columns, leading dimension rows */
@@ -217,6 +226,261 @@ int kernel_expanded_form(const kernel_spec *spec, int d)
     return spec->code == KERNEL_RBF && d >= KERNEL_EXPANDED_MIN_D;
 }
 
+/* ---- wide data: the Gram block as a matrix product ----------------------
+ *
+ * From wide_min_d coordinates on (kernel_wide_form()), a block is computed
+ * in two steps: the inner products of its rows and columns by the register
+ * tiles of the general product (tile_gemm(), tiles.c), which pack panels
+ * of coordinates for the caches as a matrix product does, and then per
+ * column the distances from the norms (distance kernels) and the kernel's
+ * function. tile_gemm() sums each inner product over the coordinates in
+ * order, one multiply-add a coordinate (fused on the paths that fuse), as
+ * the tiles above do: the same inner products, to the bit, and so the same
+ * values for vanilladot, polydot, tanhdot and rbfdot (whose distances
+ * come from the norms there too). laplacedot sums differences below the
+ * crossover; here its distances come from the norms, and a pair whose
+ * distance is so small that the square root would magnify the norms'
+ * rounding (wide_refine()) gets its differences summed instead. Every
+ * value depends only on its pair and on d: the same bits for a row alone
+ * or among others, on any thread count. The data's column means are
+ * subtracted from the points of the distance kernels beforehand, as for
+ * the tiles above (kernel_points). */
+
+/* The default crossover. Measured on the project machine (AMD EPYC,
+ * Zen 4, 2 threads, shared: load 3 to 5 on its 2 cores), kernel_matrix()
+ * of N(0, 1) rows, the tiles' time over the product's, median of 7 to 9:
+ *   d                  64    96   128   192   256   384   512
+ *   n = 500  rbfdot  0.98  0.86  0.93  1.00  1.67  2.37  3.00
+ *            laplace 1.31  0.89  1.06  0.96  1.64  1.87  2.44
+ *            vanilla 1.03  0.46  0.93  0.97  2.30  1.94  2.91
+ *   n = 1000 rbfdot        1.38  1.70  2.29  2.62  3.19  (3.85 laplace)
+ * (an earlier run at n = 500, d = 256: 1.15 to 1.26; at n = 200 both take
+ * the call's fixed cost, about 20 ms, up to d = 1024). From 256 on the
+ * product wins at every size measured; below, the tiles hold their own.
+ * The product's cost that does not shrink with the rows: a call of one to
+ * eight rows (predict() of a few rows) is 6 to 14% slower than the tiles at
+ * any d from 512 (packing the other side's points); see NEWS.md. The R
+ * option fastkpca.wide_min_d replaces it (engine_settings.c); set on the
+ * main thread between calls. */
+#define KERNEL_WIDE_MIN_D 256
+static int wide_min_d = KERNEL_WIDE_MIN_D;
+
+int kernel_wide_min_d_default(void)
+{
+    return KERNEL_WIDE_MIN_D;
+}
+
+void kernel_wide_min_d_set(int d)
+{
+    wide_min_d = d >= 1 ? d : KERNEL_WIDE_MIN_D;
+}
+
+/* Whether the blocks of spec at d coordinates are products (see above). */
+int kernel_wide_form(const kernel_spec *spec, int d)
+{
+    return kernel_fast_supported(spec) && d >= wide_min_d;
+}
+
+/* Columns of a task of the wide block; rows of a task, a multiple of it
+ * (so that a diagonal square never straddles two row ranges) and of every
+ * tile height (24, 12, 6, 4). */
+#define WIDE_COLS 48
+#define WIDE_ROWS 240
+/* Doubles of the rows' panel of coordinates that the threads share from
+ * the last-level cache in one pass over the block: 8 MB. */
+#define WIDE_PANEL_DOUBLES (1 << 20)
+/* laplacedot's tolerance on a value from the norms (see wide_refine()). */
+#define WIDE_LAPLACE_TOL 1e-15
+/* Values finished at once (a stack buffer of their distances). */
+#define WIDE_FINISH_CHUNK 256
+
+/* Whether laplacedot's value v = exp(-sigma sqrt(s)), s its squared
+ * distance from the norms an, bn, is refined by summing differences. The
+ * cancellation in an + bn - 2 x'y leaves an error of about 4 eps (an + bn)
+ * in s (beyond the rounding of a sum of d terms, which summed differences
+ * share), which becomes v sigma err / (2 sqrt(s)) in v: refined above
+ * WIDE_LAPLACE_TOL. Only pairs much closer than their distance from the
+ * column means qualify (near-duplicate rows, and exact duplicates, whose
+ * differences give exactly 0 and a value of exactly 1). */
+static int wide_refine(const fast_job *J, double v, double s, double an, double bn)
+{
+    return v * J->sigma * 4.0 * DBL_EPSILON * (an + bn) > 2.0 * WIDE_LAPLACE_TOL * sqrt(s);
+}
+
+/* Column jc's rows i0..i1-1 of a wide block, g its inner products in
+ * place: the distances (for a distance kernel), then the kernel's
+ * function, in chunks. ra: a's point of row i is ra + i d. Returns 1 if a
+ * value is not finite. */
+static int wide_finish(const fast_job *J, const double *ra, int jc, int i0, int i1,
+                       double *g)
+{
+    int d = J->d, bad = 0;
+    double sbuf[WIDE_FINISH_CHUNK];
+    for (int c0 = i0; c0 < i1; c0 += WIDE_FINISH_CHUNK) {
+        int c1 = i1 - c0 < WIDE_FINISH_CHUNK ? i1 : c0 + WIDE_FINISH_CHUNK;
+        double *v = g + (c0 - i0);
+        if (J->expanded) {
+            double bn = J->bnorms[jc];
+            for (int i = c0; i < c1; i++) {
+                double s = J->anorms[i] + bn - 2.0 * v[i - c0];
+                v[i - c0] = sbuf[i - c0] = s > 0.0 ? s : 0.0;
+            }
+        }
+        fast_transform(J, v, c1 - c0);
+        for (int i = c0; J->code == KERNEL_LAPLACE && i < c1; i++) {
+            double an = J->anorms[i], bn = J->bnorms[jc], s = 0.0;
+            if (!wide_refine(J, v[i - c0], sbuf[i - c0], an, bn)) continue;
+            const double *ai = ra + (size_t) i * d, *bj = J->b + (size_t) jc * d;
+            for (int k = 0; k < d; k++) s += (ai[k] - bj[k]) * (ai[k] - bj[k]);
+            v[i - c0] = s;
+            fast_transform(J, v + (i - c0), 1);
+        }
+        for (int i = 0; i < c1 - c0; i++) bad |= !(fabs(v[i]) <= DBL_MAX);
+    }
+    return bad;
+}
+
+/* Rows below which a product is formed transposed (see wide_product()):
+ * the tallest tile (24 rows, AVX-512). */
+#define WIDE_FEW_ROWS 24
+
+/* out (nr x nc, leading dimension ldo) += the inner products of a's rows
+ * r0.. and b's points c0.. over the coordinates k0 .. k0 + kc - 1: one
+ * thread. Fewer than WIDE_FEW_ROWS rows (predict() of a few rows, kcca()'s
+ * columns) would fill a fraction of each tile's height: the product is
+ * formed transposed, WIDE_COLS columns at a time through a buffer on the
+ * stack, the columns of b as its rows. Each inner product is the same sum
+ * in the same order either way (a multiply-add's product commutes): the
+ * same bits. */
+static void wide_product(const fast_job *J, int r0, int nr, int c0, int nc, int k0, int kc,
+                         double *out, int ldo)
+{
+    int d = J->d;
+    const double *a = J->a + (size_t) r0 * d + k0, *b = J->b + (size_t) c0 * d + k0;
+    if (nr >= WIDE_FEW_ROWS || nc <= nr) {
+        tile_gemm(nr, nc, kc, a, d, 1, b, d, 0, 1.0, out, ldo, 1);
+        return;
+    }
+    double buf[WIDE_COLS * WIDE_FEW_ROWS]; /* columns x rows, leading dimension w */
+    for (int j0 = 0; j0 < nc; j0 += WIDE_COLS) {
+        int w = nc - j0 < WIDE_COLS ? nc - j0 : WIDE_COLS;
+        for (int i = 0; i < nr; i++)
+            for (int j = 0; j < w; j++) buf[j + (size_t) i * w] = out[i + (size_t) (j0 + j) * ldo];
+        tile_gemm(w, nr, kc, b + (size_t) j0 * d, d, 1, a, d, 0, 1.0, buf, w, 1);
+        for (int i = 0; i < nr; i++)
+            for (int j = 0; j < w; j++) out[i + (size_t) (j0 + j) * ldo] = buf[j + (size_t) i * w];
+    }
+}
+
+/* The wide form of kernel_fast_tile(): the tile's inner products over all
+ * the coordinates, then its columns finished. */
+static int wide_tile(const fast_job *J, int r0, int nr, int c0, int nc, double *out)
+{
+    memset(out, 0, (size_t) nr * nc * sizeof(double));
+    wide_product(J, r0, nr, c0, nc, 0, J->d, out, nr);
+    fast_job T = *J;
+    T.anorms = J->anorms ? J->anorms + r0 : NULL;
+    int bad = 0;
+    for (int c = 0; c < nc; c++)
+        bad |= wide_finish(&T, J->a + (size_t) r0 * J->d, c0 + c, 0, nr,
+                           out + (size_t) c * nr);
+    return bad;
+}
+
+/* One task of a wide block over the coordinates k0 .. k0 + kc - 1: rows
+ * [i0, i1) of column group q (columns j0 .. j1 - 1). With lower_only, rows
+ * start at j0 and the diagonal square (rows j0 .. j1 - 1) goes to sq (its
+ * own WIDE_COLS x WIDE_COLS scratch), so that nothing above the diagonal
+ * is written. In the last pass (last), the task then finishes its values
+ * (wide_finish()), the square's lower triangle copied in first: no
+ * parallel region of its own (on a busy machine each waits for its
+ * threads). Returns 1 if a value is not finite. */
+static int wide_task(const fast_job *J, int i0, int i1, int j0, int j1, int k0, int kc,
+                     double *sq, int last)
+{
+    int rows = J->rows, bad = 0, r = i0;
+    if (J->lower_only && r < j1) {
+        wide_product(J, j0, j1 - j0, j0, j1 - j0, k0, kc, sq, WIDE_COLS);
+        r = j1;
+    }
+    if (r < i1)
+        wide_product(J, r, i1 - r, j0, j1 - j0, k0, kc, J->out + (size_t) j0 * rows + r, rows);
+    if (!last) return 0;
+    for (int j = j0; j < j1; j++) {
+        double *col = J->out + (size_t) j * rows;
+        int f = J->lower_only && j > i0 ? j : i0;
+        if (J->lower_only && i0 < j1)
+            for (int i = f; i < j1; i++) col[i] = sq[(i - j0) + (size_t) (j - j0) * WIDE_COLS];
+        bad |= wide_finish(J, J->a, j, f, i1, col + f);
+    }
+    return bad;
+}
+
+/* Coordinates per pass of wide_block(): the pass's panels of the rows and
+ * the columns in about WIDE_PANEL_DOUBLES, a whole number of the
+ * product's slices (TILE_KC = 128 coordinates). */
+static int wide_panel(const fast_job *J, int cols)
+{
+    double points = (double) J->rows + (J->lower_only ? 0 : cols);
+    int kp = (int) (WIDE_PANEL_DOUBLES / (points > 1 ? points : 1)) / 128 * 128;
+    return kp < 128 ? 128 : kp;
+}
+
+/* The tasks' inner products over coordinates k0 .. k0 + kc - 1, spread over
+ * the threads, finished in the last pass; tasks wholly above the diagonal
+ * (lower_only) are empty. Returns 1 if a value is not finite. */
+static int wide_pass(const fast_job *J, int cols, int k0, int kc, double *sq, int threads)
+{
+    int rows = J->rows, ngr = (rows + WIDE_ROWS - 1) / WIDE_ROWS, bad = 0;
+    int ntasks = ngr * ((cols + WIDE_COLS - 1) / WIDE_COLS), last = k0 + kc >= J->d;
+#ifdef _OPENMP
+#pragma omp parallel for num_threads(threads) schedule(dynamic, 1) if (threads > 1) \
+    reduction(|:bad)
+#endif
+    for (int t = 0; t < ntasks; t++) {
+        int q = t / ngr, i0 = (t % ngr) * WIDE_ROWS, j0 = q * WIDE_COLS;
+        int i1 = rows - i0 < WIDE_ROWS ? rows : i0 + WIDE_ROWS;
+        int j1 = cols - j0 < WIDE_COLS ? cols : j0 + WIDE_COLS;
+        if (J->lower_only && i1 <= j0) continue;
+        if (J->lower_only && i0 < j0) i0 = j0;
+        bad |= wide_task(J, i0, i1, j0, j1, k0, kc,
+                         sq ? sq + (size_t) q * WIDE_COLS * WIDE_COLS : NULL, last);
+    }
+    return bad;
+}
+
+/* The wide form of kernel_fast_block() (out and lower_only as there):
+ * passes over panels of coordinates (wide_panel()), each spread over the
+ * threads in tasks of WIDE_ROWS rows by WIDE_COLS columns, with the
+ * interrupt check between passes, the last finishing the values; then for
+ * KERNEL_SYMMETRIC the upper triangle mirrored. Scratch: lower_only's diagonal squares. */
+static int wide_block(const fast_job *J, int cols, int lower_only, int threads)
+{
+    int rows = J->rows, d = J->d, lower = J->lower_only;
+    double *sq = NULL;
+    if (lower)
+        sq = (double *) R_alloc((size_t) ((cols + WIDE_COLS - 1) / WIDE_COLS) * WIDE_COLS *
+                                WIDE_COLS + 1, sizeof(double));
+    if (sq)
+        memset(sq, 0, (size_t) ((cols + WIDE_COLS - 1) / WIDE_COLS) * WIDE_COLS * WIDE_COLS *
+               sizeof(double));
+    for (int j = 0; j < cols; j++) {
+        int i0 = lower ? j : 0;
+        if (i0 < rows) memset(J->out + (size_t) j * rows + i0, 0, (size_t) (rows - i0) * sizeof(double));
+    }
+    int kp = wide_panel(J, cols), bad = 0;
+    for (int k0 = 0; k0 < d; k0 += kp) {
+        int kc = d - k0 < kp ? d - k0 : kp;
+        bad |= wide_pass(J, cols, k0, kc, sq, threads);
+        R_CheckUserInterrupt();
+        double left = 1.0 - (double) (k0 + kc) / d;
+        /* the columns whose share of the work is the share done */
+        progress_fill_columns((int) (cols * (1.0 - (lower ? sqrt(left) : left))), cols, lower);
+    }
+    if (lower_only == KERNEL_SYMMETRIC && !bad) mirror_lower_columns(J->out, rows, 0, cols, threads);
+    return bad;
+}
+
 /* Columns per task of the parallel loop: they share each packed row tile. */
 #define FAST_CHUNK 16
 
@@ -237,7 +501,9 @@ static void fast_job_prepare(const kernel_spec *spec, const kernel_points *a,
     J->rows = rows;
     J->d = d;
     J->lower_only = lower_only != 0;
-    J->expanded = kernel_expanded_form(spec, d);
+    J->wide = kernel_wide_form(spec, d);
+    /* the wide product gives inner products: distances from the norms */
+    J->expanded = kernel_expanded_form(spec, d) || (dist && J->wide);
     J->diff = dist && !J->expanded;
     /* rows per block: their packed tiles (8 d doubles each) in about 64 KB */
     int rb = (int) (8192 / (d > 0 ? d : 1));
@@ -247,6 +513,9 @@ static void fast_job_prepare(const kernel_spec *spec, const kernel_points *a,
     J->b = dist ? b->shifted : b->inner;
     J->bnorms = dist ? b->shifted_norms : b->inner_norms;
     J->out = out;
+    J->a = ap;
+    J->apack = NULL;
+    if (J->wide) return; /* the product packs its own panels */
     int tiles = (rows + 7) / 8;
     double *pack = (double *) R_alloc((size_t) tiles * 8 * d + 1, sizeof(double));
     for (int t = 0; t < tiles; t++) {
@@ -272,6 +541,7 @@ int kernel_fast_block(const kernel_spec *spec, const kernel_points *a,
     int rows = a->n, cols = b->n, d = a->d;
     fast_job J;
     fast_job_prepare(spec, a, b, lower_only, out, &J);
+    if (J.wide) return wide_block(&J, b->n, lower_only, threads);
     double per_column = (double) rows * (d + 16.0);
     int j0 = 0, bad = 0;
     while (j0 < cols && !bad) {
@@ -321,6 +591,7 @@ int kernel_fast_tile(const kernel_fast_plan *P, int r0, int nr, int c0, int nc,
                      double *out)
 {
     fast_job J = P->J;
+    if (J.wide) return wide_tile(&J, r0, nr, c0, nc, out);
     J.rows = nr;
     J.apack = P->J.apack + (size_t) (r0 / 8) * 8 * J.d;
     J.anorms = P->J.anorms ? P->J.anorms + r0 : NULL;
