@@ -388,7 +388,11 @@ SEXP oriented_columns(SEXP V);
 /* krylov.c: the matrix-free solver's dense steps beside its passes (the
  * basis's cross products, the Ritz vectors, each new block made
  * orthonormal), the basis read in place */
-SEXP orthonormal_columns(SEXP W, SEXP Q, SEXP used, SEXP threads);
+SEXP orthonormal_columns(SEXP W, SEXP columns, SEXP center, SEXP Q, SEXP used,
+                         SEXP threads);
+SEXP center_columns(SEXP V, SEXP scale, SEXP threads);
+SEXP dense_product(SEXP A, SEXP B, SEXP trans_a, SEXP threads);
+SEXP top_eigen_pairs(SEXP A, SEXP f);
 SEXP rayleigh_ritz_vectors(SEXP Q, SEXP AQ, SEXP used, SEXP Y, SEXP values, SEXP threads);
 SEXP basis_cross_product(SEXP A, SEXP B, SEXP ka, SEXP kb, SEXP threads);
 
