@@ -500,6 +500,7 @@ void engine_entered(const char *name);
 SEXP engine_entry_paths(void);
 /* the settings and their defaults, where they are used and measured */
 double tile_thread_work_default(void);      /* tiles.c */
+double tile_thread_work(void);              /* tiles.c: the setting in force */
 void tile_thread_work_set(double work);
 double string_dense_share_default(void);    /* string_kernel.c */
 void string_dense_share_set(double share);

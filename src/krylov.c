@@ -19,15 +19,28 @@
 #include <float.h>
 #include <string.h>
 
-/* The fewest doubles an O(n b) loop of these steps spreads over threads
- * (the tiles' products have their own rule, tile_thread_work): about
- * 50 us of memory traffic on one core, a few parallel regions' cost. */
-#define KRYLOV_THREAD_DOUBLES 65536.0
+/* The threads of the O(n b) loops, by the tiles' rule (tile_thread_work(),
+ * tiles.c: a parallel region, which on a busy machine waits a time slice
+ * for its threads, only for at least that many multiply-adds of work): a
+ * double of such a loop (read, written, its page touched) costs about
+ * what KRYLOV_LOOP_WORK multiply-adds of the tiles cost. */
+#define KRYLOV_LOOP_WORK 30.0
 
 /* The threads an O(n b) loop over `doubles` numbers runs on. */
 static int loop_threads(double doubles, int threads)
 {
-    return doubles >= KRYLOV_THREAD_DOUBLES && threads > 1 ? threads : 1;
+    return threads > 1 && doubles * KRYLOV_LOOP_WORK >= tile_thread_work() ? threads : 1;
+}
+
+/* The threads of orthonormal_block() on n x b: it passes two barriers per
+ * round of each column, with about 4 n b multiply-adds' worth of gemv
+ * work between them (its vector loops run at about a quarter of the
+ * tiles' rate); at least 4 rows per thread. */
+static int block_threads(int n, int b, int threads)
+{
+    int nt = threads > 1 && 4.0 * n * b >= tile_thread_work() ? threads : 1;
+    if (nt > n / 4) nt = n / 4 > 0 ? n / 4 : 1;
+    return nt;
 }
 
 /* dst (n x b) = (src - 1 colMeans(src)') / scale, column by column (dst
@@ -112,10 +125,9 @@ static int orthonormal_block(int n, int b, double *W, const double *before, doub
                              double *smallest_left, int threads)
 {
     simd_path path = simd_active();
-    int nt = loop_threads((double) n * b, threads);
-    if (nt > n / 4) nt = n / 4 > 0 ? n / 4 : 1;
-    int kept = 0;
-    double smallest = 1.0;
+    int nt = block_threads(n, b, threads);
+    int kept_all = 0;
+    double smallest_all = 1.0;
 #ifdef _OPENMP
 #pragma omp parallel num_threads(nt) if (nt > 1)
 #endif
@@ -128,19 +140,22 @@ static int orthonormal_block(int n, int b, double *W, const double *before, doub
         int q0, q1;
         thread_share(n / 4, t, T, &q0, &q1);
         int r0 = 4 * q0, r1 = t == T - 1 ? n : 4 * q1;
+        /* every thread makes the same decisions from the same numbers: its
+         * own count of the columns kept */
+        int kept = 0;
+        double smallest = 1.0;
         for (int j = 0; j < b; j++) {
             double *w = W + (size_t) j * n;
-            /* kept changes only inside the single below, between barriers */
-            int k = kept;
-            for (int round = 0; round < 2 && k > 0; round++) {
+            for (int round = 0; round < 2 && kept > 0; round++) {
                 int g0, g1;
-                thread_share((k + 3) / 4, t, T, &g0, &g1);
-                int c0 = 4 * g0, c1 = 4 * g1 < k ? 4 * g1 : k;
-                if (c1 > c0) gemv_t_path(path, n, c1 - c0, W + (size_t) c0 * n, n, w, h + c0);
+                thread_share((kept + 3) / 4, t, T, &g0, &g1);
+                int c0 = 4 * g0, c1 = 4 * g1 < kept ? 4 * g1 : kept;
+                if (c1 > c0)
+                    gemv_t_path(path, n, c1 - c0, W + (size_t) c0 * n, n, w, h + c0);
 #ifdef _OPENMP
 #pragma omp barrier
 #endif
-                if (r1 > r0) gemv_add_path(path, r1 - r0, k, W + r0, n, h, -1.0, w + r0);
+                if (r1 > r0) gemv_add_path(path, r1 - r0, kept, W + r0, n, h, -1.0, w + r0);
 #ifdef _OPENMP
 #pragma omp barrier
 #endif
@@ -148,22 +163,26 @@ static int orthonormal_block(int n, int b, double *W, const double *before, doub
             double left = column_norm(n, w);
             double length = before[j] > DBL_MIN ? before[j] : DBL_MIN;
             if (!(left > 1e-10 * length)) continue;
-            double *dest = W + (size_t) k * n;
-            for (int i = r0; i < r1; i++) dest[i] = w[i] / left;
+            /* every thread has read w before any overwrites it */
 #ifdef _OPENMP
 #pragma omp barrier
 #endif
-            if (t == 0) {
-                if (left / length < smallest) smallest = left / length;
-                kept++;
-            }
+            double *dest = W + (size_t) kept * n;
+            for (int i = r0; i < r1; i++) dest[i] = w[i] / left;
+            if (left / length < smallest) smallest = left / length;
+            kept++;
+            /* the column is whole before the next one reads it */
 #ifdef _OPENMP
 #pragma omp barrier
 #endif
         }
+        if (t == 0) {
+            kept_all = kept;
+            smallest_all = smallest;
+        }
     }
-    *smallest_left = smallest;
-    return kept;
+    *smallest_left = smallest_all;
+    return kept_all;
 }
 
 /* A column that lost this much of its length to the projections before

@@ -78,6 +78,13 @@ static double thread_work_min(void)
     return thread_work;
 }
 
+/* The setting, for the loops of other files that follow the same rule
+ * (krylov.c). */
+double tile_thread_work(void)
+{
+    return thread_work;
+}
+
 /* ---- the general product -------------------------------------------------- */
 
 /* c (mr x nr, leading dimension ldc) += sum over p < kc of a[., p] b[p, .]:
