@@ -221,7 +221,10 @@ SEXP orthonormal_columns(SEXP W_, SEXP columns_, SEXP center_, SEXP Q_, SEXP use
     int used = as_count(used_, "used", 0, ncols(Q_));
     int threads = as_threads(threads_);
     const double *Q = used > 0 ? REAL(Q_) : NULL;
-    double *W = (double *) R_alloc((size_t) n * (b > 0 ? b : 1), sizeof(double));
+    /* the result, worked on in place: returned as it is when every column
+     * is kept, the usual case (no second n x b matrix, nor its copy) */
+    SEXP full = PROTECT(allocMatrix(REALSXP, n, b));
+    double *W = REAL(full);
     int nt = loop_threads((double) n * b, threads);
     if (nt > b) nt = b > 0 ? b : 1;
     const double *src = REAL(W_);
@@ -253,9 +256,13 @@ SEXP orthonormal_columns(SEXP W_, SEXP columns_, SEXP center_, SEXP Q_, SEXP use
         kept = orthonormal_block(n, kept, W, before, h, &smallest_left, threads);
         if (smallest_left >= KRYLOV_REPEAT_SHARE) break;
     }
+    if (kept == b) {
+        UNPROTECT(1);
+        return full;
+    }
     SEXP out = PROTECT(allocMatrix(REALSXP, n, kept));
     if (kept > 0) memcpy(REAL(out), W, (size_t) n * kept * sizeof(double));
-    UNPROTECT(1);
+    UNPROTECT(2);
     return out;
 }
 
