@@ -30,7 +30,13 @@
 #' basis of b vectors (`control$ncv`) plus the tiles (under workers, the calling
 #' process also holds their partial products, up to 8 n b numbers per
 #' pass). Centering is
-#' implicit: \eqn{K_c V = H K H V} with \eqn{H = I - 11'/n}.
+#' implicit: \eqn{K_c V = H K H V} with \eqn{H = I - 11'/n}. The steps
+#' between the passes (the Nyström start's products, Rayleigh-Ritz, each
+#' new block made orthonormal against the basis, the centering of each
+#' product) are \eqn{O(n b^2)} dense work in C, in the calling process; they
+#' run on the fit's `threads` too where a step has the work for them (the
+#' rule of `options(fastkpca.tile_thread_work)`, [simd_path()]), and give the
+#' same bits on any number of threads.
 #'
 #' The method is a block Krylov iteration with thick restarts: starting
 #' from the leading directions of a centered Nyström fit on
