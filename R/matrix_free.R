@@ -702,7 +702,7 @@ basis_cross_product <- function(A, B, ka, kb, threads) {
 # threads, with the bits of one thread.
 orthonormal_columns <- function(W, basis = NULL, threads = 1L, columns = NULL,
                                 center = FALSE) {
-  storage.mode(W) <- "double"
+  if (!is.double(W)) storage.mode(W) <- "double"   # (a copy otherwise)
   if (is.null(basis)) basis <- list(Q = matrix(0, nrow(W), 0L), used = 0L)
   if (!is.null(columns)) columns <- as.integer(columns)
   engine_call(.Call(C_orthonormal_columns, W, columns, isTRUE(center), basis$Q,
@@ -710,10 +710,11 @@ orthonormal_columns <- function(W, basis = NULL, threads = 1L, columns = NULL,
 }
 
 # V with each column's mean taken out (orthogonal to 1), divided by scale:
-# (V - rep(colMeans(V), each = nrow(V))) / scale to the bit, in C on the
-# threads (src/krylov.c), without R's n x b temporaries.
+# (V - rep(colMeans(V), each = nrow(V))) / scale, in C on the threads
+# (src/krylov.c), the means summed in long double as colMeans() does (in
+# four interleaved sums), without R's n x b temporaries.
 center_columns <- function(V, scale = 1, threads = 1L) {
-  storage.mode(V) <- "double"
+  if (!is.double(V)) storage.mode(V) <- "double"   # (a copy otherwise)
   engine_call(.Call(C_center_columns, V, as.double(scale), as.integer(threads)))
 }
 
@@ -721,15 +722,15 @@ center_columns <- function(V, scale = 1, threads = 1L) {
 # (src/krylov.c, matrix_product() in src/blas.c): the Nystrom start's
 # products.
 dense_product <- function(A, B, trans_a = FALSE, threads = 1L) {
-  storage.mode(A) <- "double"
-  storage.mode(B) <- "double"
+  if (!is.double(A)) storage.mode(A) <- "double"   # (a copy otherwise)
+  if (!is.double(B)) storage.mode(B) <- "double"   # (a copy otherwise)
   engine_call(.Call(C_dense_product, A, B, isTRUE(trans_a), as.integer(threads)))
 }
 
 # The f leading eigenpairs of the symmetric A (LAPACK's dsyevr for those
 # alone, src/krylov.c): list(values (decreasing), vectors).
 top_eigen_pairs <- function(A, f) {
-  storage.mode(A) <- "double"
+  if (!is.double(A)) storage.mode(A) <- "double"   # (a copy otherwise)
   engine_call(.Call(C_top_eigen_pairs, A, as.integer(f)))
 }
 

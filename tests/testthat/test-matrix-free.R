@@ -491,13 +491,17 @@ test_that("the serial steps' C loops and products match plain R, on any thread c
   n <- 1003   # not a multiple of 4: the last thread's rows end in a partial vector
   V <- with_seed(8, matrix(rnorm(n * 7, mean = 3), n, 7))
   plain <- V - rep(colMeans(V), each = n)
+  one <- fastkpca:::center_columns(V)
+  # R's colMeans() and subtraction (the means summed in long double as
+  # there, in four interleaved sums), divided by the scale
+  expect_equal(one, plain, tolerance = 1e-15)
+  expect_lt(max(abs(colMeans(one))), 1e-15)
   for (threads in unique(c(1L, 2L, test_threads(3)))) {
-    # R's colMeans() and subtraction, to the bit, divided as R divides
-    expect_identical(fastkpca:::center_columns(V, threads = threads), plain)
-    expect_identical(fastkpca:::center_columns(V, n, threads), plain / n)
+    expect_identical(fastkpca:::center_columns(V, threads = threads), one)
+    expect_identical(fastkpca:::center_columns(V, n, threads), one / n)
   }
-  expect_identical(fastkpca:::centered_product(function(V) 2 * V, V, 2L),
-                   (2 * plain - rep(colMeans(2 * plain), each = n)) / n)
+  expect_equal(fastkpca:::centered_product(function(V) 2 * V, V, 2L),
+               (2 * plain - rep(colMeans(2 * plain), each = n)) / n, tolerance = 1e-15)
   Q <- qr.Q(qr(with_seed(9, matrix(rnorm(n * 40), n, 40))))
   W <- with_seed(10, matrix(rnorm(n * 23), n, 23))
   W[, 7] <- W[, 2] - 2 * W[, 5]    # dropped: what is new of it repeats 2 and 5
