@@ -643,14 +643,18 @@ krylov_basis <- function(X, AX, ncv, threads, basis = NULL) {
 
 krylov_add <- function(basis, W, AW, threads) {
   used <- basis$used
-  new <- used + seq_len(ncol(W))
+  b <- ncol(W)
+  new <- used + seq_len(b)
   set_basis_columns(basis, "Q", new, W)
   set_basis_columns(basis, "AQ", new, AW)
   # Q'AW and (W'AQ)' are equal but for rounding: their mean keeps H
-  # symmetric
-  cross <- (basis_cross_product(basis$Q, AW, used, ncol(W), threads) +
-              t(basis_cross_product(W, basis$AQ, ncol(W), used, threads))) / 2
-  WAW <- basis_cross_product(W, AW, ncol(W), ncol(W), threads)
+  # symmetric. The basis's columns `new` are W and AW now: two products
+  # over all used + b columns give Q'AW and W'AW (from Q'AW's last rows,
+  # each entry summed as alone), and W'AQ
+  QAW <- basis_cross_product(basis$Q, AW, used + b, b, threads)
+  WAQ <- basis_cross_product(W, basis$AQ, b, used, threads)
+  cross <- (QAW[seq_len(used), , drop = FALSE] + t(WAQ)) / 2
+  WAW <- QAW[new, , drop = FALSE]
   basis$H <- rbind(cbind(basis$H, cross), cbind(t(cross), (WAW + t(WAW)) / 2))
   basis$used <- max(new)
   basis
