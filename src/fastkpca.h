@@ -20,7 +20,8 @@
  *             never stored (the matrix-free solver's passes)
  *   krylov.c  the matrix-free solver's dense steps between its passes: the
  *             basis's cross products, the Ritz vectors and residuals, each
- *             new block made orthonormal against the basis
+ *             new block made orthonormal against the basis, the centering
+ *             of its products, the Nystrom start's products and pairs
  *   fit.c     the .Call entry point that runs the steps on one n x n buffer
  *   project.c rows projected onto a fit's components, block by block
  *             (predict(), and the scores of a Nystrom fit)
@@ -387,7 +388,8 @@ SEXP oriented_columns(SEXP V);
 
 /* krylov.c: the matrix-free solver's dense steps beside its passes (the
  * basis's cross products, the Ritz vectors, each new block made
- * orthonormal), the basis read in place */
+ * orthonormal, the centering, the start's products and leading pairs), the
+ * basis read in place, on the threads with the bits of one */
 SEXP orthonormal_columns(SEXP W, SEXP columns, SEXP center, SEXP Q, SEXP used,
                          SEXP threads);
 SEXP center_columns(SEXP V, SEXP scale, SEXP threads);
