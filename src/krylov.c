@@ -283,10 +283,12 @@ SEXP center_columns(SEXP V_, SEXP scale_, SEXP threads_)
     engine_entered(__func__);
     check_double_matrix(V_, "V");
     int n = nrows(V_), b = ncols(V_);
+    if (n < 1 || b < 1) error_argument("'V' must have at least one row and one column");
     double scale = as_number(scale_, "scale");
+    if (!(scale > 0) || !R_FINITE(scale)) error_argument("'scale' must be a positive number");
     int threads = as_threads(threads_);
     SEXP out = PROTECT(allocMatrix(REALSXP, n, b));
-    if (n > 0 && b > 0) center_in_columns(n, b, REAL(V_), REAL(out), scale, threads);
+    center_in_columns(n, b, REAL(V_), REAL(out), scale, threads);
     UNPROTECT(1);
     return out;
 }
