@@ -184,7 +184,7 @@ kernel_operator <- function(x, kernel, threads, batches = FALSE, threads_given =
     product <- function(V) x %*% V
     return(list(n = n, x = x, kernel = kernel, program = NULL, weights = NULL,
                 threads = threads, precomputed = TRUE, product = product,
-                apply = function(V) centered_product(product, V), close = function() NULL))
+                apply = function(V) centered_product(product, V, threads), close = function() NULL))
   }
   weights <- kernel_weights(kernel, x)
   program <- kernel_program(kernel)
@@ -196,13 +196,14 @@ kernel_operator <- function(x, kernel, threads, batches = FALSE, threads_given =
                       close = function() NULL)
   list(n = n, x = x, kernel = kernel, program = program, weights = weights, threads = threads,
        precomputed = FALSE, product = passes$product,
-       apply = function(V) centered_product(passes$product, V), close = passes$close)
+       apply = function(V) centered_product(passes$product, V, threads),
+       close = passes$close)
 }
 
 # Kc V / n = H K H V / n from product(V) = K V: the centering costs two
-# column means, never a matrix.
-centered_product <- function(product, V) {
-  center_columns(product(center_columns(V))) / nrow(V)
+# column means, never a matrix (center_columns(), in C on the threads).
+centered_product <- function(product, V, threads = 1L) {
+  center_columns(product(center_columns(V, threads = threads)), nrow(V), threads)
 }
 
 # ---- the solvers ----

@@ -161,13 +161,16 @@
 #' of about 2000: below, a product is too short to share); the exact
 #' solver's two-stage reduction (its products, and the band's sweeps,
 #' pipelined) and its back-transformation; the matrix-free
-#' passes; Nyström's kernel blocks, statistics and scores; `predict()`
-#' (panels of rows per thread) and [kernel_matrix()]. What runs on one:
-#' LAPACK's steps on the tridiagonal matrix; the matrix-free fit's steps
-#' between passes (its start, the Rayleigh-Ritz steps and the
-#' orthogonalization, which grow as n while the passes grow as n^2);
-#' [kcca()]'s incomplete Cholesky factors; [kica()] (no `threads`: its
-#' kernels are low-rank factors).
+#' passes, and their steps between passes (the start's kernel values and
+#' products, the Rayleigh-Ritz vectors, the orthogonalization, the
+#' centering) where a step has at least `options(fastkpca.tile_thread_work)`
+#' of work: they grow as n while the passes grow as n^2, so at n = 20000
+#' most of them are too short to share on a busy machine; Nyström's kernel
+#' blocks, statistics and scores; `predict()` (panels of rows per thread)
+#' and [kernel_matrix()]. What runs on one: LAPACK's steps on the
+#' tridiagonal matrix and the small eigenproblems (the matrix-free fit's
+#' landmarks and basis); [kcca()]'s incomplete Cholesky factors; [kica()]
+#' (no `threads`: its kernels are low-rank factors).
 #'
 #' Measured on 2 cores (`Rscript bench/threads.R`, the Benchmarks article):
 #' 2 threads run the kernel matrices and `predict()` 1.4 to 1.7 times as fast

@@ -30,7 +30,13 @@
 #' basis of b vectors (`control$ncv`) plus the tiles (under workers, the calling
 #' process also holds their partial products, up to 8 n b numbers per
 #' pass). Centering is
-#' implicit: \eqn{K_c V = H K H V} with \eqn{H = I - 11'/n}.
+#' implicit: \eqn{K_c V = H K H V} with \eqn{H = I - 11'/n}. The steps
+#' between the passes (the Nyström start's products, Rayleigh-Ritz, each
+#' new block made orthonormal against the basis, the centering of each
+#' product) are \eqn{O(n b^2)} dense work in C, in the calling process; they
+#' run on the fit's `threads` too where a step has the work for them (the
+#' rule of `options(fastkpca.tile_thread_work)`, [simd_path()]), and give the
+#' same bits on any number of threads.
 #'
 #' The method is a block Krylov iteration with thick restarts: starting
 #' from the leading directions of a centered Nyström fit on
@@ -459,23 +465,41 @@ matrix_free_start <- function(op, settings) {
   p <- settings$block
   V <- matrix(0, n, 0L)
   if (settings$landmarks > p) {
-    scores <- tryCatch(suppressWarnings({
-      rows <- take_rows(op$x, sample.int(n, settings$landmarks))
-      basis <- nystrom_landmark_basis(rows, op$kernel, 1L, op$threads, op$program)
-      stats <- nystrom_statistics(op$x, basis, op$kernel, op$threads, op$program)
-      res <- nystrom_solve(stats, basis, min(p, basis$rank), 0)
-      nystrom_score_rows(op$x, basis, op$kernel, res$alpha, res$mu, op$threads, op$program)
-    }), error = function(e) NULL)
-    if (!is.null(scores)) V <- orthonormal_columns(center_columns(scores), NULL, op$threads)
+    scores <- tryCatch(suppressWarnings(matrix_free_nystrom(op, p, settings$landmarks)),
+                       error = function(e) NULL)
+    if (!is.null(scores)) V <- orthonormal_columns(scores, NULL, op$threads, center = TRUE)
   }
   for (round in 1:3) {
     missing <- p - ncol(V)
     if (missing <= 0L) break
     R <- matrix(stats::rnorm(n * missing), n, missing)
-    V <- cbind(V, orthonormal_columns(center_columns(R), list(Q = V, used = ncol(V)),
-                                      op$threads))
+    V <- cbind(V, orthonormal_columns(R, list(Q = V, used = ncol(V)), op$threads,
+                                      center = TRUE))
   }
   V
+}
+
+# The scores of the rows of op on the p leading components of a centered
+# Nystrom fit on `landmarks` uniform rows: R/nystrom.R's steps, with
+# nystrom_solve()'s products on the tiles and the fit's threads
+# (dense_product()) and only the p leading eigenpairs of its covariance
+# (top_eigen_pairs()); the scale of the coefficients, which the start does
+# not need, as a Nystrom fit's.
+matrix_free_nystrom <- function(op, p, landmarks) {
+  threads <- op$threads
+  rows <- take_rows(op$x, sample.int(op$n, landmarks))
+  basis <- nystrom_landmark_basis(rows, op$kernel, 1L, threads, op$program)
+  stats <- nystrom_statistics(op$x, basis, op$kernel, threads, op$program)
+  n <- stats$n
+  dev <- stats$sums / n
+  Tm <- basis$basis
+  C <- dense_product(Tm, dense_product(stats$cross / n - tcrossprod(dev), Tm, FALSE, threads),
+                     TRUE, threads)
+  C <- (C + t(C)) / 2
+  e <- top_eigen_pairs(C, min(p, basis$rank))
+  comp <- positive_components(e$values, e$vectors)
+  nystrom_score_rows(op$x, basis, op$kernel, nystrom_alpha(Tm, comp$vectors, n),
+                     nystrom_mu(stats), threads, op$program)
 }
 
 # The first pass: A X, and with a column of ones the kernel's column
@@ -486,9 +510,9 @@ matrix_free_start <- function(op, settings) {
 matrix_free_first_pass <- function(op, X) {
   n <- nrow(X)
   p <- ncol(X)
-  P <- op$product(cbind(center_columns(X), 1))
+  P <- op$product(cbind(center_columns(X, threads = op$threads), 1))
   colmeans <- P[, p + 1L] / n
-  AX <- center_columns(P[, seq_len(p), drop = FALSE]) / n
+  AX <- center_columns(P[, seq_len(p), drop = FALSE], n, op$threads)
   diagonal <- mean(kernel_self(op$x, op$kernel, op$program))
   grand_mean <- mean(colmeans)
   total <- diagonal - grand_mean
@@ -534,7 +558,7 @@ at_rounding_floor <- function(run, settings) {
 matrix_free_expand <- function(op, basis, rr, active, ncv) {
   if (basis$used + length(active) > ncv)
     basis <- krylov_basis(rr$X, rr$AX, ncv, op$threads, basis)
-  W <- orthonormal_columns(center_columns(rr$R[, active, drop = FALSE]), basis, op$threads)
+  W <- orthonormal_columns(rr$R, basis, op$threads, columns = active, center = TRUE)
   if (ncol(W) == 0L) return(NULL)
   krylov_add(basis, W, op$apply(W), op$threads)
 }
@@ -619,14 +643,18 @@ krylov_basis <- function(X, AX, ncv, threads, basis = NULL) {
 
 krylov_add <- function(basis, W, AW, threads) {
   used <- basis$used
-  new <- used + seq_len(ncol(W))
+  b <- ncol(W)
+  new <- used + seq_len(b)
   set_basis_columns(basis, "Q", new, W)
   set_basis_columns(basis, "AQ", new, AW)
   # Q'AW and (W'AQ)' are equal but for rounding: their mean keeps H
-  # symmetric
-  cross <- (basis_cross_product(basis$Q, AW, used, ncol(W), threads) +
-              t(basis_cross_product(W, basis$AQ, ncol(W), used, threads))) / 2
-  WAW <- basis_cross_product(W, AW, ncol(W), ncol(W), threads)
+  # symmetric. The basis's columns `new` are W and AW now: two products
+  # over all used + b columns give Q'AW and W'AW (from Q'AW's last rows,
+  # each entry summed as alone), and W'AQ
+  QAW <- basis_cross_product(basis$Q, AW, used + b, b, threads)
+  WAQ <- basis_cross_product(W, basis$AQ, b, used, threads)
+  cross <- (QAW[seq_len(used), , drop = FALSE] + t(WAQ)) / 2
+  WAW <- QAW[new, , drop = FALSE]
   basis$H <- rbind(cbind(basis$H, cross), cbind(t(cross), (WAW + t(WAW)) / 2))
   basis$used <- max(new)
   basis
@@ -666,23 +694,49 @@ basis_cross_product <- function(A, B, ka, kb, threads) {
                     as.integer(threads)))
 }
 
-# The columns of W made orthonormal, and orthogonal to the basis's (its
-# first `used` columns) (src/krylov.c): classical Gram-Schmidt twice
-# against the basis, then column by column within W, Gram-Schmidt twice
-# against the columns kept before; a column that nothing new is left of
-# (1e-10 of its length before the projections) is dropped. When a kept
-# column lost nearly all of its length (all but 1e-3), dividing by what
-# is left magnified the projections' rounding, and the whole of it is
-# done again on the result ("twice is enough").
-orthonormal_columns <- function(W, basis = NULL, threads = 1L) {
-  storage.mode(W) <- "double"
+# The columns of W (those numbered `columns`, or all; less their means
+# when center is TRUE, as center_columns()) made orthonormal, and
+# orthogonal to the basis's (its first `used` columns) (src/krylov.c):
+# classical Gram-Schmidt twice against the basis, then column by column
+# within W, Gram-Schmidt twice against the columns kept before; a column
+# that nothing new is left of (1e-10 of its length before the projections)
+# is dropped. When a kept column lost nearly all of its length (all but
+# 1e-3), dividing by what is left magnified the projections' rounding, and
+# the whole of it is done again on the result ("twice is enough"). On the
+# threads, with the bits of one thread.
+orthonormal_columns <- function(W, basis = NULL, threads = 1L, columns = NULL,
+                                center = FALSE) {
+  if (!is.double(W)) storage.mode(W) <- "double"   # (a copy otherwise)
   if (is.null(basis)) basis <- list(Q = matrix(0, nrow(W), 0L), used = 0L)
-  engine_call(.Call(C_orthonormal_columns, W, basis$Q, as.integer(basis$used),
-                    as.integer(threads)))
+  if (!is.null(columns)) columns <- as.integer(columns)
+  engine_call(.Call(C_orthonormal_columns, W, columns, isTRUE(center), basis$Q,
+                    as.integer(basis$used), as.integer(threads)))
 }
 
-# V with each column's mean taken out (orthogonal to 1).
-center_columns <- function(V) V - rep(colMeans(V), each = nrow(V))
+# V with each column's mean taken out (orthogonal to 1), divided by scale:
+# (V - rep(colMeans(V), each = nrow(V))) / scale, in C on the threads
+# (src/krylov.c), the means summed in long double as colMeans() does (in
+# four interleaved sums), without R's n x b temporaries.
+center_columns <- function(V, scale = 1, threads = 1L) {
+  if (!is.double(V)) storage.mode(V) <- "double"   # (a copy otherwise)
+  engine_call(.Call(C_center_columns, V, as.double(scale), as.integer(threads)))
+}
+
+# op(A) %*% B (op(A) = t(A) when trans_a) on the tiles and threads
+# (src/krylov.c, matrix_product() in src/blas.c): the Nystrom start's
+# products.
+dense_product <- function(A, B, trans_a = FALSE, threads = 1L) {
+  if (!is.double(A)) storage.mode(A) <- "double"   # (a copy otherwise)
+  if (!is.double(B)) storage.mode(B) <- "double"   # (a copy otherwise)
+  engine_call(.Call(C_dense_product, A, B, isTRUE(trans_a), as.integer(threads)))
+}
+
+# The f leading eigenpairs of the symmetric A (LAPACK's dsyevr for those
+# alone, src/krylov.c): list(values (decreasing), vectors).
+top_eigen_pairs <- function(A, f) {
+  if (!is.double(A)) storage.mode(A) <- "double"   # (a copy otherwise)
+  engine_call(.Call(C_top_eigen_pairs, A, as.integer(f)))
+}
 
 # The sign rule of every fit (orient_columns() in src/eigen.c), on a copy.
 oriented_columns <- function(V) engine_call(.Call(C_oriented_columns, V))

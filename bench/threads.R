@@ -138,7 +138,12 @@ if (length(args) >= 1L && args[1L] == "child") {
         on.exit(pass_time <<- pass_time + proc.time()[["elapsed"]] - t0)
         product(V)
       }
-      op$apply <- function(V) fastkpca:::centered_product(op$product, V)
+      # as kernel_operator()'s own (on the fit's threads in builds whose
+      # centered_product() takes them)
+      centered <- fastkpca:::centered_product
+      op$apply <- if ("threads" %in% names(formals(centered)))
+        function(V) centered(op$product, V, op$threads)
+      else function(V) centered(op$product, V)
       op
     }
     unlockBinding("kernel_operator", ns)

@@ -456,7 +456,7 @@ void band_chase(double *A, int n, int b, double *diag, double *offdiag, int thre
     for (int j = 0; j < n; j++)
         for (int i = j; i <= j + b && i < n; i++) BAND(&st, i, j) = A[i + (size_t) j * n];
     /* about 6 b^2 multiply-adds a step, n / b steps a sweep */
-    int nt = threads > 1 && 6.0 * n * b * SWEEPS_PER_CHECK >= tile_thread_work_current()
+    int nt = threads > 1 && 6.0 * n * b * SWEEPS_PER_CHECK >= tile_thread_work()
         ? threads : 1;
     band_sweep_fn sweep = band_sweep_for(simd_active());
     double *scratch = (double *) R_alloc((3 * (size_t) b + 3) * nt, sizeof(double));
@@ -563,7 +563,7 @@ static void band_back_stage2(const double *A, int n, int b, double *Z, int k, in
         for (int t = 0; S + 1 + t * b <= n - 1; t++)
             band_group_make(A, n, b, S, gs, t, grp + count++, &pool, V, T, gram, tau);
         /* each group 2 (b + g) g k multiply-adds */
-        int nt = 2.0 * (b + g) * g * k * count < tile_thread_work_current() ? 1 : nt0;
+        int nt = 2.0 * (b + g) * g * k * count < tile_thread_work() ? 1 : nt0;
 #ifdef _OPENMP
 #pragma omp parallel for num_threads(nt) schedule(static) if (nt > 1)
 #else

@@ -20,7 +20,8 @@
  *             never stored (the matrix-free solver's passes)
  *   krylov.c  the matrix-free solver's dense steps between its passes: the
  *             basis's cross products, the Ritz vectors and residuals, each
- *             new block made orthonormal against the basis
+ *             new block made orthonormal against the basis, the centering
+ *             of its products, the Nystrom start's products and pairs
  *   fit.c     the .Call entry point that runs the steps on one n x n buffer
  *   project.c rows projected onto a fit's components, block by block
  *             (predict(), and the scores of a Nystrom fit)
@@ -428,8 +429,13 @@ SEXP oriented_columns(SEXP V);
 
 /* krylov.c: the matrix-free solver's dense steps beside its passes (the
  * basis's cross products, the Ritz vectors, each new block made
- * orthonormal), the basis read in place */
-SEXP orthonormal_columns(SEXP W, SEXP Q, SEXP used, SEXP threads);
+ * orthonormal, the centering, the start's products and leading pairs), the
+ * basis read in place, on the threads with the bits of one */
+SEXP orthonormal_columns(SEXP W, SEXP columns, SEXP center, SEXP Q, SEXP used,
+                         SEXP threads);
+SEXP center_columns(SEXP V, SEXP scale, SEXP threads);
+SEXP dense_product(SEXP A, SEXP B, SEXP trans_a, SEXP threads);
+SEXP top_eigen_pairs(SEXP A, SEXP f);
 SEXP rayleigh_ritz_vectors(SEXP Q, SEXP AQ, SEXP used, SEXP Y, SEXP values, SEXP threads);
 SEXP basis_cross_product(SEXP A, SEXP B, SEXP ka, SEXP kb, SEXP threads);
 
@@ -538,8 +544,8 @@ void engine_entered(const char *name);
 SEXP engine_entry_paths(void);
 /* the settings and their defaults, where they are used and measured */
 double tile_thread_work_default(void);      /* tiles.c */
+double tile_thread_work(void);              /* tiles.c: the setting in force */
 void tile_thread_work_set(double work);
-double tile_thread_work_current(void);
 double string_dense_share_default(void);    /* string_kernel.c */
 void string_dense_share_set(double share);
 

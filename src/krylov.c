@@ -8,10 +8,75 @@
  * crossprod(), %*% and LINPACK's QR). Every product goes through
  * matrix_product() (blas.c): the register tiles with R's reference BLAS,
  * an optimized BLAS for large products. None of them copies the basis:
- * they read its first `used` columns in place. */
+ * they read its first `used` columns in place. Their O(n b) loops (the
+ * centering, the subtractions, the residuals, the Gram-Schmidt steps
+ * within a block) run on the fit's threads too, split so that every
+ * number is computed as on one thread: by whole columns, or by rows at
+ * multiples of 4 (the vector width of gemv_add()) and columns at multiples
+ * of 4 (gemv_t()'s groups). The same bits for any thread count. */
 #include "fastkpca.h"
+#include "tiles.h"
 #include <float.h>
 #include <string.h>
+
+/* The threads of the O(n b) loops, by the tiles' rule (tile_thread_work(),
+ * tiles.c: a parallel region, which on a busy machine waits a time slice
+ * for its threads, only for at least that many multiply-adds of work): a
+ * double of such a loop (read, written, its page touched) costs about
+ * what KRYLOV_LOOP_WORK multiply-adds of the tiles cost. */
+#define KRYLOV_LOOP_WORK 30.0
+
+/* The threads an O(n b) loop over `doubles` numbers runs on. */
+static int loop_threads(double doubles, int threads)
+{
+    return threads > 1 && doubles * KRYLOV_LOOP_WORK >= tile_thread_work() ? threads : 1;
+}
+
+/* The threads of orthonormal_block() on n x b: it passes two barriers per
+ * round of each column, with about 4 n b multiply-adds' worth of gemv
+ * work between them (its vector loops run at about a quarter of the
+ * tiles' rate); at least 4 rows per thread. */
+static int block_threads(int n, int b, int threads)
+{
+    int nt = threads > 1 && 4.0 * n * b >= tile_thread_work() ? threads : 1;
+    if (nt > n / 4) nt = n / 4 > 0 ? n / 4 : 1;
+    return nt;
+}
+
+/* dst (n x b) = (src - 1 colMeans(src)') / scale, column by column (dst
+ * may be src): each mean summed in long double, as R's colMeans() sums,
+ * but in four interleaved sums added at the end (one chain of dependent
+ * long double additions, R's, was most of the centering's time), and
+ * divided by n; then each entry minus its column's mean, divided by scale
+ * unless it is 1. Whole columns per thread: the bits of one thread. */
+static void center_in_columns(int n, int b, const double *src, double *dst, double scale,
+                              int threads)
+{
+    int nt = loop_threads((double) n * b, threads);
+    if (nt > b) nt = b;
+#ifdef _OPENMP
+#pragma omp parallel for num_threads(nt) schedule(static) if (nt > 1)
+#endif
+    for (int j = 0; j < b; j++) {
+        const double *x = src + (size_t) j * n;
+        double *y = dst + (size_t) j * n;
+        long double s0 = 0.0, s1 = 0.0, s2 = 0.0, s3 = 0.0;
+        int i = 0;
+        for (; i + 4 <= n; i += 4) {
+            s0 += x[i];
+            s1 += x[i + 1];
+            s2 += x[i + 2];
+            s3 += x[i + 3];
+        }
+        for (; i < n; i++) s0 += x[i];
+        long double sum = ((s0 + s1) + (s2 + s3)) / n;
+        double mean = (double) sum;
+        if (scale == 1.0)
+            for (i = 0; i < n; i++) y[i] = x[i] - mean;
+        else
+            for (i = 0; i < n; i++) y[i] = (x[i] - mean) / scale;
+    }
+}
 
 /* The Euclidean norm of x (n), summed in order. */
 static double column_norm(int n, const double *x)
@@ -24,17 +89,33 @@ static double column_norm(int n, const double *x)
 /* W (n x b) minus its part in the span of Q's first `used` columns,
  * twice (classical Gram-Schmidt twice: one round leaves rounding along Q
  * in proportion to what it removed, the second removes that). C (used x
- * b) and T (n x b) are scratch. */
+ * b) and T (n x b) are scratch. The products on the tiles (their own
+ * threads), the subtraction by columns on the threads. */
 static void remove_basis(int n, int b, double *W, const double *Q, int used, double *C,
                          double *T, int threads)
 {
     if (used == 0 || b == 0) return;
-    size_t nb = (size_t) n * b;
+    int nt = loop_threads((double) n * b, threads);
+    if (nt > b) nt = b;
     for (int round = 0; round < 2; round++) {
         matrix_product(used, b, n, Q, n, 1, W, n, 0, 0.0, C, used, threads);
         matrix_product(n, b, used, Q, n, 0, C, used, 0, 0.0, T, n, threads);
-        for (size_t i = 0; i < nb; i++) W[i] -= T[i];
+#ifdef _OPENMP
+#pragma omp parallel for num_threads(nt) schedule(static) if (nt > 1)
+#endif
+        for (int j = 0; j < b; j++) {
+            double *w = W + (size_t) j * n;
+            const double *t = T + (size_t) j * n;
+            for (int i = 0; i < n; i++) w[i] -= t[i];
+        }
     }
+}
+
+/* The share of a thread t of nt in `units` units: [*u0, *u1). */
+static void thread_share(int units, int t, int nt, int *u0, int *u1)
+{
+    *u0 = (int) ((long long) units * t / nt);
+    *u1 = (int) ((long long) units * (t + 1) / nt);
 }
 
 /* The columns of W (n x b), made orthonormal one after the other against
@@ -42,27 +123,73 @@ static void remove_basis(int n, int b, double *W, const double *Q, int used, dou
  * if more than 1e-10 of its length `before` (measured before any
  * projection) is left; kept columns are moved to the front. Returns how
  * many are kept; *smallest_left gets the smallest share of its length
- * that a kept column kept. h (b) is scratch. */
+ * that a kept column kept. h (b) is scratch. On threads (one parallel
+ * region, no R): the dot products with the kept columns (gemv_t()) split
+ * by groups of 4 columns, the update (gemv_add()) and the division split
+ * by rows at multiples of 4, each column's norm summed by one thread: the
+ * bits of one thread. */
 static int orthonormal_block(int n, int b, double *W, const double *before, double *h,
-                             double *smallest_left)
+                             double *smallest_left, int threads)
 {
-    int kept = 0;
-    *smallest_left = 1.0;
-    for (int j = 0; j < b; j++) {
-        double *w = W + (size_t) j * n;
-        for (int round = 0; round < 2 && kept > 0; round++) {
-            gemv_t(n, kept, W, n, w, h);
-            gemv_add(n, kept, W, n, h, -1.0, w);
+    simd_path path = simd_active();
+    int nt = block_threads(n, b, threads);
+    int kept_all = 0;
+    double smallest_all = 1.0;
+#ifdef _OPENMP
+#pragma omp parallel num_threads(nt) if (nt > 1)
+#endif
+    {
+        int t = 0, T = 1;
+#ifdef _OPENMP
+        t = omp_get_thread_num();
+        T = omp_get_num_threads();
+#endif
+        int q0, q1;
+        thread_share(n / 4, t, T, &q0, &q1);
+        int r0 = 4 * q0, r1 = t == T - 1 ? n : 4 * q1;
+        /* every thread makes the same decisions from the same numbers: its
+         * own count of the columns kept */
+        int kept = 0;
+        double smallest = 1.0;
+        for (int j = 0; j < b; j++) {
+            double *w = W + (size_t) j * n;
+            for (int round = 0; round < 2 && kept > 0; round++) {
+                int g0, g1;
+                thread_share((kept + 3) / 4, t, T, &g0, &g1);
+                int c0 = 4 * g0, c1 = 4 * g1 < kept ? 4 * g1 : kept;
+                if (c1 > c0)
+                    gemv_t_path(path, n, c1 - c0, W + (size_t) c0 * n, n, w, h + c0);
+#ifdef _OPENMP
+#pragma omp barrier
+#endif
+                if (r1 > r0) gemv_add_path(path, r1 - r0, kept, W + r0, n, h, -1.0, w + r0);
+#ifdef _OPENMP
+#pragma omp barrier
+#endif
+            }
+            double left = column_norm(n, w);
+            double length = before[j] > DBL_MIN ? before[j] : DBL_MIN;
+            if (!(left > 1e-10 * length)) continue;
+            /* every thread has read w before any overwrites it */
+#ifdef _OPENMP
+#pragma omp barrier
+#endif
+            double *dest = W + (size_t) kept * n;
+            for (int i = r0; i < r1; i++) dest[i] = w[i] / left;
+            if (left / length < smallest) smallest = left / length;
+            kept++;
+            /* the column is whole before the next one reads it */
+#ifdef _OPENMP
+#pragma omp barrier
+#endif
         }
-        double left = column_norm(n, w);
-        double length = before[j] > DBL_MIN ? before[j] : DBL_MIN;
-        if (!(left > 1e-10 * length)) continue;
-        double *dest = W + (size_t) kept * n;
-        for (int i = 0; i < n; i++) dest[i] = w[i] / left;
-        if (left / length < *smallest_left) *smallest_left = left / length;
-        kept++;
+        if (t == 0) {
+            kept_all = kept;
+            smallest_all = smallest;
+        }
     }
-    return kept;
+    *smallest_left = smallest_all;
+    return kept_all;
 }
 
 /* A column that lost this much of its length to the projections before
@@ -72,23 +199,51 @@ static int orthonormal_block(int n, int b, double *W, const double *before, doub
  * orthogonality at a few hundred times the rounding unit. */
 #define KRYLOV_REPEAT_SHARE 1e-3
 
-/* orthonormal_columns(W, Q, used, threads): the columns of W made
- * orthonormal and orthogonal to Q's first `used` columns (the basis; a
- * matrix of 0 columns for none); columns that nothing new is left of
- * (1e-10 of their length) are dropped. W is not changed.
- * R/matrix_free.R's orthonormal_columns(). */
-SEXP orthonormal_columns(SEXP W_, SEXP Q_, SEXP used_, SEXP threads_)
+/* orthonormal_columns(W, columns, center, Q, used, threads): the columns
+ * of W (those named by `columns`, 1-based, or all for NULL; less their
+ * means when center is TRUE: center_columns()'s bits) made orthonormal and
+ * orthogonal to Q's first `used` columns (the basis; a matrix of 0 columns
+ * for none); columns that nothing new is left of (1e-10 of their length)
+ * are dropped. W is not changed. R/matrix_free.R's orthonormal_columns(). */
+SEXP orthonormal_columns(SEXP W_, SEXP columns_, SEXP center_, SEXP Q_, SEXP used_,
+                         SEXP threads_)
 {
     engine_entered(__func__);
     check_double_matrix(W_, "W");
     check_double_matrix(Q_, "Q");
     int n = nrows(W_), b = ncols(W_);
     if (nrows(Q_) != n) error_argument("'Q' must have nrow(W) rows");
+    const int *columns = NULL;
+    if (!isNull(columns_)) {
+        if (!isInteger(columns_)) error_argument("'columns' must be NULL or integers");
+        columns = INTEGER(columns_);
+        for (R_xlen_t j = 0; j < XLENGTH(columns_); j++)
+            if (columns[j] == NA_INTEGER || columns[j] < 1 || columns[j] > b)
+                error_argument("'columns' must be column numbers of 'W'");
+        b = (int) XLENGTH(columns_);
+    }
+    if (!isLogical(center_) || XLENGTH(center_) != 1 || LOGICAL(center_)[0] == NA_LOGICAL)
+        error_argument("'center' must be TRUE or FALSE");
+    int center = LOGICAL(center_)[0];
     int used = as_count(used_, "used", 0, ncols(Q_));
     int threads = as_threads(threads_);
     const double *Q = used > 0 ? REAL(Q_) : NULL;
-    double *W = (double *) R_alloc((size_t) n * (b > 0 ? b : 1), sizeof(double));
-    if (b > 0) memcpy(W, REAL(W_), (size_t) n * b * sizeof(double));
+    /* the result, worked on in place: returned as it is when every column
+     * is kept, the usual case (no second n x b matrix, nor its copy) */
+    SEXP full = PROTECT(allocMatrix(REALSXP, n, b));
+    double *W = REAL(full);
+    int nt = loop_threads((double) n * b, threads);
+    if (nt > b) nt = b > 0 ? b : 1;
+    const double *src = REAL(W_);
+#ifdef _OPENMP
+#pragma omp parallel for num_threads(nt) schedule(static) if (nt > 1)
+#endif
+    for (int j = 0; j < b; j++) {
+        const double *from = src + (size_t) (columns ? columns[j] - 1 : j) * n;
+        double *to = W + (size_t) j * n;
+        if (center) center_in_columns(n, 1, from, to, 1.0, 1);
+        else memcpy(to, from, (size_t) n * sizeof(double));
+    }
     double *before = (double *) R_alloc(b > 0 ? b : 1, sizeof(double));
     double *h = (double *) R_alloc(b > 0 ? b : 1, sizeof(double));
     double *C = (double *) R_alloc((size_t) (used > 0 ? used : 1) * (b > 0 ? b : 1),
@@ -97,16 +252,97 @@ SEXP orthonormal_columns(SEXP W_, SEXP Q_, SEXP used_, SEXP threads_)
                          : NULL;
     int kept = b;
     for (int time = 0; time < 2 && kept > 0; time++) {
+        nt = loop_threads((double) n * kept, threads);
+        if (nt > kept) nt = kept;
+#ifdef _OPENMP
+#pragma omp parallel for num_threads(nt) schedule(static) if (nt > 1)
+#endif
         for (int j = 0; j < kept; j++) before[j] = column_norm(n, W + (size_t) j * n);
         remove_basis(n, kept, W, Q, used, C, T, threads);
         double smallest_left;
-        kept = orthonormal_block(n, kept, W, before, h, &smallest_left);
+        kept = orthonormal_block(n, kept, W, before, h, &smallest_left, threads);
         if (smallest_left >= KRYLOV_REPEAT_SHARE) break;
+    }
+    if (kept == b) {
+        UNPROTECT(1);
+        return full;
     }
     SEXP out = PROTECT(allocMatrix(REALSXP, n, kept));
     if (kept > 0) memcpy(REAL(out), W, (size_t) n * kept * sizeof(double));
+    UNPROTECT(2);
+    return out;
+}
+
+/* center_columns(V, scale, threads): (V - 1 colMeans(V)') / scale, with the
+ * bits of R's V - rep(colMeans(V), each = nrow(V)) (then / scale; scale 1
+ * divides nothing), whole columns per thread. R/matrix_free.R's
+ * center_columns(), and the centering of every product of the fit's
+ * operator (centered_product(), R/eigen.R). */
+SEXP center_columns(SEXP V_, SEXP scale_, SEXP threads_)
+{
+    engine_entered(__func__);
+    check_double_matrix(V_, "V");
+    int n = nrows(V_), b = ncols(V_);
+    if (n < 1 || b < 1) error_argument("'V' must have at least one row and one column");
+    double scale = as_number(scale_, "scale");
+    if (!(scale > 0) || !R_FINITE(scale)) error_argument("'scale' must be a positive number");
+    int threads = as_threads(threads_);
+    SEXP out = PROTECT(allocMatrix(REALSXP, n, b));
+    center_in_columns(n, b, REAL(V_), REAL(out), scale, threads);
     UNPROTECT(1);
     return out;
+}
+
+/* dense_product(A, B, trans_a, threads): op(A) %*% B (op(A) = t(A) when
+ * trans_a) by matrix_product() (blas.c: the tiles with the reference
+ * BLAS, on the threads): the products of the matrix-free fit's Nystrom
+ * start (R/matrix_free.R's matrix_free_nystrom()). */
+SEXP dense_product(SEXP A_, SEXP B_, SEXP trans_a_, SEXP threads_)
+{
+    engine_entered(__func__);
+    check_double_matrix(A_, "A");
+    check_double_matrix(B_, "B");
+    if (!isLogical(trans_a_) || XLENGTH(trans_a_) != 1 || LOGICAL(trans_a_)[0] == NA_LOGICAL)
+        error_argument("'trans_a' must be TRUE or FALSE");
+    int ta = LOGICAL(trans_a_)[0];
+    int threads = as_threads(threads_);
+    int m = ta ? ncols(A_) : nrows(A_), k = ta ? nrows(A_) : ncols(A_), n = ncols(B_);
+    if (nrows(B_) != k) error_argument("'A' and 'B' are not conformable");
+    SEXP out = PROTECT(allocMatrix(REALSXP, m, n));
+    if (m > 0 && n > 0) {
+        if (k == 0) memset(REAL(out), 0, (size_t) m * n * sizeof(double));
+        else matrix_product(m, n, k, REAL(A_), nrows(A_), ta, REAL(B_), k, 0, 0.0, REAL(out),
+                            m, threads);
+    }
+    UNPROTECT(1);
+    return out;
+}
+
+/* top_eigen_pairs(A, f): the f largest eigenpairs of the symmetric A (its
+ * lower triangle) by dsyevr for those alone (top_eigen_exact(), eigen.c),
+ * on a copy: list(values (decreasing), vectors). The matrix-free fit's
+ * Nystrom start needs the leading block of a landmarks x landmarks
+ * matrix, not all of its eigenvectors (R's eigen()). */
+SEXP top_eigen_pairs(SEXP A_, SEXP f_)
+{
+    engine_entered(__func__);
+    check_double_matrix(A_, "A");
+    int n = nrows(A_);
+    if (ncols(A_) != n || n < 1) error_argument("'A' must be a square matrix");
+    int f = as_count(f_, "f", 1, n);
+    double *A = (double *) R_alloc((size_t) n * n, sizeof(double));
+    memcpy(A, REAL(A_), (size_t) n * n * sizeof(double));
+    SEXP values = PROTECT(allocVector(REALSXP, f));
+    SEXP vectors = PROTECT(allocMatrix(REALSXP, n, f));
+    int found = top_eigen_exact(A, n, f, REAL(values), REAL(vectors));
+    if (found != f) error_numerical("dsyevr found %d of the %d eigenpairs asked for", found, f);
+    SEXP ans = PROTECT(allocVector(VECSXP, 2));
+    SET_VECTOR_ELT(ans, 0, values);
+    SET_VECTOR_ELT(ans, 1, vectors);
+    const char *names[] = {"values", "vectors"};
+    set_list_names(ans, names);
+    UNPROTECT(3);
+    return ans;
 }
 
 /* rayleigh_ritz_vectors(Q, AQ, used, Y, values, threads): the Ritz
@@ -136,11 +372,17 @@ SEXP rayleigh_ritz_vectors(SEXP Q_, SEXP AQ_, SEXP used_, SEXP Y_, SEXP values_,
     matrix_product(n, p, used, REAL(AQ_), n, 0, REAL(Y_), used, 0, 0.0, REAL(AX), n,
                    threads);
     const double *values = REAL(values_);
+    double *Xp = REAL(X), *AXp = REAL(AX), *Rp = REAL(R), *np = REAL(norms);
+    int nt = loop_threads((double) n * p, threads);
+    if (nt > p) nt = p > 0 ? p : 1;
+#ifdef _OPENMP
+#pragma omp parallel for num_threads(nt) schedule(static) if (nt > 1)
+#endif
     for (int j = 0; j < p; j++) {
-        const double *x = REAL(X) + (size_t) j * n, *ax = REAL(AX) + (size_t) j * n;
-        double *r = REAL(R) + (size_t) j * n;
+        const double *x = Xp + (size_t) j * n, *ax = AXp + (size_t) j * n;
+        double *r = Rp + (size_t) j * n;
         for (int i = 0; i < n; i++) r[i] = ax[i] - x[i] * values[j];
-        REAL(norms)[j] = column_norm(n, r);
+        np[j] = column_norm(n, r);
     }
     SEXP out = PROTECT(allocVector(VECSXP, 4));
     SET_VECTOR_ELT(out, 0, X);

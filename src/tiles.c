@@ -73,8 +73,9 @@ void tile_thread_work_set(double work)
     thread_work = work >= 0 ? work : TILE_THREAD_WORK;
 }
 
-/* the setting now (band_reduction.c makes parallel regions of its own) */
-double tile_thread_work_current(void)
+/* The setting, for the loops of other files that follow the same rule
+ * (krylov.c, band_reduction.c). */
+double tile_thread_work(void)
 {
     return thread_work;
 }
@@ -323,7 +324,7 @@ static void tile_product_with(tile_kernel K, int m, int n, int k, const double *
     int groups_m = (m + K.mr - 1) / K.mr, groups_n = (n + K.nr - 1) / K.nr;
     int by_rows = groups_m >= groups_n, groups = by_rows ? groups_m : groups_n;
     int nt = threads > 1 ? threads : 1;
-    if ((double) m * n * k < tile_thread_work_current()) nt = 1;
+    if ((double) m * n * k < tile_thread_work()) nt = 1;
     if (nt > groups) nt = groups;
     if (nt <= 1) {
         tile_product_serial(K, m, n, k, A, lda, transa, B, ldb, transb, sign, C, ldc);
@@ -863,7 +864,7 @@ static void symv_lower_with(symv_quad_fn quad, int n, const double *A, int lda,
     int nblocks = (n + SYMV_BLOCK - 1) / SYMV_BLOCK;
     double *dots = work; /* n, then the partial vectors */
     int nt = threads > 1 ? threads : 1;
-    if ((double) n * n / 2.0 * SYMV_ENTRY_WORK < tile_thread_work_current()) nt = 1;
+    if ((double) n * n / 2.0 * SYMV_ENTRY_WORK < tile_thread_work()) nt = 1;
     (void) nt; /* without OpenMP */
     int nchunks = (n + 1023) / 1024;
     /* one parallel region: on a busy machine each region waits for a

@@ -74,6 +74,9 @@ entry_path_cases <- list(
   kernel_shares_tiles = list(call = quote(fastkpca:::kernel_shares_tiles(prog))),
   oriented_columns = list(call = quote(fastkpca:::oriented_columns(V))),
   orthonormal_columns = list(call = quote(fastkpca:::orthonormal_columns(V))),
+  center_columns = list(call = quote(fastkpca:::center_columns(V))),
+  dense_product = list(call = quote(fastkpca:::dense_product(x, V, TRUE))),
+  top_eigen_pairs = list(call = quote(fastkpca:::top_eigen_pairs(crossprod(x), 2L))),
   rayleigh_ritz_vectors = list(
     setup = quote({
       Q <- qr.Q(qr(cbind(V, x)))

@@ -482,6 +482,87 @@ test_that("the dense steps between passes match their plain-R formulas (src/kryl
   expect_identical(dim(fastkpca:::basis_cross_product(basis$Q, AQ, 0L, 4L, 1L)), c(0L, 4L))
 })
 
+test_that("the serial steps' C loops and products match plain R, on any thread count", {
+  # tile_thread_work = 0: every loop, product and Gram-Schmidt block of
+  # src/krylov.c goes to its threads even at these sizes (by default they
+  # do only past about 10^6 numbers of work)
+  old <- options(fastkpca.tile_thread_work = 0)
+  on.exit(options(old))
+  n <- 1003   # not a multiple of 4: the last thread's rows end in a partial vector
+  V <- with_seed(8, matrix(rnorm(n * 7, mean = 3), n, 7))
+  plain <- V - rep(colMeans(V), each = n)
+  one <- fastkpca:::center_columns(V)
+  # R's colMeans() and subtraction (the means summed in long double as
+  # there, in four interleaved sums), divided by the scale
+  expect_equal(one, plain, tolerance = 1e-15)
+  expect_lt(max(abs(colMeans(one))), 1e-15)
+  for (threads in unique(c(1L, 2L, test_threads(3)))) {
+    expect_identical(fastkpca:::center_columns(V, threads = threads), one)
+    expect_identical(fastkpca:::center_columns(V, n, threads), one / n)
+  }
+  expect_equal(fastkpca:::centered_product(function(V) 2 * V, V, 2L),
+               (2 * plain - rep(colMeans(2 * plain), each = n)) / n, tolerance = 1e-15)
+  Q <- qr.Q(qr(with_seed(9, matrix(rnorm(n * 40), n, 40))))
+  W <- with_seed(10, matrix(rnorm(n * 23), n, 23))
+  W[, 7] <- W[, 2] - 2 * W[, 5]    # dropped: what is new of it repeats 2 and 5
+  W[, 11] <- Q %*% (1:40)          # dropped: in the basis
+  basis <- list(Q = Q, used = 40L)
+  one <- fastkpca:::orthonormal_columns(W, basis, 1L)
+  expect_identical(ncol(one), 21L)
+  expect_equal(crossprod(cbind(Q, one)), diag(61), tolerance = 1e-14)
+  P <- W - Q %*% crossprod(Q, W)
+  expect_lt(max(abs(P - one %*% crossprod(one, P))), 1e-12 * max(abs(P)))
+  picked <- c(3L, 1L, 20L, 9L)
+  alone <- fastkpca:::orthonormal_columns(W, NULL, 1L)
+  for (threads in unique(c(2L, test_threads(3), test_threads(5)))) {
+    # the threads split the Gram-Schmidt block by rows and by groups of
+    # columns: one thread's bits
+    expect_identical(fastkpca:::orthonormal_columns(W, basis, threads), one)
+    expect_identical(fastkpca:::orthonormal_columns(W, NULL, threads), alone)
+    # columns picked and centered in C: the same as picked and centered in R
+    expect_identical(fastkpca:::orthonormal_columns(W, basis, threads, columns = picked,
+                                                    center = TRUE),
+                     fastkpca:::orthonormal_columns(fastkpca:::center_columns(W[, picked]),
+                                                    basis, 1L))
+  }
+  expect_error(fastkpca:::orthonormal_columns(W, NULL, 1L, columns = 24L), "'columns'")
+  # the Nystrom start's products and leading pairs
+  A <- with_seed(11, matrix(rnorm(300 * 40), 300, 40))
+  B <- with_seed(12, matrix(rnorm(300 * 9), 300, 9))
+  for (threads in 1:2) {
+    expect_equal(fastkpca:::dense_product(A, B, TRUE, threads), crossprod(A, B),
+                 tolerance = 1e-14)
+    expect_equal(fastkpca:::dense_product(t(A), B, FALSE, threads), t(A) %*% B,
+                 tolerance = 1e-14)
+  }
+  expect_identical(fastkpca:::dense_product(A, B, TRUE, 2L),
+                   fastkpca:::dense_product(A, B, TRUE, 1L))
+  S <- crossprod(A)
+  top <- fastkpca:::top_eigen_pairs(S, 5L)
+  e <- eigen(S, symmetric = TRUE)
+  expect_equal(top$values, e$values[1:5], tolerance = 1e-13)
+  expect_equal(abs(crossprod(top$vectors, e$vectors[, 1:5])), diag(5), tolerance = 1e-10)
+})
+
+test_that("a fit has the same bits on any thread count, and the exact solver's pairs", {
+  old <- options(fastkpca.tile_thread_work = 0)
+  on.exit(options(old))
+  x <- mf_rows(1500, d = 5)
+  fit_on <- function(threads) with_seed(4, kpca(x, kpar = list(sigma = 0.3), features = 6,
+                                               solver = "matrix_free", threads = threads))
+  one <- fit_on(1L)
+  for (threads in unique(c(2L, test_threads(3)))) {
+    other <- fit_on(threads)
+    expect_identical(other$eig, one$eig)
+    expect_identical(other$alpha, one$alpha)
+    expect_identical(other$passes, one$passes)
+  }
+  ex <- kpca(x, kpar = list(sigma = 0.3), features = 6, solver = "exact")
+  expect_lt(max(abs(one$eig - ex$eig)) / ex$eig[[1]], 1e-10)
+  expect_lt(max(abs(abs(unclass(one$alpha)) - abs(unclass(ex$alpha))) /
+                rep(sqrt(colSums(ex$alpha^2)), each = nrow(x))), 1e-8)
+})
+
 test_that("every share of the blocks folds to one process's bits, whatever the tree", {
   # 5, 6 and 7 groups (n of 40, 48, 56: groups of 8 rows) make trees whose
   # right side holds fewer groups than its level: nodes with one child
