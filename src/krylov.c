@@ -25,8 +25,9 @@
  * thousands of regions, each of which waits a time slice for its threads
  * on a busy machine; the steps between passes make about ten a pass, so
  * that loss is bounded there, and on an idle machine their products and
- * loops on two threads took the serial part of a fit at n = 20000 from
- * 0.40 to 0.33 s (bench/threads.R). */
+ * loops on two threads took the time outside the passes of a fit at
+ * n = 20000 from 0.40 to 0.33 s (bench/threads.R's child "mf", measured
+ * with the setting at 10^6 for the whole fit). */
 #define KRYLOV_THREAD_SHARE 32.0
 
 static double krylov_thread_work(void)
