@@ -137,9 +137,10 @@
 #' of about 2000: below, a product is too short to share); the matrix-free
 #' passes, and their steps between passes (the start's kernel values and
 #' products, the Rayleigh-Ritz vectors, the orthogonalization, the
-#' centering) where a step has at least `options(fastkpca.tile_thread_work)`
-#' of work: they grow as n while the passes grow as n^2, so at n = 20000
-#' most of them are too short to share on a busy machine; Nyström's kernel
+#' centering) where a step has at least 1/32 of
+#' `options(fastkpca.tile_thread_work)` of work (a few regions a pass; the
+#' Gram-Schmidt block within a new block, with its barriers, the whole
+#' setting): they grow as n while the passes grow as n^2; Nyström's kernel
 #' blocks, statistics and scores; `predict()` (panels of rows per thread)
 #' and [kernel_matrix()]. What runs on one: LAPACK's steps on the
 #' tridiagonal matrix and the small eigenproblems (the matrix-free fit's
