@@ -150,10 +150,10 @@
 #' Measured on 2 cores (`Rscript bench/threads.R`, the Benchmarks article):
 #' 2 threads run the kernel matrices and `predict()` 1.4 to 1.7 times as fast
 #' as one, the iterative solver 1.8 times, the exact solver at n = 3000 1.3
-#' times; the matrix-free fit at n = 20000 spends about 0.5 s outside its
-#' passes (the calling thread's time, about 9% of the fit on one thread), which
-#' would cap 16 threads near 6 times one at that n, and near 12 times at n =
-#' 10^5 (a prediction from those figures: more than 2 cores were not
+#' times, the matrix-free fit at n = 20000 1.72 times (its passes 1.78
+#' times; 0.47 s outside them on one thread, 8% of the fit, and 0.37 s on
+#' two), which would cap 16 threads near 8 times one at that n, and near 13
+#' times at n = 10^5 (a prediction from those figures: more than 2 cores were not
 #' measured). Future's workers (`solver = "matrix_free"` and chunked
 #' Nyström) each take a share of the work and run their own threads; the
 #' matrix-free passes are shared as blocks of pairs of groups of rows, 8
