@@ -163,9 +163,10 @@
 #' pipelined) and its back-transformation; the matrix-free
 #' passes, and their steps between passes (the start's kernel values and
 #' products, the Rayleigh-Ritz vectors, the orthogonalization, the
-#' centering) where a step has at least `options(fastkpca.tile_thread_work)`
-#' of work: they grow as n while the passes grow as n^2, so at n = 20000
-#' most of them are too short to share on a busy machine; Nyström's kernel
+#' centering) where a step has at least 1/32 of
+#' `options(fastkpca.tile_thread_work)` of work (a few regions a pass; the
+#' Gram-Schmidt block within a new block, with its barriers, the whole
+#' setting): they grow as n while the passes grow as n^2; Nyström's kernel
 #' blocks, statistics and scores; `predict()` (panels of rows per thread)
 #' and [kernel_matrix()]. What runs on one: LAPACK's steps on the
 #' tridiagonal matrix and the small eigenproblems (the matrix-free fit's
@@ -175,10 +176,10 @@
 #' Measured on 2 cores (`Rscript bench/threads.R`, the Benchmarks article):
 #' 2 threads run the kernel matrices and `predict()` 1.4 to 1.7 times as fast
 #' as one, the iterative solver 1.8 times, the exact solver at n = 3000 1.3
-#' times; the matrix-free fit at n = 20000 spends about 0.65 s outside its
-#' passes on any number of threads (11% of its time on one thread), which
-#' would cap 16 threads near 6 times one at that n, and near 12 times at n =
-#' 10^5 (a prediction from those figures: more than 2 cores were not
+#' times, the matrix-free fit at n = 20000 1.72 times (its passes 1.78
+#' times; 0.47 s outside them on one thread, 8% of the fit, and 0.37 s on
+#' two), which would cap 16 threads near 8 times one at that n, and near 13
+#' times at n = 10^5 (a prediction from those figures: more than 2 cores were not
 #' measured). Future's workers (`solver = "matrix_free"` and chunked
 #' Nyström) each take a share of the work and run their own threads; the
 #' matrix-free passes are shared as blocks of pairs of groups of rows, 8

@@ -68,6 +68,17 @@ void matrix_product(int m, int n, int k, const double *A, int lda, int transa,
                     const double *B, int ldb, int transb, double beta, double *C, int ldc,
                     int threads)
 {
+    matrix_product_floor(m, n, k, A, lda, transa, B, ldb, transb, beta, C, ldc, threads,
+                         tile_thread_work());
+}
+
+/* matrix_product() whose tiles take their threads from min_work
+ * multiply-adds on (tile_gemm_floor()) rather than from the thread-work
+ * setting; the BLAS as matrix_product()'s rule says. */
+void matrix_product_floor(int m, int n, int k, const double *A, int lda, int transa,
+                          const double *B, int ldb, int transb, double beta, double *C,
+                          int ldc, int threads, double min_work)
+{
     if (m <= 0 || n <= 0) return;
     if (!tiles_preferred((double) m * n * k, threads)) {
         double one = 1.0;
@@ -77,7 +88,7 @@ void matrix_product(int m, int n, int k, const double *A, int lda, int transa,
     }
     if (beta == 0.0)
         for (int j = 0; j < n; j++) memset(C + (size_t) j * ldc, 0, (size_t) m * sizeof(double));
-    tile_gemm(m, n, k, A, lda, transa, B, ldb, transb, 1.0, C, ldc, threads);
+    tile_gemm_floor(m, n, k, A, lda, transa, B, ldb, transb, 1.0, C, ldc, threads, min_work);
 }
 
 /* y (n) += sign A x, A n x k (leading dimension lda): gemv_add() (tiles.c:

@@ -485,6 +485,9 @@ void tile_kernels_ready(void);
 void tile_gemm(int m, int n, int k, const double *A, int lda, int transa,
                const double *B, int ldb, int transb, double sign, double *C, int ldc,
                int threads);
+void tile_gemm_floor(int m, int n, int k, const double *A, int lda, int transa,
+                     const double *B, int ldb, int transb, double sign, double *C, int ldc,
+                     int threads, double min_work);
 /* syrk_lower_add: G (m x m, lower triangle) += (B - 1 c')' (B - 1 c') and
  * colsum += (B - 1 c')' 1 for the nb x m block B given by its rows (Bt,
  * m x nb), in slices of SYRK_KC rows; each entry summed in one order
@@ -523,6 +526,9 @@ int tiles_preferred(double work, int threads);
 void matrix_product(int m, int n, int k, const double *A, int lda, int transa,
                     const double *B, int ldb, int transb, double beta, double *C, int ldc,
                     int threads);
+void matrix_product_floor(int m, int n, int k, const double *A, int lda, int transa,
+                          const double *B, int ldb, int transb, double beta, double *C,
+                          int ldc, int threads, double min_work);
 void matrix_vector_add(int n, int k, const double *A, int lda, const double *x,
                        double sign, double *y);
 size_t symmetric_vector_work(int n);

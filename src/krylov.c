@@ -6,7 +6,7 @@
  * while future's workers wait, so their time bounds what workers gain
  * (a 1-thread fit at n = 30000 spent 17% of its time in them with R's
  * crossprod(), %*% and LINPACK's QR). Every product goes through
- * matrix_product() (blas.c): the register tiles with R's reference BLAS,
+ * matrix_product_floor() (blas.c): the register tiles with R's reference BLAS,
  * an optimized BLAS for large products. None of them copies the basis:
  * they read its first `used` columns in place. Their O(n b) loops (the
  * centering, the subtractions, the residuals, the Gram-Schmidt steps
@@ -19,23 +19,47 @@
 #include <float.h>
 #include <string.h>
 
-/* The threads of the O(n b) loops, by the tiles' rule (tile_thread_work(),
- * tiles.c: a parallel region, which on a busy machine waits a time slice
- * for its threads, only for at least that many multiply-adds of work): a
- * double of such a loop (read, written, its page touched) costs about
+/* The fewest multiply-adds' worth of work a parallel region of these
+ * steps gets: the thread-work setting (tile_thread_work(), tiles.c) over
+ * KRYLOV_THREAD_SHARE, 10^6 by default. The setting is for the solvers'
+ * thousands of regions, each of which waits a time slice for its threads
+ * on a busy machine; the steps between passes make about ten a pass, so
+ * that loss is bounded there, and on an idle machine their products and
+ * loops on two threads took the time outside the passes of a fit at
+ * n = 20000 from 0.40 to 0.33 s (bench/threads.R's child "mf", measured
+ * with the setting at 10^6 for the whole fit). */
+#define KRYLOV_THREAD_SHARE 32.0
+
+static double krylov_thread_work(void)
+{
+    return tile_thread_work() / KRYLOV_THREAD_SHARE;
+}
+
+/* A double of an O(n b) loop (read, written, its page touched) costs about
  * what KRYLOV_LOOP_WORK multiply-adds of the tiles cost. */
 #define KRYLOV_LOOP_WORK 30.0
 
 /* The threads an O(n b) loop over `doubles` numbers runs on. */
 static int loop_threads(double doubles, int threads)
 {
-    return threads > 1 && doubles * KRYLOV_LOOP_WORK >= tile_thread_work() ? threads : 1;
+    return threads > 1 && doubles * KRYLOV_LOOP_WORK >= krylov_thread_work() ? threads : 1;
+}
+
+/* The products of these steps (blas.c's matrix_product(), with their own
+ * floor). */
+static void krylov_product(int m, int n, int k, const double *A, int lda, int transa,
+                           const double *B, int ldb, int transb, double *C, int ldc,
+                           int threads)
+{
+    matrix_product_floor(m, n, k, A, lda, transa, B, ldb, transb, 0.0, C, ldc, threads,
+                         krylov_thread_work());
 }
 
 /* The threads of orthonormal_block() on n x b: it passes two barriers per
- * round of each column, with about 4 n b multiply-adds' worth of gemv
- * work between them (its vector loops run at about a quarter of the
- * tiles' rate); at least 4 rows per thread. */
+ * round of each column (about a hundred a block), with about 4 n b
+ * multiply-adds' worth of gemv work between them (its vector loops run at
+ * about a quarter of the tiles' rate): by the thread-work setting itself,
+ * as the solvers' regions; at least 4 rows per thread. */
 static int block_threads(int n, int b, int threads)
 {
     int nt = threads > 1 && 4.0 * n * b >= tile_thread_work() ? threads : 1;
@@ -98,8 +122,8 @@ static void remove_basis(int n, int b, double *W, const double *Q, int used, dou
     int nt = loop_threads((double) n * b, threads);
     if (nt > b) nt = b;
     for (int round = 0; round < 2; round++) {
-        matrix_product(used, b, n, Q, n, 1, W, n, 0, 0.0, C, used, threads);
-        matrix_product(n, b, used, Q, n, 0, C, used, 0, 0.0, T, n, threads);
+        krylov_product(used, b, n, Q, n, 1, W, n, 0, C, used, threads);
+        krylov_product(n, b, used, Q, n, 0, C, used, 0, T, n, threads);
 #ifdef _OPENMP
 #pragma omp parallel for num_threads(nt) schedule(static) if (nt > 1)
 #endif
@@ -294,7 +318,7 @@ SEXP center_columns(SEXP V_, SEXP scale_, SEXP threads_)
 }
 
 /* dense_product(A, B, trans_a, threads): op(A) %*% B (op(A) = t(A) when
- * trans_a) by matrix_product() (blas.c: the tiles with the reference
+ * trans_a) by krylov_product() (blas.c's rule: the tiles with the reference
  * BLAS, on the threads): the products of the matrix-free fit's Nystrom
  * start (R/matrix_free.R's matrix_free_nystrom()). */
 SEXP dense_product(SEXP A_, SEXP B_, SEXP trans_a_, SEXP threads_)
@@ -311,8 +335,8 @@ SEXP dense_product(SEXP A_, SEXP B_, SEXP trans_a_, SEXP threads_)
     SEXP out = PROTECT(allocMatrix(REALSXP, m, n));
     if (m > 0 && n > 0) {
         if (k == 0) memset(REAL(out), 0, (size_t) m * n * sizeof(double));
-        else matrix_product(m, n, k, REAL(A_), nrows(A_), ta, REAL(B_), k, 0, 0.0, REAL(out),
-                            m, threads);
+        else krylov_product(m, n, k, REAL(A_), nrows(A_), ta, REAL(B_), k, 0, REAL(out), m,
+                            threads);
     }
     UNPROTECT(1);
     return out;
@@ -368,8 +392,8 @@ SEXP rayleigh_ritz_vectors(SEXP Q_, SEXP AQ_, SEXP used_, SEXP Y_, SEXP values_,
     SEXP AX = PROTECT(allocMatrix(REALSXP, n, p));
     SEXP R = PROTECT(allocMatrix(REALSXP, n, p));
     SEXP norms = PROTECT(allocVector(REALSXP, p));
-    matrix_product(n, p, used, REAL(Q_), n, 0, REAL(Y_), used, 0, 0.0, REAL(X), n, threads);
-    matrix_product(n, p, used, REAL(AQ_), n, 0, REAL(Y_), used, 0, 0.0, REAL(AX), n,
+    krylov_product(n, p, used, REAL(Q_), n, 0, REAL(Y_), used, 0, REAL(X), n, threads);
+    krylov_product(n, p, used, REAL(AQ_), n, 0, REAL(Y_), used, 0, REAL(AX), n,
                    threads);
     const double *values = REAL(values_);
     double *Xp = REAL(X), *AXp = REAL(AX), *Rp = REAL(R), *np = REAL(norms);
@@ -414,7 +438,7 @@ SEXP basis_cross_product(SEXP A_, SEXP B_, SEXP ka_, SEXP kb_, SEXP threads_)
     SEXP out = PROTECT(allocMatrix(REALSXP, ka, kb));
     if (ka > 0 && kb > 0) {
         if (n == 0) memset(REAL(out), 0, (size_t) ka * kb * sizeof(double));
-        else matrix_product(ka, kb, n, REAL(A_), n, 1, REAL(B_), n, 0, 0.0, REAL(out), ka,
+        else krylov_product(ka, kb, n, REAL(A_), n, 1, REAL(B_), n, 0, REAL(out), ka,
                             threads);
     }
     UNPROTECT(1);

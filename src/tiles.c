@@ -313,18 +313,20 @@ static void tile_product_serial(tile_kernel K, int m, int n, int k, const double
 }
 
 /* C (m x n) += sign op(A) op(B) (see tile_product_serial()) with threads
- * threads, through the given kernel. The threads take whole tiles, each a
+ * threads, through the given kernel, on one thread below min_work
+ * multiply-adds. The threads take whole tiles, each a
  * contiguous range of row groups (or of column panels when there are more
  * of those): every entry is summed in the same order for any count. */
 static void tile_product_with(tile_kernel K, int m, int n, int k, const double *A,
                               int lda, int transa, const double *B, int ldb, int transb,
-                              double sign, double *C, int ldc, int threads)
+                              double sign, double *C, int ldc, int threads,
+                              double min_work)
 {
     if (m <= 0 || n <= 0 || k <= 0) return;
     int groups_m = (m + K.mr - 1) / K.mr, groups_n = (n + K.nr - 1) / K.nr;
     int by_rows = groups_m >= groups_n, groups = by_rows ? groups_m : groups_n;
     int nt = threads > 1 ? threads : 1;
-    if ((double) m * n * k < tile_thread_work()) nt = 1;
+    if ((double) m * n * k < min_work) nt = 1;
     if (nt > groups) nt = groups;
     if (nt <= 1) {
         tile_product_serial(K, m, n, k, A, lda, transa, B, ldb, transb, sign, C, ldc);
@@ -355,8 +357,20 @@ simd_path tile_gemm_path(simd_path path, int m, int n, int k, const double *A, i
                          double *C, int ldc, int threads)
 {
     tile_kernel K = tile_kernel_for(path);
-    tile_product_with(K, m, n, k, A, lda, transa, B, ldb, transb, sign, C, ldc, threads);
+    tile_product_with(K, m, n, k, A, lda, transa, B, ldb, transb, sign, C, ldc, threads,
+                      thread_work_min());
     return K.path;
+}
+
+/* tile_gemm() with its own floor of work for a parallel region (the
+ * matrix-free fit's steps between passes, krylov.c: a few regions a pass,
+ * where the thread-work setting is for products in the thousands). */
+void tile_gemm_floor(int m, int n, int k, const double *A, int lda, int transa,
+                     const double *B, int ldb, int transb, double sign, double *C, int ldc,
+                     int threads, double min_work)
+{
+    tile_product_with(tile_kernel_for(simd_active()), m, n, k, A, lda, transa, B, ldb,
+                      transb, sign, C, ldc, threads, min_work);
 }
 
 void tile_gemm(int m, int n, int k, const double *A, int lda, int transa,
