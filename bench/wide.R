@@ -21,7 +21,11 @@
 # none of its own; FASTKPCA_BENCH_KERNLAB=0 skips it; they run a minute or
 # more each at these shapes).
 # Printed per case: seconds (the median of FASTKPCA_BENCH_REPEATS runs,
-# default 3; kernlab's one run), GFLOP/s and the share of the product rate,
+# default 3; kernlab's one run), GFLOP/s and the share of the product rate
+# ("of rate": the first measured; "near": the mean of those measured just
+# before and after the case, as the load of a shared machine moves; "cpu":
+# the same per CPU-second, user + system time of all threads, which the
+# load moves least),
 # with a multiply-add counted as 2 flops throughout: the product 2 x 3000^3,
 # the square kernel n^2 d (its lower triangle's n^2 / 2 inner products),
 # the cross matrix and predict() 2 n m d (m = 200 rows); kpca5 and the
@@ -39,8 +43,15 @@ env_number <- function(name, default) {
 repeats <- env_number("FASTKPCA_BENCH_REPEATS", 3)
 threads <- as.integer(env_number("FASTKPCA_BENCH_THREADS", 2))
 m_new <- 200L
-median_time <- function(f, r = repeats)
-  median(vapply(seq_len(r), function(i) system.time(f())[["elapsed"]], 0))
+# the median of r runs: elapsed seconds, with attribute "cpu" the median CPU
+# seconds (user + system, all threads), which a busy machine changes less
+median_time <- function(f, r = repeats) {
+  t <- vapply(seq_len(r), function(i) {
+    s <- system.time(f())
+    c(s[["elapsed"]], s[["user.self"]] + s[["sys.self"]])
+  }, c(0, 0))
+  structure(median(t[1L, ]), cpu = median(t[2L, ]))
+}
 # rows of 5 strong directions and N(0, 1) noise (on noise alone the
 # centered kernel is nearly diagonal: kpca() warns, and its eigenvalues have
 # no gap for the solver to find)
@@ -75,16 +86,23 @@ if (length(args) >= 1L && args[1L] == "child") {
     b <- gaussian_rows(3000, 3000, 4)
     fastkpca:::tile_product(a[1:300, 1:300], b[1:300, 1:300], threads = threads)
     out$product <- median_time(function() fastkpca:::tile_product(a, b, threads = threads))
-    rm(a, b)
     kernels <- list(km_rbf = rbfdot(sigma = 1 / d), km_vanilla = vanilladot(),
                     km_poly = polydot(degree = 2, scale = 1 / d),
                     km_laplace = laplacedot(sigma = 1 / sqrt(d)))
-    for (name in names(kernels))
+    # the product rate again before each case: the load of a shared machine
+    # moves within a run (the rate of a case is the mean of the two around it)
+    rate <- function() median_time(function() fastkpca:::tile_product(a, b, threads = threads), 1)
+    out$rates <- list(rate())
+    for (name in names(kernels)) {
       out[[name]] <- median_time(function() kernel_matrix(kernels[[name]], x, threads = threads))
+      out$rates <- c(out$rates, list(rate()))
+    }
     k <- kernels$km_rbf
     out$cross <- median_time(function() kernel_matrix(k, z, x, threads = threads))
+    out$rates <- c(out$rates, list(rate()))
     fit <- kpca(x, kernel = k, features = 5, threads = threads)
     out$predict <- median_time(function() predict(fit, z))
+    out$rates <- c(out$rates, list(rate()))
     out$kpca5 <- median_time(function() kpca(x, kernel = k, features = 5, threads = threads))
   }
   saveRDS(out, args[5L])
@@ -122,19 +140,28 @@ for (shape in shapes) {
     run_child("kernlab", "", n, d) else list()
   cases <- c("km_rbf", "km_vanilla", "km_poly", "km_laplace", "cross", "predict", "kpca5")
   kernlab_of <- c(km_rbf = "kernlab_km", cross = "kernlab_cross", kpca5 = "kernlab_kpca5")
+  product_flops <- 2 * 3000^3
   for (b in labels) {
-    rate <- 2 * 3000^3 / res[[b]]$product / 1e9
-    cat(sprintf("%s: product rate %.1f GFLOP/s (tile_product 3000 x 3000, %.2f s)\n", b,
-                rate, res[[b]]$product))
-    cat(sprintf("  %-11s %9s %9s %9s %11s %9s\n", "case", "seconds", "GFLOP/s", "of rate",
-                "kernlab s", "kernlab/x"))
-    for (case in cases) {
-      s <- res[[b]][[case]]
+    r <- res[[b]]
+    rate <- product_flops / r$product / 1e9
+    cat(sprintf("%s: product rate %.1f GFLOP/s (tile_product 3000 x 3000, %.2f s; %.1f per CPU-second)\n",
+                b, rate, r$product, product_flops / attr(r$product, "cpu") / 1e9))
+    cat(sprintf("  %-11s %8s %8s %8s %8s %8s %10s %9s\n", "case", "seconds", "GFLOP/s",
+                "of rate", "near", "cpu", "kernlab s", "kernlab/x"))
+    for (i in seq_along(cases)) {
+      case <- cases[i]
+      s <- r[[case]]
       g <- flops(case, n, d) / s / 1e9
+      # the rate measured on either side of the case, wall and CPU
+      around <- r$rates[c(i, min(i + 1L, length(r$rates)))]
+      near <- mean(vapply(around, function(t) product_flops / t / 1e9, 0))
+      near_cpu <- mean(vapply(around, function(t) product_flops / attr(t, "cpu") / 1e9, 0))
+      g_cpu <- flops(case, n, d) / attr(s, "cpu") / 1e9
       ks <- if (case %in% names(kernlab_of)) kl[[kernlab_of[[case]]]] else NULL
-      cat(sprintf("  %-11s %9.3f %9s %9s %11s %9s\n", case, s,
-                  if (is.na(g)) "" else sprintf("%.1f", g),
-                  if (is.na(g)) "" else sprintf("%.0f%%", 100 * g / rate),
+      pct <- function(v) if (is.na(v)) "" else sprintf("%.0f%%", 100 * v)
+      cat(sprintf("  %-11s %8.3f %8s %8s %8s %8s %10s %9s\n", case, s,
+                  if (is.na(g)) "" else sprintf("%.1f", g), pct(g / rate), pct(g / near),
+                  pct(g_cpu / near_cpu),
                   if (is.null(ks)) "" else sprintf("%.2f", ks),
                   if (is.null(ks)) "" else sprintf("%.1fx", ks / s)))
     }

@@ -290,7 +290,7 @@ int kernel_wide_form(const kernel_spec *spec, int d)
  * the last-level cache in one pass over the block: 8 MB. */
 #define WIDE_PANEL_DOUBLES (1 << 20)
 /* laplacedot's tolerance on a value from the norms (see wide_refine()). */
-#define WIDE_LAPLACE_TOL 1e-15
+#define WIDE_LAPLACE_TOL 1e-14
 /* Values finished at once (a stack buffer of their distances). */
 #define WIDE_FINISH_CHUNK 256
 
