@@ -358,7 +358,7 @@ simd_path tile_gemm_path(simd_path path, int m, int n, int k, const double *A, i
 {
     tile_kernel K = tile_kernel_for(path);
     tile_product_with(K, m, n, k, A, lda, transa, B, ldb, transb, sign, C, ldc, threads,
-                      thread_work_min());
+                      tile_thread_work());
     return K.path;
 }
 
