@@ -141,7 +141,7 @@
 #'   is matrix-vector products, which read the whole trailing matrix once
 #'   per column and run at the rate of the memory, not of the processor;
 #' * two stages, from `getOption("fastkpca.band_min_rows")` rows on
-#'   (600 with R's reference BLAS; with an optimized BLAS, whose own
+#'   (2000 with R's reference BLAS; with an optimized BLAS, whose own
 #'   `dsytrd` is the default, only when the option is set): the matrix is
 #'   first reduced to a band of 48 subdiagonals, panel by panel, each
 #'   panel's update of the rest two matrix products on the package's

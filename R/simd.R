@@ -119,7 +119,7 @@ simd_path_resolve <- function(code) engine_call(.Call(C_simd_path_resolve, as.in
 #' of the rows (default `256`; only `laplacedot()`'s values change, by about
 #' `1e-15` relative), and `fastkpca.band_min_rows`, the smallest number of
 #' rows from which the exact solver reduces the kernel matrix in two stages
-#' (default 600 with R's reference BLAS, none with an optimized BLAS; see
+#' (default 2000 with R's reference BLAS, none with an optimized BLAS; see
 #' the Exact solver section of [kpca()]; the eigenpairs agree to about
 #' `1e-13`).
 #'

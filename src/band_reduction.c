@@ -52,6 +52,22 @@
 #define BAND_GROUP 24
 #endif
 
+/* The fewest multiply-adds a parallel region of the two stages' products
+ * gets: the thread-work setting (tile_thread_work(), tiles.c) over
+ * BAND_THREAD_SHARE, 2 x 10^6 by default. Stage 1 makes some 40 regions a
+ * panel, most of them products of a panel (n x b) with a strip or a
+ * b x b factor; under the setting itself they ran on one thread, and stage
+ * 1 at n = 3000 took 1.12 s on 2 threads against 1.20 on one (idle). */
+#define BAND_THREAD_SHARE 16.0
+
+static void band_gemm(int m, int n, int k, const double *A, int lda, int transa,
+                      const double *B, int ldb, int transb, double sign, double *C, int ldc,
+                      int threads)
+{
+    tile_gemm_floor(m, n, k, A, lda, transa, B, ldb, transb, sign, C, ldc, threads,
+                    tile_thread_work() / BAND_THREAD_SHARE);
+}
+
 /* ---- block reflectors ------------------------------------------------------ */
 
 /* Vb (rows x k, leading dimension rows) <- the unit lower trapezoidal V
@@ -76,7 +92,7 @@ void triangular_factor(const double *Vb, int rows, int k, const double *tau, dou
     const char upper = 'U', notrans = 'N', nonunit = 'N';
     const int inc = 1;
     memset(gram, 0, (size_t) k * k * sizeof(double));
-    tile_gemm(k, k, rows, Vb, rows, 1, Vb, rows, 0, 1.0, gram, k, threads);
+    band_gemm(k, k, rows, Vb, rows, 1, Vb, rows, 0, 1.0, gram, k, threads);
     for (int i = 0; i < k; i++) {
         double *ti = T + (size_t) i * ldt;
         for (int r = 0; r < i; r++) ti[r] = tau[i] == 0.0 ? 0.0 : -tau[i] * gram[r + (size_t) i * k];
@@ -109,10 +125,10 @@ void apply_block_reflector(const double *V, int ldv, int rows, int ib, const dou
         int w = k - j0 < cols ? k - j0 : cols;
         double *Cj = C + (size_t) j0 * ldc;
         memset(work, 0, (size_t) ib * w * sizeof(double));
-        tile_gemm(ib, w, rows, Vb, rows, 1, Cj, ldc, 0, 1.0, work, ib, threads);
+        band_gemm(ib, w, rows, Vb, rows, 1, Cj, ldc, 0, 1.0, work, ib, threads);
         F77_CALL(dtrmm)(&left, &upper, &notrans, &nonunit, &ib, &w, &one, T, &ldt, work,
                         &ib FCONE FCONE FCONE FCONE);
-        tile_gemm(rows, w, ib, Vb, rows, 0, work, ib, 0, -1.0, Cj, ldc, threads);
+        band_gemm(rows, w, ib, Vb, rows, 0, work, ib, 0, -1.0, Cj, ldc, threads);
         R_CheckUserInterrupt();
     }
 }
@@ -143,10 +159,10 @@ static void symmetric_panel_product(const double *A, int lda, int m, const doubl
             for (int i = j; i < w; i++)
                 square[i + (size_t) j * w] = square[j + (size_t) i * w] =
                     D[i + (size_t) j * lda];
-        tile_gemm(w, k, w, square, w, 0, V + c0, m, 0, 1.0, Y + c0, m, threads);
+        band_gemm(w, k, w, square, w, 0, V + c0, m, 0, 1.0, Y + c0, m, threads);
         if (below > 0) {
-            tile_gemm(below, k, w, B, lda, 0, V + c0, m, 0, 1.0, Y + c0 + w, m, threads);
-            tile_gemm(w, k, below, B, lda, 1, V + c0 + w, m, 0, 1.0, Y + c0, m, threads);
+            band_gemm(below, k, w, B, lda, 0, V + c0, m, 0, 1.0, Y + c0 + w, m, threads);
+            band_gemm(w, k, below, B, lda, 1, V + c0 + w, m, 0, 1.0, Y + c0, m, threads);
         }
     }
 }
@@ -162,11 +178,11 @@ static void rank_update_lower(const double *L, const double *R, int ldl, int m, 
         int w = m - c0 < BAND_STRIP ? m - c0 : BAND_STRIP, below = m - c0 - w;
         double *D = A + c0 + (size_t) c0 * lda;
         memset(square, 0, (size_t) w * w * sizeof(double));
-        tile_gemm(w, w, k, L + c0, ldl, 0, R + c0, ldl, 1, 1.0, square, w, threads);
+        band_gemm(w, w, k, L + c0, ldl, 0, R + c0, ldl, 1, 1.0, square, w, threads);
         for (int j = 0; j < w; j++)
             for (int i = j; i < w; i++) D[i + (size_t) j * lda] -= square[i + (size_t) j * w];
         if (below > 0)
-            tile_gemm(below, w, k, L + c0 + w, ldl, 0, R + c0, ldl, 1, -1.0, D + w, lda,
+            band_gemm(below, w, k, L + c0 + w, ldl, 0, R + c0, ldl, 1, -1.0, D + w, lda,
                       threads);
         R_CheckUserInterrupt();
     }
@@ -195,14 +211,14 @@ static void band_panel(double *A, int n, int j0, int b, double *tau1, band_scrat
     double *Y = s->square + (size_t) BAND_STRIP * BAND_STRIP;
     symmetric_panel_product(A22, n, m, V, k, Y, s->square, threads);
     memset(X, 0, (size_t) m * k * sizeof(double));
-    tile_gemm(m, k, k, Y, m, 0, s->Tfull, k, 0, 1.0, X, m, threads);
+    band_gemm(m, k, k, Y, m, 0, s->Tfull, k, 0, 1.0, X, m, threads);
     /* M = T' (V' X) / 2 (halving is exact), then W = X - V M in X's place */
     memset(s->gram, 0, (size_t) k * k * sizeof(double));
-    tile_gemm(k, k, m, V, m, 1, X, m, 0, 1.0, s->gram, k, threads);
+    band_gemm(k, k, m, V, m, 1, X, m, 0, 1.0, s->gram, k, threads);
     memset(s->M, 0, (size_t) k * k * sizeof(double));
-    tile_gemm(k, k, k, s->Tfull, k, 1, s->gram, k, 0, 1.0, s->M, k, threads);
+    band_gemm(k, k, k, s->Tfull, k, 1, s->gram, k, 0, 1.0, s->M, k, threads);
     for (int i = 0; i < k * k; i++) s->M[i] *= 0.5;
-    tile_gemm(m, k, k, V, m, 0, s->M, k, 0, -1.0, X, m, threads);
+    band_gemm(m, k, k, V, m, 0, s->M, k, 0, -1.0, X, m, threads);
     /* A22 -= [V W] [W V]' */
     rank_update_lower(V, X, m, m, 2 * k, A22, n, s->square, threads);
 }

@@ -552,12 +552,17 @@ typedef struct {
  * (the setting fastkpca.band_min_rows; below it, the one-stage reduction):
  * with R's reference BLAS, BAND_MIN_ROWS; with an optimized one, whose own
  * dsytrd and dormtr run at its product rate, none by default (the largest
- * int). Measured by bench/two-stage.R on the project machine (AVX-512, 2
- * threads). */
+ * int). Measured by bench/two-stage.R on the project machine (AVX-512,
+ * idle, the default call): on 2 threads two stages took 1.30, 1.15, 0.98,
+ * 0.86 and 0.67 times one stage's time at n = 1000, 1500, 2000, 3000 and
+ * 6000; on 1 thread 1.24 at 1000, 1.19 at 2000, 0.88 at 3000. The band
+ * width and the groups of the back-transformation (b = 48, g = 24) were
+ * within the noise of b = 32 to 96 and g = 24 to 48 at n = 3000 on one
+ * thread, and stage 2, the part least shared among threads, grows with b. */
 #ifndef BAND_WIDTH
 #define BAND_WIDTH 48
 #endif
-#define BAND_MIN_ROWS 600
+#define BAND_MIN_ROWS 2000
 static double band_min_rows = BAND_MIN_ROWS;
 
 double band_min_rows_default(void)
