@@ -175,8 +175,10 @@
 #'
 #' Measured on 2 cores (`Rscript bench/threads.R`, the Benchmarks article):
 #' 2 threads run the kernel matrices and `predict()` 1.4 to 1.7 times as fast
-#' as one, the iterative solver 1.8 times, the exact solver at n = 3000 1.3
-#' times, the matrix-free fit at n = 20000 1.72 times (its passes 1.78
+#' as one, the iterative solver 1.8 times, the default call at n = 3000
+#' (two stages) 1.5 times (3.6 s on one thread, 2.4 on two; about 0.45 s of
+#' it, MRRR on the tridiagonal, runs on one), the matrix-free fit at n =
+#' 20000 1.72 times (its passes 1.78
 #' times; 0.47 s outside them on one thread, 8% of the fit, and 0.37 s on
 #' two), which would cap 16 threads near 8 times one at that n, and near 13
 #' times at n = 10^5 (a prediction from those figures: more than 2 cores were not
@@ -189,9 +191,10 @@
 #'
 #' A fit can be interrupted (Ctrl-C, or [setTimeLimit()]) between blocks of
 #' the kernel matrix and of the centering, at every step of the iterative
-#' solver, and between the LAPACK steps of the exact solver (the tridiagonal
-#' reduction, the tridiagonal eigenproblem, the back-transformation); a
-#' LAPACK routine that has started runs to its end.
+#' solver, and between the steps of the exact solver (the panels of either
+#' reduction, every 64 sweeps a thread of the band's, the tridiagonal
+#' eigenproblem, the blocks of the back-transformation); a LAPACK routine
+#' that has started (MRRR on the tridiagonal) runs to its end.
 #'
 #' @param x The data: a numeric matrix (integer and logical are coerced), a
 #'   data frame of numeric columns, a numeric vector (one column), or a
