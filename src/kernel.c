@@ -318,6 +318,8 @@ const double *kernel_shift(const kernel_eval *k, const double *x, int ldx, int n
     int threads = prep_threads(k, n, d);
 #ifdef _OPENMP
 #pragma omp parallel for num_threads(threads) schedule(static) if (threads > 1)
+#else
+    (void) threads;
 #endif
     for (int j = 0; j < d; j++) {
         const double *col = x + (size_t) j * ldx;

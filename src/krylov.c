@@ -161,6 +161,8 @@ static int orthonormal_block(int n, int b, double *W, const double *before, doub
     double smallest_all = 1.0;
 #ifdef _OPENMP
 #pragma omp parallel num_threads(nt) if (nt > 1)
+#else
+    (void) nt;
 #endif
     {
         int t = 0, T = 1;
