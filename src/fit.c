@@ -95,11 +95,40 @@ static SEXP found_vectors(fit_vectors *fv, int n, int found)
     return out;
 }
 
+/* The eigenpairs of the centered buffer K (trace its trace) by the fit's
+ * solver: their count; *values (R_alloc'ed) and *vectors (in fv's R
+ * matrix, n x the count or more); the iterative solver's convergence, its
+ * restarts and largest relative residual. */
+static int fit_eigenpairs(fit_job *job, double *K, double trace, fit_vectors *fv,
+                          double **values, double **vectors, int *converged,
+                          int *restarts, double *residual)
+{
+    int n = job->n, f = job->features;
+    vector_store store = {take_vectors, fv};
+    if (job->variance > 0)
+        return variance_eigen(K, n, job->variance, trace, job->exact_method, values,
+                              vectors, store, job->threads);
+    if (job->solver == SOLVER_EXACT)
+        return exact_eigen(K, n, f, job->threshold * n, job->exact_method, values, vectors,
+                           store, job->threads);
+    *values = (double *) R_alloc((size_t) f, sizeof(double));
+    *vectors = take_vectors(fv, n, f);
+    if (job->solver == SOLVER_ITERATIVE)
+        *converged = top_eigen_lanczos(K, n, f, job->ncv, job->tol, job->maxit, *values,
+                                       *vectors, restarts, residual, job->threads);
+    else
+        top_eigen_randomized(K, n, f, job->oversample, job->power, job->threads, *values,
+                             *vectors);
+    /* the exact solvers fix the signs themselves (eigen.c) */
+    orient_columns(n, f, *vectors);
+    return f;
+}
+
 /* The steps on the buffer: kernel, centering, eigenpairs; the result list. */
 static SEXP fit_steps(void *data, double *K)
 {
     fit_job *job = (fit_job *) data;
-    int n = job->n, f = job->features;
+    int n = job->n;
     double work[PROGRESS_STEPS];
     fit_work(job, work);
     progress_begin(job->step, work);
@@ -121,29 +150,8 @@ static SEXP fit_steps(void *data, double *K)
     double *values, *vectors;
     fit_vectors fv;
     PROTECT_WITH_INDEX(fv.vectors = R_NilValue, &fv.index);
-    vector_store store = {take_vectors, &fv};
-    if (job->variance > 0) {
-        found = variance_eigen(K, n, job->variance, trace, job->exact_method, &values,
-                               &vectors, store, job->threads);
-    } else if (job->solver == SOLVER_ITERATIVE) {
-        values = (double *) R_alloc((size_t) f, sizeof(double));
-        vectors = take_vectors(&fv, n, f);
-        found = f;
-        converged = top_eigen_lanczos(K, n, f, job->ncv, job->tol, job->maxit, values,
-                                      vectors, &restarts, &residual, job->threads);
-        /* the exact solvers fix the signs themselves (eigen.c) */
-        orient_columns(n, f, vectors);
-    } else if (job->solver == SOLVER_RANDOMIZED) {
-        values = (double *) R_alloc((size_t) f, sizeof(double));
-        vectors = take_vectors(&fv, n, f);
-        found = f;
-        top_eigen_randomized(K, n, f, job->oversample, job->power, job->threads, values,
-                             vectors);
-        orient_columns(n, f, vectors);
-    } else {
-        found = exact_eigen(K, n, f, job->threshold * n, job->exact_method, &values,
-                            &vectors, store, job->threads);
-    }
+    found = fit_eigenpairs(job, K, trace, &fv, &values, &vectors, &converged, &restarts,
+                           &residual);
     /* the exact solvers report their steps themselves (eigen.c) */
     progress_at(PROGRESS_BACK, 1.0);
     progress_end();
