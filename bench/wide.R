@@ -3,7 +3,7 @@
 # are matrix products (src/kernel_fast.c, from getOption("fastkpca.wide_min_d")
 # columns on), against the machine's product rate and kernlab.
 #   Rscript bench/wide.R                                      # the fastkpca library() finds
-#   Rscript bench/wide.R base=/tmp/lib-base new=/tmp/lib-wide # each build in turn
+#   Rscript bench/wide.R base=LIB new=LIB                    # each build in turn
 #   FASTKPCA_BENCH_SHAPES=500x200000,2000x20000 FASTKPCA_BENCH_REPEATS=3 \
 #     FASTKPCA_BENCH_KERNLAB=1 FASTKPCA_BENCH_THREADS=2 Rscript bench/wide.R ...
 # For each shape n x d (default 500 x 200000 and 2000 x 20000; rows of 5
