@@ -26,12 +26,13 @@
  * the k eigenvectors of the tridiagonal: stage 2's reflectors grouped
  * (those of g consecutive sweeps at the same step form one block
  * reflector, V of b + g - 1 rows by g, applied in an order that respects
- * every overlap), then stage 1's panels, each group or panel as three
- * products on the tiles.
+ * every overlap) as two products on the tiles each (V' Z, then Z -= (V T)
+ * times it), then stage 1's panels as three (apply_block_reflector()).
  *
  * Every product sums each entry in one order whatever the thread count
- * (tiles.c), and stage 2 runs on one thread: the bits do not depend on
- * the number of threads. */
+ * (tiles.c), and stage 2's steps compute on the threads what they would in
+ * one sweep after the other: the bits do not depend on the number of
+ * threads. */
 #include "fastkpca.h"
 #include "simd.h"
 #include <math.h>
