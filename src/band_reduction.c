@@ -138,7 +138,7 @@ void apply_block_reflector(const double *V, int ldv, int rows, int ib, const dou
 
 /* Scratch of stage 1, taken once per fit (n rows at most). */
 typedef struct {
-    double *panel;   /* [V | W | V], rows x 3b: the rank-2b update's two sides */
+    double *panel;   /* [V | W], rows x 2b */
     double *T, *Tfull, *M, *gram;  /* b x b */
     double *square;  /* BAND_STRIP x BAND_STRIP */
     double *qr_work;
@@ -168,23 +168,39 @@ static void symmetric_panel_product(const double *A, int lda, int m, const doubl
     }
 }
 
-/* A (lower triangle, m x m, leading dimension lda) -= L R', L and R m x k
- * (leading dimension ldl), strip by strip: below a strip's diagonal block
- * in place, the diagonal block through the square (the tiles fill whole
- * tiles, and the upper triangle is not A's to write). */
-static void rank_update_lower(const double *L, const double *R, int ldl, int m, int k,
-                              double *A, int lda, double *square, int threads)
+/* C (lower triangle, m x m, leading dimension ldc) -= V W' + W V', V and
+ * W m x k (leading dimension ld), on the tiles, strip by strip of
+ * BAND_STRIP columns: below a strip's diagonal block, C += (-V) W' then
+ * C += (-W) V' in place; the diagonal block through the square (the tiles
+ * fill whole tiles, and the upper triangle is not C's to write); an
+ * interrupt check after each strip. Each entry is summed in one order
+ * whatever the thread count; a product goes on the threads from min_work
+ * multiply-adds. The rank-2k update of both reductions (eigen.c's one
+ * stage, stage 1 here). */
+size_t rank2k_square_size(void)
+{
+    return (size_t) BAND_STRIP * BAND_STRIP;
+}
+
+void rank2k_update_tiles(int m, int k, const double *V, const double *W, int ld,
+                         double *C, int ldc, double *square, int threads, double min_work)
 {
     for (int c0 = 0; c0 < m; c0 += BAND_STRIP) {
         int w = m - c0 < BAND_STRIP ? m - c0 : BAND_STRIP, below = m - c0 - w;
-        double *D = A + c0 + (size_t) c0 * lda;
+        double *D = C + c0 + (size_t) c0 * ldc;
         memset(square, 0, (size_t) w * w * sizeof(double));
-        band_gemm(w, w, k, L + c0, ldl, 0, R + c0, ldl, 1, 1.0, square, w, threads);
+        tile_gemm_floor(w, w, k, V + c0, ld, 0, W + c0, ld, 1, 1.0, square, w, threads,
+                        min_work);
+        tile_gemm_floor(w, w, k, W + c0, ld, 0, V + c0, ld, 1, 1.0, square, w, threads,
+                        min_work);
         for (int j = 0; j < w; j++)
-            for (int i = j; i < w; i++) D[i + (size_t) j * lda] -= square[i + (size_t) j * w];
-        if (below > 0)
-            band_gemm(below, w, k, L + c0 + w, ldl, 0, R + c0, ldl, 1, -1.0, D + w, lda,
-                      threads);
+            for (int i = j; i < w; i++) D[i + (size_t) j * ldc] -= square[i + (size_t) j * w];
+        if (below > 0) {
+            tile_gemm_floor(below, w, k, V + c0 + w, ld, 0, W + c0, ld, 1, -1.0, D + w, ldc,
+                            threads, min_work);
+            tile_gemm_floor(below, w, k, W + c0 + w, ld, 0, V + c0, ld, 1, -1.0, D + w, ldc,
+                            threads, min_work);
+        }
         R_CheckUserInterrupt();
     }
 }
@@ -201,9 +217,8 @@ static void band_panel(double *A, int n, int j0, int b, double *tau1, band_scrat
     double *P = A + (j0 + b) + (size_t) j0 * n, *A22 = P + (size_t) b * n;
     F77_CALL(dgeqrf)(&m, &b, P, &n, tau1 + j0, s->qr_work, &s->qr_lwork, &info);
     check_lapack_info(info, "dgeqrf");
-    double *V = s->panel, *X = V + (size_t) m * k, *V2 = X + (size_t) m * k;
+    double *V = s->panel, *X = V + (size_t) m * k;
     explicit_reflectors(P, n, m, k, V);
-    memcpy(V2, V, (size_t) m * k * sizeof(double));
     triangular_factor(V, m, k, tau1 + j0, s->T, b, s->gram, threads);
     for (int j = 0; j < k; j++)
         for (int i = 0; i < k; i++)
@@ -220,8 +235,9 @@ static void band_panel(double *A, int n, int j0, int b, double *tau1, band_scrat
     band_gemm(k, k, k, s->Tfull, k, 1, s->gram, k, 0, 1.0, s->M, k, threads);
     for (int i = 0; i < k * k; i++) s->M[i] *= 0.5;
     band_gemm(m, k, k, V, m, 0, s->M, k, 0, -1.0, X, m, threads);
-    /* A22 -= [V W] [W V]' */
-    rank_update_lower(V, X, m, m, 2 * k, A22, n, s->square, threads);
+    /* A22 -= V W' + W V' */
+    rank2k_update_tiles(m, k, V, X, m, A22, n, s->square, threads,
+                        tile_thread_work() / BAND_THREAD_SHARE);
 }
 
 /* Stage 1: A (n x n, lower triangle) to a band of b subdiagonals; the
@@ -236,7 +252,7 @@ void band_reduce(double *A, int n, int b, double *tau1, int threads)
     check_lapack_info(info, "dgeqrf");
     s.qr_lwork = (int) query > b ? (int) query : b;
     s.qr_work = (double *) R_alloc((size_t) s.qr_lwork, sizeof(double));
-    s.panel = (double *) R_alloc((size_t) rows * 3 * b, sizeof(double));
+    s.panel = (double *) R_alloc((size_t) rows * 2 * b, sizeof(double));
     s.T = (double *) R_alloc((size_t) b * b, sizeof(double));
     s.Tfull = (double *) R_alloc((size_t) b * b, sizeof(double));
     s.M = (double *) R_alloc((size_t) b * b, sizeof(double));

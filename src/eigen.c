@@ -119,37 +119,6 @@ static int lapack_block(int ispec, const char *name, const char *opts, int n1, i
                             );
 }
 
-/* Column strips of the rank-2k update on the tiles. */
-#define RANK2K_STRIP 256
-
-/* C (lower triangle, m x m, leading dimension ldc) -= V W' + W V' on the
- * tiles, strip by strip of RANK2K_STRIP columns: below the strip's
- * diagonal block, C += (-V) W' then C += (-W) V' in place; the diagonal
- * block through a scratch square (the tiles fill whole tiles, and the
- * upper triangle is not C's to write). Each entry is summed in one order
- * whatever the thread count. */
-static void rank2k_update_tiles(int m, int k, const double *V, const double *W, int ld,
-                                double *C, int ldc, double *D, int threads)
-{
-    int width = RANK2K_STRIP < m ? RANK2K_STRIP : m;
-    for (int j0 = 0; j0 < m; j0 += width) {
-        int w = m - j0 < width ? m - j0 : width, below = m - j0 - w;
-        double *Cjj = C + j0 + (size_t) j0 * ldc;
-        memset(D, 0, (size_t) w * w * sizeof(double));
-        tile_gemm(w, w, k, V + j0, ld, 0, W + j0, ld, 1, 1.0, D, w, threads);
-        tile_gemm(w, w, k, W + j0, ld, 0, V + j0, ld, 1, 1.0, D, w, threads);
-        for (int j = 0; j < w; j++)
-            for (int i = j; i < w; i++) Cjj[i + (size_t) j * ldc] -= D[i + (size_t) j * w];
-        if (below > 0) {
-            tile_gemm(below, w, k, V + j0 + w, ld, 0, W + j0, ld, 1, -1.0, Cjj + w, ldc,
-                      threads);
-            tile_gemm(below, w, k, W + j0 + w, ld, 0, V + j0, ld, 1, -1.0, Cjj + w, ldc,
-                      threads);
-        }
-        R_CheckUserInterrupt();
-    }
-}
-
 /* C (the lower triangle of an m x m matrix, leading dimension ldc) -=
  * V W' + W V', V and W m x k: on the tiles where blas.c sends every
  * product there (tiles_at_every_size(): R's reference BLAS), else dsyr2k,
@@ -165,7 +134,7 @@ static void rank2k_update_lower(int m, int k, const double *V, const double *W,
     const double minus_one = -1.0, one = 1.0;
     if (m <= 0) return;
     if (tiles_at_every_size()) {
-        rank2k_update_tiles(m, k, V, W, ld, C, ldc, square, threads);
+        rank2k_update_tiles(m, k, V, W, ld, C, ldc, square, threads, tile_thread_work());
         return;
     }
     if ((double) m * m * k <= EIGEN_CHECK_WORK) {
@@ -259,7 +228,7 @@ static void reduce_tridiagonal(double *A, int n, double *diag, double *offdiag,
         ? (double *) R_alloc(symv_lower_work(n) + (size_t) nb, sizeof(double)) : NULL;
     /* the rank-2k update's square, taken once for every panel */
     double *square = tiles && n > nx
-        ? (double *) R_alloc((size_t) RANK2K_STRIP * RANK2K_STRIP, sizeof(double)) : NULL;
+        ? (double *) R_alloc(rank2k_square_size(), sizeof(double)) : NULL;
     int i = 0;
     while (i < n - nx) {
         int m = n - i, panel = nb;

@@ -361,6 +361,11 @@ void band_back_transform(const double *A, int n, int b, const double *tau1, doub
                          int k, int threads);
 void triangular_factor(const double *Vb, int rows, int k, const double *tau, double *T,
                        int ldt, double *gram, int threads);
+/* C (lower, m x m) -= V W' + W V' on the tiles, with a square of
+ * rank2k_square_size() doubles; products on the threads from min_work */
+size_t rank2k_square_size(void);
+void rank2k_update_tiles(int m, int k, const double *V, const double *W, int ld,
+                         double *C, int ldc, double *square, int threads, double min_work);
 void apply_block_reflector(const double *V, int ldv, int rows, int ib, const double *tau,
                            double *T, int ldt, double *C, int ldc, int k, int cols,
                            double *Vb, double *gram, double *work, int threads);
