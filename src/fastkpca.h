@@ -218,6 +218,14 @@ typedef enum { SOLVER_EXACT = 1, SOLVER_ITERATIVE = 2, SOLVER_RANDOMIZED = 3 } s
  * in R/eigen.R), passed as control[CONTROL_EXACT_METHOD]. */
 typedef enum { EXACT_BISECTION = 1, EXACT_MRRR = 2 } exact_method_code;
 
+/* kernel_values.c: the base kernels' values, below every evaluator */
+int kernel_is_distance(kernel_code code);
+double kernel_dot(const double *a, const double *b, int d);
+double kernel_sq_distance(const double *a, const double *b, int d, double aa, double bb);
+double kernel_of_product(const kernel_spec *k, double s, double *work);
+double kernel_value(const kernel_spec *k, const double *a, const double *b, int d,
+                    double aa, double bb, double *work);
+
 /* kernel.c */
 void kernel_eval_from_R(SEXP program, kernel_eval *k);
 const double *kernel_shift(const kernel_eval *k, const double *x, int ldx, int n, int d);
@@ -245,7 +253,6 @@ kernel_points kernel_points_view(const kernel_eval *k, const kernel_points *p, i
                                  int len, const double **wbuf);
 void kernel_diagonal(const kernel_eval *k, const kernel_points *p, double *out);
 void kernel_nonfinite_error(const kernel_eval *k, const char *what);
-double kernel_of_product(const kernel_spec *k, double s, double *work);
 int kernel_fast_points(const kernel_eval *k);
 int kernel_tiles_shared(const kernel_eval *k);
 typedef struct kernel_tiles kernel_tiles;
