@@ -181,12 +181,12 @@ kernel_pair_products <- function(x, pairs, program, weights, V, threads,
 # 8 to 64 groups as n grows, placed by n alone.
 matrix_free_groups <- function(n) engine_call(.Call(C_matrix_free_groups, as.integer(n)))
 
-# Whether the kernel's passes share the tiles of the lower triangle, on
-# dense rows (one base kernel of an inner product or a distance,
-# src/kernel_fast.c) or sparse rows (sparse = TRUE: any single base kernel
-# but besseldot, src/sparse.c).
-kernel_shares_tiles <- function(program, sparse = FALSE) {
-  engine_call(.Call(C_kernel_shares_tiles, program, sparse))
+# Whether the kernel's passes share the tiles of the lower triangle on the
+# rows x: dense rows (one base kernel of an inner product or a distance,
+# src/kernel_fast.c) or sparse rows (any single base kernel but besseldot,
+# src/sparse.c); C reads the kind from x.
+kernel_shares_tiles <- function(program, x) {
+  engine_call(.Call(C_kernel_shares_tiles, program, x))
 }
 
 # K V on future's workers (run_on_workers(), R/workers.R): the data
@@ -201,7 +201,7 @@ matrix_free_worker_product <- function(x, program, weights, threads) {
   path <- tempfile("fastkpca-rows-", tmpdir = matrix_free_shared_dir(), fileext = ".rds")
   saveRDS(list(x = x, program = program, weights = weights), path)
   n <- NROW(x)
-  shared <- kernel_shares_tiles(program, inherits(x, "fastkpca_sparse_rows"))
+  shared <- kernel_shares_tiles(program, x)
   batches <- if (shared) lapply(matrix_free_schedule(n, future::nbrOfWorkers()),
                                 function(pairs) list(pairs = pairs))
              else matrix_free_batches(n, future::nbrOfWorkers())

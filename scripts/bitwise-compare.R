@@ -80,6 +80,18 @@ cases <- function() {
     preimage_fixed_point = preimage(kpca(x[1:200, ], features = 3),
                                     method = "fixed-point")
   )
+  # sparse rows: every kernel (the sparse tiles, the 8-column products and
+  # the interpreter), the fits and predict()
+  sx <- Matrix::rsparsematrix(300, 40, density = 0.1, rand.x = function(n) rnorm(n))
+  snew <- Matrix::rsparsematrix(25, 40, density = 0.1, rand.x = function(n) rnorm(n))
+  sfit <- kpca(sx, features = 4)
+  out$sparse <- list(
+    kernel_matrix = lapply(kernels, function(k) kernel_matrix(k, sx[1:120, ], threads = 2L)),
+    kernel_cross = lapply(kernels, function(k) kernel_matrix(k, sx[1:90, ], snew)),
+    exact = sfit, predict = predict(sfit, snew),
+    matrix_free = kpca(sx, features = 4, solver = "matrix_free", threads = 2L),
+    nystrom = kpca(sx, features = 4, landmarks = 40, threads = 2L),
+    kmeanspp = kpca(sx, features = 3, landmarks = 30, landmark_rule = "kmeans++"))
   # the tiles, every op, partial tiles, transposes, 1 and 2 threads
   a <- matrix(rnorm(61 * 37), 61, 37); b <- matrix(rnorm(37 * 29), 37, 29)
   s <- crossprod(matrix(rnorm(83 * 83), 83)); v <- matrix(rnorm(83 * 5), 83, 5)

@@ -1,10 +1,9 @@
 /* What the .Call entry points share: argument checks (R validates and
  * coerces first; these re-check what would crash C if a caller, or a
- * garbage .Call, got it wrong), and the one n x n buffer of a fit or a
- * pre-image solve. */
+ * garbage .Call, got it wrong), progress, the blocks of columns between
+ * interrupt checks and LAPACK's info. The bottom of the engine with
+ * simd.c: it calls nothing of the package but errors.c. */
 #include "fastkpca.h"
-#include <stdint.h>
-#include <stdlib.h>
 
 int as_count(SEXP s, const char *what, int lo, int hi)
 {
@@ -120,22 +119,6 @@ void set_list_names(SEXP ans, const char **names)
     UNPROTECT(1);
 }
 
-/* .Call (engine_limits() in R/validate.R): the limits of fastkpca.h as a
- * named list, so that R checks the user's arguments against the same
- * numbers. */
-SEXP engine_limits(void)
-{
-    engine_entered(__func__);
-    const char *names[] = {"threads", "bessel_order", "kernel_power", "solver_iterations"};
-    double values[] = {MAX_THREADS, BESSEL_MAX_ORDER, KERNEL_MAX_POWER,
-                       SOLVER_MAX_ITERATIONS};
-    SEXP ans = PROTECT(allocVector(VECSXP, 4));
-    for (int i = 0; i < 4; i++) SET_VECTOR_ELT(ans, i, ScalarReal(values[i]));
-    set_list_names(ans, names);
-    UNPROTECT(1);
-    return ans;
-}
-
 /* The end (exclusive) of the block of columns that starts at j0, for the
  * kernel fills that check for interrupts between blocks: columns are added
  * until their work reaches budget and there are at least min_cols of them
@@ -158,45 +141,4 @@ int column_block_end(int j0, int cols, int rows, int lower_only, int diag,
 void check_lapack_info(int info, const char *routine)
 {
     if (info != 0) error_numerical("error code %d from LAPACK routine '%s'", info, routine);
-}
-
-typedef struct {
-    SEXP (*body)(void *data, double *buffer);
-    void *data;
-    double *buffer;
-} buffer_call;
-
-static SEXP run_buffer_call(void *data)
-{
-    buffer_call *call = (buffer_call *) data;
-    return call->body(call->data, call->buffer);
-}
-
-static void free_buffer_call(void *data, Rboolean jump)
-{
-    buffer_call *call = (buffer_call *) data;
-    (void) jump;
-    free(call->buffer);
-    call->buffer = NULL;
-    /* a fit's progress ends with its buffer, also on an error or interrupt */
-    progress_end();
-}
-
-/* body(data, K) with K a malloc'ed n x n double buffer, freed as soon as
- * body returns, errors or is interrupted (R_UnwindProtect). An R_alloc'ed
- * buffer would stay resident until the next garbage collection. */
-SEXP with_square_buffer(int n, SEXP (*body)(void *data, double *buffer), void *data)
-{
-    if ((double) n * (double) n * sizeof(double) > (double) SIZE_MAX / 2)
-        error_memory("cannot allocate the %d x %d kernel matrix", n, n);
-    buffer_call call = {body, data, NULL};
-    call.buffer = (double *) malloc((size_t) n * (size_t) n * sizeof(double));
-    if (call.buffer == NULL)
-        error_memory("cannot allocate the %d x %d kernel matrix (%.1f GiB)", n, n,
-                     8.0 * n * (double) n / 1073741824.0);
-    advise_huge_pages(call.buffer, (size_t) n * (size_t) n * sizeof(double));
-    SEXP cont = PROTECT(R_MakeUnwindCont());
-    SEXP ans = R_UnwindProtect(run_buffer_call, &call, free_buffer_call, &call, cont);
-    UNPROTECT(1);
-    return ans;
 }

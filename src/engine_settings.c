@@ -107,3 +107,19 @@ SEXP engine_entry_paths(void)
     UNPROTECT(2);
     return ans;
 }
+
+/* .Call (engine_limits() in R/validate.R): the limits of fastkpca.h as a
+ * named list, so that R checks the user's arguments against the same
+ * numbers. */
+SEXP engine_limits(void)
+{
+    engine_entered(__func__);
+    const char *names[] = {"threads", "bessel_order", "kernel_power", "solver_iterations"};
+    double values[] = {MAX_THREADS, BESSEL_MAX_ORDER, KERNEL_MAX_POWER,
+                       SOLVER_MAX_ITERATIONS};
+    SEXP ans = PROTECT(allocVector(VECSXP, 4));
+    for (int i = 0; i < 4; i++) SET_VECTOR_ELT(ans, i, ScalarReal(values[i]));
+    set_list_names(ans, names);
+    UNPROTECT(1);
+    return ans;
+}

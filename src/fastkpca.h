@@ -120,7 +120,7 @@ typedef enum {
 } kernel_code;
 
 /* The limits of the engine, the one place they are written: R reads them
- * (fastkpca:::engine_limits(), through engine_limits() in args.c) to check
+ * (fastkpca:::engine_limits(), through engine_limits() in engine_settings.c) to check
  * the user's arguments, and C re-checks them where a value out of range
  * would crash or overflow. */
 #define MAX_THREADS 1024          /* 'threads' */
@@ -169,6 +169,14 @@ typedef enum {
     OP_COUNT
 } kernel_op;
 
+/* Rows of a sparse matrix, compressed (CSR, 0-based): row r's values are
+ * x[p[r] .. p[r + 1] - 1], in the columns j[...], increasing (sparse.c). */
+typedef struct {
+    int n, d;
+    const int *p, *j;
+    const double *x;
+} sparse_csr;
+
 typedef struct {
     int nops;
     const int *ops;
@@ -183,15 +191,13 @@ typedef struct {
     int fixed_first;      /* string kernels: the number of the fixed set's first string */
     int sparse, sparse_d; /* the call's points are sparse rows of sparse_d columns */
     int prep_threads;     /* threads that prepare dense points (kernel_point_sets()) */
+    /* the call's point sets (kernel_point_sets()): their numbers of points
+     * (n_moving 0 without a moving set) and of columns (0 for strings), and for sparse rows the sets as R
+     * gave them with their CSR, read once */
+    int n_fixed, n_moving, d;
+    SEXP fixed_set, moving_set;
+    const sparse_csr *fixed_rows, *moving_rows;
 } kernel_eval;
-
-/* Rows of a sparse matrix, compressed (CSR, 0-based): row r's values are
- * x[p[r] .. p[r + 1] - 1], in the columns j[...], increasing (sparse.c). */
-typedef struct {
-    int n, d;
-    const int *p, *j;
-    const double *x;
-} sparse_csr;
 
 /* A set of points prepared for a kernel: each point contiguous (d x n),
  * with its squared norm; shifted by the training column means for the
@@ -226,8 +232,15 @@ double kernel_of_product(const kernel_spec *k, double s, double *work);
 double kernel_value(const kernel_spec *k, const double *a, const double *b, int d,
                     double aa, double bb, double *work);
 
-/* kernel.c */
+/* kernel_program.c: the kernel of a call, read once */
 void kernel_eval_from_R(SEXP program, kernel_eval *k);
+void kernel_nonfinite_error(const kernel_eval *k, const char *what);
+
+/* kernel_points.c: the points of a call, read once */
+int kernel_call_read(SEXP kernel, SEXP threads, SEXP moving, const char *mwhat,
+                     SEXP fixed, const char *fwhat, kernel_eval *k);
+int kernel_point_sets(kernel_eval *k, SEXP moving, const char *mwhat, SEXP fixed,
+                      const char *fwhat, int threads);
 const double *kernel_shift(const kernel_eval *k, const double *x, int ldx, int n, int d);
 void kernel_points_prepare(const kernel_eval *k, const double *x, int ldx, int row0,
                            int n, int d, const double *shift, SEXP weights,
@@ -235,30 +248,52 @@ void kernel_points_prepare(const kernel_eval *k, const double *x, int ldx, int r
 const double *kernel_points_fixed(const kernel_eval *k, SEXP rows, SEXP weights,
                                   kernel_points *p);
 void check_weights(const kernel_eval *k, SEXP weights, const char *what);
-int kernel_point_sets(kernel_eval *k, SEXP moving, const char *mwhat, SEXP fixed,
-                      const char *fwhat, int threads);
 void kernel_points_rows(const kernel_eval *k, SEXP z, int row0, int n,
                         const double *shift, SEXP weights, kernel_points *p);
+kernel_points kernel_points_view(const kernel_eval *k, const kernel_points *p, int i0,
+                                 int len, const double **wbuf);
+
 /* kernel_block()'s lower_only: 0, every row of each column; 1, the lower
  * triangle with the diagonal; KERNEL_SYMMETRIC, the lower triangle
  * computed and copied into the upper one, block by block
- * (mirror_lower_columns()) */
+ * (mirror_lower_columns(), tiles.c) */
 #define KERNEL_SYMMETRIC 2
+
+/* kernel_generic.c: the generic evaluator (any program, any points) */
+size_t kernel_work_length(const kernel_eval *k);
+double *kernel_work(const kernel_eval *k, int threads);
+double kernel_program_cost(const kernel_eval *k, int d);
+void generic_block(const kernel_eval *k, const kernel_points *a, const kernel_points *b,
+                   int lower_only, double *out, int threads, const char *what, int step,
+                   double block_work, int min_columns);
+void kernel_diagonal(const kernel_eval *k, const kernel_points *p, double *out);
+
+/* kernel_plan.c: which evaluator computes a kernel, and the loops that
+ * follow the choice */
+typedef enum {
+    EVAL_FAST,           /* kernel_fast.c's tiles */
+    EVAL_SPARSE_TILES,   /* sparse_tiles.c's tiles */
+    EVAL_SPARSE_COLUMNS, /* sparse.c's 8-column products */
+    EVAL_GENERIC         /* kernel_generic.c's interpreter */
+} kernel_evaluator;
+typedef enum {
+    KERNEL_USE_BLOCK,    /* kernel_block(): blocks of columns, once or on parts */
+    KERNEL_USE_TILES     /* kernel_tile(): many tiles of one preparation */
+} kernel_use;
+kernel_evaluator kernel_plan(const kernel_eval *k, const kernel_points *a,
+                             const kernel_points *b, kernel_use use);
 void kernel_block(const kernel_eval *k, const kernel_points *a, const kernel_points *b,
                   int lower_only, double *out, int threads, const char *what);
-void mirror_lower_columns(double *K, int n, int j0, int j1, int threads);
-void kernel_fill_lower(const kernel_eval *k, const double *x, int n, int d,
-                       SEXP weights, double *K, int threads);
-kernel_points kernel_points_view(const kernel_eval *k, const kernel_points *p, int i0,
-                                 int len, const double **wbuf);
-void kernel_diagonal(const kernel_eval *k, const kernel_points *p, double *out);
-void kernel_nonfinite_error(const kernel_eval *k, const char *what);
 int kernel_fast_points(const kernel_eval *k);
 int kernel_tiles_shared(const kernel_eval *k);
 typedef struct kernel_tiles kernel_tiles;
 kernel_tiles *kernel_tiles_prepare(const kernel_eval *k, const kernel_points *a,
                                    const kernel_points *b, int threads);
 int kernel_tile(const kernel_tiles *P, int r0, int nr, int c0, int nc, double *out);
+
+/* kernel.c: the kernel matrix's entry points, and the exact fit's fill */
+void kernel_fill_lower(const kernel_eval *k, const double *x, int n, int d,
+                       SEXP weights, double *K, int threads);
 
 /* sparse.c: sparse rows, read from R, and their kernel values; a single
  * kernel of a gathered product takes SPARSE_COLUMNS columns at a time
@@ -414,6 +449,7 @@ void progress_begin(SEXP step, const double *work);
 void progress_at(progress_step s, double fraction);
 void progress_fill_columns(int done, int cols, int lower_only);
 void progress_end(void);
+/* memory.c: the exact fit's one n x n buffer */
 SEXP with_square_buffer(int n, SEXP (*body)(void *data, double *buffer), void *data);
 
 /* .Call entry points */
@@ -436,7 +472,7 @@ SEXP kernel_pair_products(SEXP x, SEXP blocks, SEXP kernel, SEXP weights, SEXP V
                           SEXP threads, SEXP tile);
 SEXP matrix_free_groups(SEXP n);
 SEXP matrix_free_fold(SEXP n, SEXP b, SEXP blocks, SEXP sums);
-SEXP kernel_shares_tiles(SEXP kernel, SEXP sparse);
+SEXP kernel_shares_tiles(SEXP kernel, SEXP x);
 SEXP oriented_columns(SEXP V);
 
 /* krylov.c: the matrix-free solver's dense steps beside its passes (the
@@ -520,6 +556,9 @@ void symm_lower(const double *A, int n, const double *X, int l, double *Y, int t
 void gemv_add(int n, int k, const double *A, int lda, const double *x, double sign,
               double *y);
 void gemv_t(int n, int k, const double *A, int lda, const double *x, double *y);
+/* mirror_lower_columns: the upper triangle of columns j0..j1-1 of the
+ * n x n matrix K copied from its lower one, in tiles on the threads */
+void mirror_lower_columns(double *K, int n, int j0, int j1, int threads);
 /* tile_product.c: the tests' entry point to the tiles */
 SEXP tile_product(SEXP a, SEXP b, SEXP c, SEXP trans_a, SEXP trans_b, SEXP threads,
                   SEXP path, SEXP op);

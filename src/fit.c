@@ -212,17 +212,19 @@ SEXP dense_eigen(SEXP x, SEXP kernel, SEXP weights, SEXP features, SEXP th,
 {
     engine_entered(__func__);
     kernel_eval k, *kernel_ptr = NULL;
+    int n, d, nthreads;
     if (!isNull(kernel)) {
-        kernel_eval_from_R(kernel, &k);
+        /* the rows (or the strings, indexed here) read once */
+        nthreads = kernel_call_read(kernel, threads, R_NilValue, NULL, x, "x", &k);
         kernel_ptr = &k;
-    }
-    int strings = kernel_ptr != NULL && k.any_string;
-    if (strings) {
-        if (!isString(x)) error_argument("'x' must be a character vector for a string kernel");
-    } else if (!is_sparse_rows(x)) {
+        n = k.n_fixed;
+        d = k.any_string ? 1 : k.d;
+    } else {
         check_double_matrix(x, "x");
+        nthreads = as_threads(threads);
+        n = nrows(x);
+        d = ncols(x);
     }
-    int n = strings ? (int) XLENGTH(x) : data_rows(x), d = strings ? 1 : data_columns(x);
     if (n < 2) error_argument("'x' must have at least 2 rows");
     if (d < 1) error_argument("'x' must have at least 1 column");
     if (kernel_ptr == NULL && d != n) error_argument("'x' must be a square kernel matrix");
@@ -231,7 +233,6 @@ SEXP dense_eigen(SEXP x, SEXP kernel, SEXP weights, SEXP features, SEXP th,
     double threshold = as_number(th, "th");
     if (threshold < 0) error_argument("'th' must be non-negative");
     int solver_id = as_count(solver, "solver", SOLVER_EXACT, SOLVER_RANDOMIZED);
-    int nthreads = as_threads(threads);
     if (!isReal(control) || XLENGTH(control) != CONTROL_COUNT)
         error_argument("'control' must be a double vector of length %d", CONTROL_COUNT);
     double tol = REAL(control)[CONTROL_TOL];
@@ -266,11 +267,7 @@ SEXP dense_eigen(SEXP x, SEXP kernel, SEXP weights, SEXP features, SEXP th,
     fit_job job = {kernel_ptr, {0}, x, n, d, f, threshold, solver_id, nthreads, tol,
                    (int) maxit, (int) ncv, (int) exact_method, prop, (int) oversample,
                    (int) power, step};
-    if (kernel_ptr != NULL) {
-        /* the rows (or the strings, indexed here) prepared once */
-        kernel_point_sets(kernel_ptr, R_NilValue, NULL, x, "x", nthreads);
-        kernel_points_fixed(kernel_ptr, x, weights, &job.points);
-    }
+    if (kernel_ptr != NULL) kernel_points_fixed(kernel_ptr, x, weights, &job.points);
     /* the one n x n buffer, freed as soon as the fit is done */
     return with_square_buffer(n, fit_steps, &job);
 }

@@ -130,9 +130,8 @@ SEXP kcca_ichol(SEXP x, SEXP kernel, SEXP weights, SEXP tol, SEXP max_rank)
 {
     engine_entered(__func__);
     kernel_eval k;
-    kernel_eval_from_R(kernel, &k);
     /* the rows of x: a double matrix or sparse rows */
-    kernel_point_sets(&k, R_NilValue, NULL, x, "x", 1);
+    kernel_call_read(kernel, NULL, R_NilValue, NULL, x, "x", &k);
     kernel_points pts;
     kernel_points_fixed(&k, x, weights, &pts);
     int n = pts.n;

@@ -486,12 +486,10 @@ static void by_rows_product(const kernel_eval *k, const kernel_points *xp, int f
 static int mf_setup(SEXP x, SEXP kernel, SEXP weights, SEXP V, SEXP threads, kernel_eval *k,
                     kernel_points *xp, int *nthreads)
 {
-    kernel_eval_from_R(kernel, k);
-    *nthreads = as_threads(threads);
     /* the rows of x, or its strings for a string kernel (indexed here) */
-    kernel_point_sets(k, R_NilValue, NULL, x, "x", *nthreads);
+    *nthreads = kernel_call_read(kernel, threads, R_NilValue, NULL, x, "x", k);
     check_double_matrix(V, "V");
-    int n = k->any_string ? (int) XLENGTH(x) : data_rows(x);
+    int n = k->n_fixed;
     if (n < 1) error_argument("'x' must have at least one row");
     if (nrows(V) != n) error_argument("'V' must have %d rows, not %d", n, nrows(V));
     kernel_points_fixed(k, x, weights, xp);
@@ -757,16 +755,15 @@ SEXP matrix_free_fold(SEXP n_, SEXP b_, SEXP blocks, SEXP sums)
 }
 
 /* .Call (kernel_shares_tiles() in R/matrix_free.R): whether the passes of
- * the kernel of the program share the tiles of the lower triangle, on
- * dense rows or (sparse TRUE) sparse rows (kernel_tiles_shared()). */
-SEXP kernel_shares_tiles(SEXP kernel, SEXP sparse)
+ * the kernel of the program share the tiles of the lower triangle on the
+ * rows x (kernel_tiles_shared()): the kind of rows is read from x (its
+ * class), without reading the rows themselves, which the passes do. */
+SEXP kernel_shares_tiles(SEXP kernel, SEXP x)
 {
     engine_entered(__func__);
     kernel_eval k;
     kernel_eval_from_R(kernel, &k);
-    if (!isLogical(sparse) || XLENGTH(sparse) != 1 || LOGICAL(sparse)[0] == NA_LOGICAL)
-        error_argument("'sparse' must be TRUE or FALSE");
-    k.sparse = LOGICAL(sparse)[0];
+    k.sparse = !k.any_string && is_sparse_rows(x);
     return ScalarLogical(mf_shares_tiles(&k));
 }
 

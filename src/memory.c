@@ -7,7 +7,9 @@
  * system, or fails, gives nothing and the next is tried. Nothing here warns
  * or raises an error: where no reader answers, R is told the memory is
  * unknown. Also here: advise_huge_pages(), the one call of the engine
- * that asks the system how to back memory.
+ * that asks the system how to back memory, and with_square_buffer(), the
+ * exact fit's one n x n buffer, taken from the system and given back on
+ * every exit.
  *
  * The system's headers come before R's: R's remap macros (length, error,
  * ...) would rename their identifiers. */
@@ -27,6 +29,9 @@
 #  include <sys/sysinfo.h>
 # endif
 #endif
+
+#include <stdint.h>
+#include <stdlib.h>
 
 /* without R's old macros, ERROR among them, which windows.h defines too */
 #define STRICT_R_HEADERS 1
@@ -166,4 +171,46 @@ void advise_huge_pages(void *p, size_t bytes)
     (void) p;
     (void) bytes;
 #endif
+}
+
+/* The exact fit's one n x n buffer (fit.c), freed on every exit. */
+typedef struct {
+    SEXP (*body)(void *data, double *buffer);
+    void *data;
+    double *buffer;
+} buffer_call;
+
+static SEXP run_buffer_call(void *data)
+{
+    buffer_call *call = (buffer_call *) data;
+    return call->body(call->data, call->buffer);
+}
+
+static void free_buffer_call(void *data, Rboolean jump)
+{
+    buffer_call *call = (buffer_call *) data;
+    (void) jump;
+    free(call->buffer);
+    call->buffer = NULL;
+    /* a fit's progress ends with its buffer, also on an error or interrupt */
+    progress_end();
+}
+
+/* body(data, K) with K a malloc'ed n x n double buffer, freed as soon as
+ * body returns, errors or is interrupted (R_UnwindProtect). An R_alloc'ed
+ * buffer would stay resident until the next garbage collection. */
+SEXP with_square_buffer(int n, SEXP (*body)(void *data, double *buffer), void *data)
+{
+    if ((double) n * (double) n * sizeof(double) > (double) SIZE_MAX / 2)
+        error_memory("cannot allocate the %d x %d kernel matrix", n, n);
+    buffer_call call = {body, data, NULL};
+    call.buffer = (double *) malloc((size_t) n * (size_t) n * sizeof(double));
+    if (call.buffer == NULL)
+        error_memory("cannot allocate the %d x %d kernel matrix (%.1f GiB)", n, n,
+                     8.0 * n * (double) n / 1073741824.0);
+    advise_huge_pages(call.buffer, (size_t) n * (size_t) n * sizeof(double));
+    SEXP cont = PROTECT(R_MakeUnwindCont());
+    SEXP ans = R_UnwindProtect(run_buffer_call, &call, free_buffer_call, &call, cont);
+    UNPROTECT(1);
+    return ans;
 }

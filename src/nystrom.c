@@ -85,11 +85,8 @@ SEXP nystrom_statistics(SEXP x, SEXP landmarks, SEXP kernel, SEXP xweights,
 {
     engine_entered(__func__);
     kernel_eval k;
-    kernel_eval_from_R(kernel, &k);
-    int nthreads = as_threads(threads);
-    kernel_point_sets(&k, x, "x", landmarks, "landmarks", nthreads);
-    int n = k.any_string ? (int) XLENGTH(x) : data_rows(x);
-    int m = k.any_string ? (int) XLENGTH(landmarks) : data_rows(landmarks);
+    int nthreads = kernel_call_read(kernel, threads, x, "x", landmarks, "landmarks", &k);
+    int n = k.n_moving, m = k.n_fixed;
     if (m < 1) error_argument("'landmarks' must have at least one row");
     if (!isReal(shift) || XLENGTH(shift) != m) error_argument("'shift' must hold %d doubles", m);
     int block = as_count(block_rows, "block_rows", 1, n);
@@ -202,10 +199,10 @@ SEXP nystrom_kmeanspp(SEXP x, SEXP m_, SEXP kernel, SEXP weights, SEXP step)
 {
     engine_entered(__func__);
     kernel_eval k;
-    kernel_eval_from_R(kernel, &k);
-    if (k.any_string) error_argument("'kernel' is a string kernel: its points must be strings");
-    kernel_point_sets(&k, R_NilValue, NULL, x, "x", 1);
-    int n = data_rows(x), d = data_columns(x);
+    kernel_call_read(kernel, NULL, R_NilValue, NULL, x, "x", &k);
+    if (k.any_string)
+        error_argument("'kernel' is a string kernel: k-means++ landmarks are rows of numbers");
+    int n = k.n_fixed, d = k.d;
     int m = as_count(m_, "m", 1, n > 0 ? n : 1);
     if (n < 1 || d < 1) error_argument("'x' must have at least 1 row and 1 column");
     check_step(step);

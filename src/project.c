@@ -167,12 +167,9 @@ SEXP kernel_project_rows(SEXP z, SEXP x, SEXP kernel, SEXP zweights, SEXP xweigh
 {
     engine_entered(__func__);
     kernel_eval k;
-    kernel_eval_from_R(kernel, &k);
-    int nthreads = as_threads(threads);
-    kernel_point_sets(&k, z, "z", x, "x", nthreads);
+    int nthreads = kernel_call_read(kernel, threads, z, "z", x, "x", &k);
     check_double_matrix(alpha, "alpha");
-    int nz = k.any_string ? (int) XLENGTH(z) : data_rows(z);
-    int m = k.any_string ? (int) XLENGTH(x) : data_rows(x), f = ncols(alpha);
+    int nz = k.n_moving, m = k.n_fixed, f = ncols(alpha);
     if (m < 1) error_argument("'x' must have at least 1 row");
     if (nrows(alpha) != m) error_argument("'alpha' must have %d rows, not %d", m, nrows(alpha));
     if (!isReal(offset) || XLENGTH(offset) != f) error_argument("'offset' must hold %d doubles", f);

@@ -71,7 +71,7 @@ entry_path_cases <- list(
       sums <- fastkpca:::kernel_pair_products(x, pairs, prog, w, V, 1L)
     }),
     call = quote(fastkpca:::matrix_free_fold(30L, 2L, list(list(pairs = pairs)), list(sums)))),
-  kernel_shares_tiles = list(call = quote(fastkpca:::kernel_shares_tiles(prog))),
+  kernel_shares_tiles = list(call = quote(fastkpca:::kernel_shares_tiles(prog, x))),
   oriented_columns = list(call = quote(fastkpca:::oriented_columns(V))),
   orthonormal_columns = list(call = quote(fastkpca:::orthonormal_columns(V))),
   center_columns = list(call = quote(fastkpca:::center_columns(V))),

@@ -232,7 +232,9 @@ test_that("C checks the invariants R relies on, with its own clear messages", {
   expect_error(.Call(r$sparse_rows, c(0L, 1L), c(0L, 2L, 1L), c(1, 2), c(2L, 2L), 0L),
                "column starts, from 0 to 2|must not decrease")
   expect_error(.Call(r$nystrom_kmeanspp, x, 2L, prog(string_code), list(), NULL),
-               "its points must be strings")
+               "'x' must be a character vector for a string kernel")
+  expect_error(.Call(r$nystrom_kmeanspp, c("ab", "ba", "ab"), 2L, prog(string_code), list(),
+                     NULL), "k-means[+][+] landmarks are rows of numbers")
   expect_error(cross(prog(), z = x[, 1, drop = FALSE]), "'z' must have 2 columns, not 1")
   expect_error(cross(prog(), threads = 0L), "'threads'")
   expect_error(cross(prog(), threads = 2000L), "'threads'")

@@ -286,14 +286,16 @@ test_that("a pass computes half the kernel matrix, and the same bits, for any nu
                                                      tile = 16L), one)
   # a kernel that does not share tiles has no pairs; bad pairs are named
   p_sum <- fastkpca:::kernel_program(kern("rbfdot", sigma = 0.2) + kern("vanilladot"))
-  expect_false(fastkpca:::kernel_shares_tiles(p_sum))
-  expect_true(fastkpca:::kernel_shares_tiles(program))
-  # on sparse rows, every single base kernel but besseldot shares tiles
-  expect_true(fastkpca:::kernel_shares_tiles(fastkpca:::kernel_program(kern("anovadot")), TRUE))
-  expect_false(fastkpca:::kernel_shares_tiles(fastkpca:::kernel_program(kern("anovadot"))))
+  expect_false(fastkpca:::kernel_shares_tiles(p_sum, x))
+  expect_true(fastkpca:::kernel_shares_tiles(program, x))
+  # on sparse rows (C reads the kind from the data), every single base
+  # kernel but besseldot shares tiles
+  xs <- fastkpca:::as_sparse_rows(Matrix::Matrix(x, sparse = TRUE))
+  expect_true(fastkpca:::kernel_shares_tiles(fastkpca:::kernel_program(kern("anovadot")), xs))
+  expect_false(fastkpca:::kernel_shares_tiles(fastkpca:::kernel_program(kern("anovadot")), x))
   expect_false(fastkpca:::kernel_shares_tiles(fastkpca:::kernel_program(kern("besseldot")),
-                                              TRUE))
-  expect_false(fastkpca:::kernel_shares_tiles(p_sum, TRUE))
+                                              xs))
+  expect_false(fastkpca:::kernel_shares_tiles(p_sum, xs))
   expect_error(fastkpca:::kernel_pair_products(x, matrix(0L, 2, 1), p_sum, list(), V, 1L),
                "does not share tiles")
   expect_error(fastkpca:::kernel_pair_products(x, matrix(c(0L, 0L, 1L), 3, 1), program, list(),

@@ -1,0 +1,363 @@
+/* The points of a kernel call, read once per call (kernel_point_sets()):
+ * dense rows (double matrices), sparse rows (src/sparse.c's CSR, read and
+ * checked here once, then shared by every block of the call) or strings
+ * (indexed together, the moving set's first). Dense points are transposed
+ * to one contiguous column each (d x n), with their squared norms; those
+ * of the distance kernels are first shifted by the training column means
+ * (kernel_shift()), so that ||x - y||^2 = ||x||^2 + ||y||^2 - 2 x'y keeps
+ * its digits on data far from the origin. */
+#include "fastkpca.h"
+#include <math.h>
+#include <string.h>
+
+/* Values from which the points are prepared on the threads (wide data:
+ * 500 x 200000 is 10^8 values, a second on one thread). */
+#define PREP_THREAD_VALUES 4e6
+
+/* Rows and columns per block of transpose_points(): a block's source
+ * columns (TRANSPOSE_BLOCK runs of TRANSPOSE_BLOCK doubles) and its
+ * destination points stay in the L1 cache. */
+#define TRANSPOSE_BLOCK 32
+
+static void points_weights(const kernel_eval *k, SEXP weights, int row0, int n,
+                           kernel_points *p);
+static void string_points(const kernel_eval *k, int first, int n, SEXP weights, int row0,
+                          kernel_points *p);
+static void sparse_points(const kernel_eval *k, SEXP x, int row0, int n, SEXP weights,
+                          kernel_points *p);
+
+/* The threads that prepare n points of d coordinates: those of the call
+ * (kernel_point_sets()) from PREP_THREAD_VALUES values on. */
+static int prep_threads(const kernel_eval *k, int n, int d)
+{
+    return (double) n * d >= PREP_THREAD_VALUES && k->prep_threads > 1 ? k->prep_threads : 1;
+}
+
+/* Distance kernels depend on x - y only. Their points are shifted by the
+ * column means of the training data before the norms are taken: the
+ * identity ||x - y||^2 = ||x||^2 + ||y||^2 - 2 x'y then does not lose all its
+ * digits on data far from the origin (such as coordinates around 1e6).
+ * Returns the column means of rows 0..n-1 of x (leading dimension ldx), or
+ * NULL when no part of the kernel needs them. */
+const double *kernel_shift(const kernel_eval *k, const double *x, int ldx, int n, int d)
+{
+    if (!k->any_distance || n < 1) return NULL;
+    double *shift = (double *) R_alloc((size_t) d + 1, sizeof(double));
+    int threads = prep_threads(k, n, d);
+#ifdef _OPENMP
+#pragma omp parallel for num_threads(threads) schedule(static) if (threads > 1)
+#else
+    (void) threads;
+#endif
+    for (int j = 0; j < d; j++) {
+        const double *col = x + (size_t) j * ldx;
+        double s = 0.0;
+        for (int i = 0; i < n; i++) s += col[i];
+        shift[j] = s / n;
+        if (!R_FINITE(shift[j])) shift[j] = 0.0; /* huge data: no shift */
+    }
+    return shift;
+}
+
+/* Rows row0..row0+n-1 of x (leading dimension ldx) -> d x n, each point
+ * contiguous, minus shift (if not NULL); *norms gets ||point||^2. In
+ * square blocks, the column blocks spread over the threads: point by
+ * point, each value's column was on another page of a wide x (ldx doubles
+ * apart), a TLB miss for each of the n d values (500 x 200000: 2.6 s,
+ * more than the block's products). The norms are summed afterwards, each
+ * over its point in order: the same bits. */
+static const double *transpose_points(const double *x, int ldx, int row0, int n, int d,
+                                      const double *shift, const double **norms,
+                                      int threads)
+{
+    double *xt = (double *) R_alloc((size_t) n * d + 1, sizeof(double));
+    double *nrm = (double *) R_alloc((size_t) n + 1, sizeof(double));
+    /* a wide block reads its rows' points far apart: fewer TLB misses, and
+     * fewer page faults (measured: 0.2 s of system time instead of 0.3 at
+     * 500 x 100000) */
+    advise_huge_pages(xt, (size_t) n * d * sizeof(double));
+    int nblocks = (d + TRANSPOSE_BLOCK - 1) / TRANSPOSE_BLOCK;
+#ifdef _OPENMP
+#pragma omp parallel for num_threads(threads) schedule(static) if (threads > 1)
+#endif
+    for (int b = 0; b < nblocks; b++) {
+        int j0 = b * TRANSPOSE_BLOCK, j1 = d - j0 < TRANSPOSE_BLOCK ? d : j0 + TRANSPOSE_BLOCK;
+        for (int i0 = 0; i0 < n; i0 += TRANSPOSE_BLOCK) {
+            int i1 = n - i0 < TRANSPOSE_BLOCK ? n : i0 + TRANSPOSE_BLOCK;
+            for (int i = i0; i < i1; i++) {
+                const double *src = x + row0 + i;
+                double *dst = xt + (size_t) i * d;
+                for (int j = j0; j < j1; j++)
+                    dst[j] = shift ? src[(size_t) j * ldx] - shift[j] : src[(size_t) j * ldx];
+            }
+        }
+    }
+#ifdef _OPENMP
+#pragma omp parallel for num_threads(threads) schedule(static) if (threads > 1)
+#endif
+    for (int i = 0; i < n; i++) {
+        const double *v = xt + (size_t) i * d;
+        double s = 0.0;
+        for (int j = 0; j < d; j++) s += v[j] * v[j];
+        nrm[i] = s;
+    }
+    *norms = nrm;
+    return xt;
+}
+
+/* Conformal weights for kernel k: a list of one vector per conformal part
+ * (their lengths are checked where the points are prepared). */
+void check_weights(const kernel_eval *k, SEXP weights, const char *what)
+{
+    if (TYPEOF(weights) != VECSXP || XLENGTH(weights) != k->nweights)
+        error_argument("'%s' must be a list of %d conformal weight vectors", what, k->nweights);
+}
+
+/* The conformal weights of points row0..row0+n-1 of a set, from the R list
+ * weights (one double vector per conformal part, indexed like the set). */
+static void points_weights(const kernel_eval *k, SEXP weights, int row0, int n,
+                           kernel_points *p)
+{
+    check_weights(k, weights, "weights");
+    p->weights = (const double **) R_alloc((size_t) k->nweights + 1, sizeof(double *));
+    for (int w = 0; w < k->nweights; w++) {
+        SEXP v = VECTOR_ELT(weights, w);
+        if (!isReal(v) || XLENGTH(v) < (R_xlen_t) row0 + n)
+            error_argument("'weights' must hold one double per point");
+        p->weights[w] = REAL(v) + row0;
+    }
+}
+
+/* Prepare rows row0..row0+n-1 of x (leading dimension ldx) for kernel k:
+ * transposed as the base kernels need them (shift: from kernel_shift() on
+ * the training data), and the conformal weights of these rows, from the R
+ * list weights (one double vector per conformal part, indexed like x). */
+void kernel_points_prepare(const kernel_eval *k, const double *x, int ldx, int row0,
+                           int n, int d, const double *shift, SEXP weights,
+                           kernel_points *p)
+{
+    if (k->any_string) error_argument("'kernel' is a string kernel: its points must be strings");
+    p->n = n;
+    p->d = d;
+    p->first = 0;
+    p->inner = p->inner_norms = p->shifted = p->shifted_norms = NULL;
+    p->sparse = NULL;
+    p->sparse_norms = NULL;
+    int threads = prep_threads(k, n, d);
+    if (k->any_inner) p->inner = transpose_points(x, ldx, row0, n, d, NULL, &p->inner_norms, threads);
+    if (k->any_distance)
+        p->shifted = transpose_points(x, ldx, row0, n, d, shift, &p->shifted_norms,
+                                      threads);
+    points_weights(k, weights, row0, n, p);
+}
+
+/* The fixed side of an evaluation, prepared once per call: all rows of the
+ * double matrix rows (the training rows, the landmarks), shifted by their
+ * own column means and transposed, with their conformal weights. Returns
+ * the shift, which the other side's points take too (distances do not
+ * change). */
+const double *kernel_points_fixed(const kernel_eval *k, SEXP rows, SEXP weights,
+                                  kernel_points *p)
+{
+    if (k->any_string) {
+        /* the strings were indexed with the moving set's before them */
+        if (!k->strings_indexed || !isString(rows))
+            error_argument("'kernel' is a string kernel: its points must be strings");
+        string_points(k, k->fixed_first, (int) XLENGTH(rows), weights, 0, p);
+        return NULL;
+    }
+    if (k->sparse) {
+        sparse_points(k, rows, 0, -1, weights, p);
+        return NULL;
+    }
+    int m = nrows(rows), d = ncols(rows);
+    const double *shift = kernel_shift(k, REAL(rows), m, m, d);
+    kernel_points_prepare(k, REAL(rows), m, 0, m, d, shift, weights, p);
+    return shift;
+}
+
+/* The strings first..first+n-1 of the call's strings as points. */
+static void string_points(const kernel_eval *k, int first, int n, SEXP weights, int row0,
+                          kernel_points *p)
+{
+    memset(p, 0, sizeof(kernel_points));
+    p->n = n;
+    p->first = first;
+    points_weights(k, weights, row0, n, p);
+}
+
+/* Rows row0..row0+n-1 (n < 0: all rows) of the sparse rows x as points,
+ * with their squared norms; they are not shifted (see src/sparse.c). */
+static void sparse_points(const kernel_eval *k, SEXP x, int row0, int n, SEXP weights,
+                          kernel_points *p)
+{
+    /* the set was read once, by kernel_point_sets() */
+    const sparse_csr *s = x == k->fixed_set ? k->fixed_rows
+        : x == k->moving_set ? k->moving_rows : NULL;
+    if (s == NULL) error_argument("sparse rows that the call did not read");
+    if (n < 0) n = s->n;
+    if (row0 < 0 || n > s->n - row0) error_argument("rows beyond the sparse rows' %d", s->n);
+    memset(p, 0, sizeof(kernel_points));
+    p->n = n;
+    p->d = s->d;
+    p->first = row0;
+    p->sparse = s;
+    p->sparse_norms = sparse_row_norms(s, row0, n);
+    points_weights(k, weights, row0, n, p);
+}
+
+static void check_strings(SEXP x, const char *what)
+{
+    if (!isString(x)) error_argument("'%s' must be a character vector for a string kernel", what);
+    for (R_xlen_t i = 0; i < XLENGTH(x); i++)
+        if (STRING_ELT(x, i) == NA_STRING)
+            error_argument("'%s' must not contain missing strings", what);
+}
+
+/* The sparse rows of a set of the call, read and checked once (x as
+ * sparse_rows_from_R() reads it, what naming it in errors). */
+static const sparse_csr *read_sparse_set(SEXP x, const char *what)
+{
+    sparse_csr *s = (sparse_csr *) R_alloc(1, sizeof(sparse_csr));
+    sparse_rows_from_R(x, what, s);
+    return s;
+}
+
+/* kernel_point_sets() for sparse rows: both sets sparse, of one number of
+ * columns, each read once and kept in k for the call's blocks. */
+static int sparse_point_sets(kernel_eval *k, SEXP moving, const char *mwhat, SEXP fixed,
+                             const char *fwhat)
+{
+    const sparse_csr *fs = read_sparse_set(fixed, fwhat);
+    if (fs->d < 1) error_argument("'%s' must have at least 1 column", fwhat);
+    k->sparse = 1;
+    k->sparse_d = fs->d;
+    k->fixed_set = fixed;
+    k->fixed_rows = fs;
+    k->n_fixed = fs->n;
+    if (isNull(moving)) return fs->d;
+    if (!is_sparse_rows(moving))
+        error_argument("'%s' must be sparse rows, as '%s' are", mwhat, fwhat);
+    const sparse_csr *ms = read_sparse_set(moving, mwhat);
+    if (ms->d != fs->d)
+        error_argument("'%s' must have %d columns, not %d", mwhat, fs->d, ms->d);
+    k->moving_set = moving;
+    k->moving_rows = ms;
+    k->n_moving = ms->n;
+    return fs->d;
+}
+
+/* kernel_point_sets() for dense rows: double matrices of one number of
+ * columns. */
+static int dense_point_sets(kernel_eval *k, SEXP moving, const char *mwhat, SEXP fixed,
+                            const char *fwhat)
+{
+    if (is_sparse_rows(moving))
+        error_argument("'%s' must be sparse rows, as '%s' are", fwhat, mwhat);
+    check_double_matrix(fixed, fwhat);
+    if (ncols(fixed) < 1) error_argument("'%s' must have at least 1 column", fwhat);
+    int d = ncols(fixed);
+    k->n_fixed = nrows(fixed);
+    if (isNull(moving)) return d;
+    check_double_matrix(moving, mwhat);
+    if (ncols(moving) != d)
+        error_argument("'%s' must have %d columns, not %d", mwhat, d, ncols(moving));
+    k->n_moving = nrows(moving);
+    return d;
+}
+
+/* kernel_point_sets() for string kernels: character vectors without NA,
+ * indexed here together, the moving strings first. */
+static int string_point_sets(kernel_eval *k, SEXP moving, const char *mwhat, SEXP fixed,
+                             const char *fwhat, int threads)
+{
+    check_strings(fixed, fwhat);
+    int nm = 0, nf = (int) XLENGTH(fixed);
+    SEXP all = fixed;
+    if (!isNull(moving)) {
+        check_strings(moving, mwhat);
+        nm = (int) XLENGTH(moving);
+        all = allocVector(STRSXP, (R_xlen_t) nm + nf);
+        for (int i = 0; i < nm; i++) SET_STRING_ELT(all, i, STRING_ELT(moving, i));
+        for (int j = 0; j < nf; j++) SET_STRING_ELT(all, nm + j, STRING_ELT(fixed, j));
+    }
+    PROTECT(all);
+    string_kernels_prepare(k, all, threads);
+    UNPROTECT(1);
+    k->strings_indexed = 1;
+    k->fixed_first = nm;
+    k->n_fixed = nf;
+    k->n_moving = nm;
+    return 0;
+}
+
+/* The two sets of points of a call, read and checked once: the moving one
+ * (new rows, data rows; R_NilValue when the call has one set) and the
+ * fixed one (training rows, landmarks, or the one set), of one kind, read
+ * from the data: dense rows, sparse rows or strings (a string kernel).
+ * k gets each set's number of points (n_moving 0 without a moving set)
+ * and, for sparse rows, their CSR. Returns the number of columns (0 for
+ * strings). */
+int kernel_point_sets(kernel_eval *k, SEXP moving, const char *mwhat, SEXP fixed,
+                      const char *fwhat, int threads)
+{
+    k->sparse = 0;
+    k->n_fixed = k->n_moving = k->d = 0;
+    k->fixed_set = k->moving_set = R_NilValue;
+    k->fixed_rows = k->moving_rows = NULL;
+    k->prep_threads = threads > 1 ? threads : 1;
+    if (k->any_string) k->d = string_point_sets(k, moving, mwhat, fixed, fwhat, threads);
+    else if (is_sparse_rows(fixed)) k->d = sparse_point_sets(k, moving, mwhat, fixed, fwhat);
+    else k->d = dense_point_sets(k, moving, mwhat, fixed, fwhat);
+    return k->d;
+}
+
+/* The prologue of every entry point that evaluates a kernel: its program
+ * read (kernel_eval_from_R()), its threads (a C NULL for an entry point
+ * without them: one), and its point sets read and checked once
+ * (kernel_point_sets()). Returns the number of threads. */
+int kernel_call_read(SEXP kernel, SEXP threads, SEXP moving, const char *mwhat,
+                     SEXP fixed, const char *fwhat, kernel_eval *k)
+{
+    kernel_eval_from_R(kernel, k);
+    int nthreads = threads == NULL ? 1 : as_threads(threads);
+    kernel_point_sets(k, moving, mwhat, fixed, fwhat, nthreads);
+    return nthreads;
+}
+
+/* Rows row0..row0+n-1 of the moving set z (kernel_point_sets()) as points:
+ * for kernels on numbers, transposed and shifted by shift (see
+ * kernel_points_prepare()); for string kernels, the strings row0.. of the
+ * call's strings. */
+void kernel_points_rows(const kernel_eval *k, SEXP z, int row0, int n,
+                        const double *shift, SEXP weights, kernel_points *p)
+{
+    if (k->any_string) {
+        if (!k->strings_indexed)
+            error_argument("'kernel' is a string kernel: its points must be strings");
+        string_points(k, row0, n, weights, row0, p);
+        return;
+    }
+    if (k->sparse) {
+        sparse_points(k, z, row0, n, weights, p);
+        return;
+    }
+    kernel_points_prepare(k, REAL(z), nrows(z), row0, n, ncols(z), shift, weights, p);
+}
+
+/* A view of points i0..i0+len-1 of prepared points p (no copy); wbuf holds
+ * the view's nweights weight pointers. */
+kernel_points kernel_points_view(const kernel_eval *k, const kernel_points *p, int i0,
+                                 int len, const double **wbuf)
+{
+    kernel_points v = *p;
+    size_t off = (size_t) i0 * p->d;
+    v.n = len;
+    v.first = p->first + i0;
+    if (p->inner) { v.inner = p->inner + off; v.inner_norms = p->inner_norms + i0; }
+    if (p->shifted) { v.shifted = p->shifted + off; v.shifted_norms = p->shifted_norms + i0; }
+    if (p->sparse) v.sparse_norms = p->sparse_norms + i0;
+    for (int w = 0; w < k->nweights; w++) wbuf[w] = p->weights[w] + i0;
+    v.weights = wbuf;
+    return v;
+}

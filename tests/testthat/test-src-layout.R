@@ -1,0 +1,112 @@
+# The layout of src/ kept by tests (issue 46): the calls between the C
+# files form no circle (each file calls only files below it, so the map in
+# ARCHITECTURE.md has an order), no C function is longer than 60 lines,
+# and kernel.c, once a crossroads of 1000 lines, stays under 600. Read from
+# a source checkout, or under R CMD check from the sources it unpacks
+# beside the tests (00_pkg_src).
+src_dir <- function() {
+  for (p in c("../../src", "../../00_pkg_src/fastkpca/src"))
+    if (file.exists(file.path(p, "init.c"))) return(p)
+  ""
+}
+
+# The C code of a file without its comments and the contents of its string
+# literals (so that neither names a function).
+c_code <- function(path) {
+  txt <- paste(readLines(path, warn = FALSE), collapse = "\n")
+  txt <- gsub("(?s)/\\*.*?\\*/", " ", txt, perl = TRUE)
+  txt <- gsub("//[^\n]*", " ", txt, perl = TRUE)
+  gsub("\"(\\\\.|[^\"\\\\])*\"", "\"\"", txt, perl = TRUE)
+}
+
+# The functions a file defines: a definition starts at the start of a line
+# with a type and ends its parameter list with a brace; static ones too
+# (with_static = TRUE).
+c_definitions <- function(code, with_static = FALSE) {
+  starts <- regmatches(code, gregexpr(
+    "(?m)^[A-Za-z_][A-Za-z0-9_ \\*]*?[A-Za-z_][A-Za-z0-9_]*\\s*\\([^;{}]*\\)\\s*\\{",
+    code, perl = TRUE))[[1]]
+  if (!with_static) starts <- starts[!grepl("^static\\b", starts)]
+  unique(sub("\\s*\\($", "", regmatches(starts, regexpr("[A-Za-z_][A-Za-z0-9_]*\\s*\\(",
+                                                        starts))))
+}
+
+# The calls between the files of src/: one row per (from, to) pair, from
+# calling a function that to defines.
+c_file_calls <- function(dir) {
+  files <- list.files(dir, pattern = "[.]c$", full.names = TRUE)
+  code <- setNames(vapply(files, c_code, ""), basename(files))
+  defs <- lapply(code, c_definitions)
+  owner <- setNames(rep(names(defs), lengths(defs)), unlist(defs, use.names = FALSE))
+  rows <- lapply(names(code), function(f) {
+    called <- regmatches(code[[f]], gregexpr("\\b[A-Za-z_][A-Za-z0-9_]*(?=\\s*\\()",
+                                             code[[f]], perl = TRUE))[[1]]
+    to <- setdiff(unique(owner[intersect(called, names(owner))]), f)
+    if (length(to)) data.frame(from = f, to = unname(to)) else NULL
+  })
+  list(edges = do.call(rbind, rows), owner = owner)
+}
+
+# The files on a circle of calls: what is left once files that call no
+# remaining file are taken away, again and again.
+files_on_circles <- function(edges) {
+  nodes <- unique(c(edges$from, edges$to))
+  repeat {
+    sinks <- setdiff(nodes, edges$from)
+    if (!length(sinks)) break
+    nodes <- setdiff(nodes, sinks)
+    edges <- edges[!edges$to %in% sinks, , drop = FALSE]
+  }
+  sort(unique(edges$from))
+}
+
+# The length in lines of every function of a file, from its first line to
+# its closing brace at the start of a line.
+c_function_lengths <- function(path) {
+  lines <- readLines(path, warn = FALSE)
+  out <- integer(0)
+  i <- 1L
+  while (i <= length(lines)) {
+    if (grepl("^[A-Za-z_].*\\(", lines[i]) && !grepl(";\\s*$", lines[i]) &&
+        !grepl("^(typedef|struct|enum|union)\\b", lines[i])) {
+      j <- i
+      while (j <= length(lines) && !startsWith(lines[j], "{") && !grepl(";\\s*$", lines[j]))
+        j <- j + 1L
+      if (j <= length(lines) && startsWith(lines[j], "{")) {
+        k <- j
+        while (k <= length(lines) && !startsWith(lines[k], "}")) k <- k + 1L
+        name <- regmatches(lines[i], regexpr("[A-Za-z_][A-Za-z0-9_]*(?=\\s*\\()", lines[i],
+                                             perl = TRUE))
+        out[paste0(basename(path), ":", i, " ", name)] <- k - i + 1L
+        i <- k + 1L
+        next
+      }
+    }
+    i <- i + 1L
+  }
+  out
+}
+
+test_that("the C files call each other without a circle", {
+  dir <- src_dir()
+  skip_if(!nzchar(dir), "no src/ (not a source checkout)")
+  calls <- c_file_calls(dir)
+  # the reader finds the definitions and the calls it must
+  expect_identical(unname(calls$owner["kernel_block"]), "kernel_plan.c")
+  expect_identical(unname(calls$owner["kernel_of_product"]), "kernel_values.c")
+  expect_true(any(calls$edges$from == "kernel.c" & calls$edges$to == "kernel_plan.c"))
+  expect_identical(files_on_circles(calls$edges), character(0))
+  # the check finds a circle where there is one
+  circle <- rbind(calls$edges, data.frame(from = "kernel_values.c", to = "kernel.c"))
+  expect_true("kernel.c" %in% files_on_circles(circle))
+})
+
+test_that("no C function is over 60 lines, and kernel.c is under 600", {
+  dir <- src_dir()
+  skip_if(!nzchar(dir), "no src/ (not a source checkout)")
+  files <- list.files(dir, pattern = "[.](c|h)$", full.names = TRUE)
+  lengths <- unlist(lapply(files, c_function_lengths))
+  expect_gt(length(lengths), 300L)  # the reader sees the package's functions
+  expect_identical(names(lengths)[lengths > 60L], character(0))
+  expect_lt(length(readLines(file.path(dir, "kernel.c"))), 600L)
+})
