@@ -90,16 +90,12 @@ static void explicit_reflectors(const double *V, int ldv, int rows, int k, doubl
 void triangular_factor(const double *Vb, int rows, int k, const double *tau, double *T,
                        int ldt, double *gram, int threads)
 {
-    const char upper = 'U', notrans = 'N', nonunit = 'N';
-    const int inc = 1;
     memset(gram, 0, (size_t) k * k * sizeof(double));
     band_gemm(k, k, rows, Vb, rows, 1, Vb, rows, 0, 1.0, gram, k, threads);
     for (int i = 0; i < k; i++) {
         double *ti = T + (size_t) i * ldt;
         for (int r = 0; r < i; r++) ti[r] = tau[i] == 0.0 ? 0.0 : -tau[i] * gram[r + (size_t) i * k];
-        if (i > 0 && tau[i] != 0.0)
-            F77_CALL(dtrmv)(&upper, &notrans, &nonunit, &i, T, &ldt, ti, &inc
-                            FCONE FCONE FCONE);
+        if (i > 0 && tau[i] != 0.0) upper_triangular_vector(i, T, ldt, ti);
         ti[i] = tau[i];
     }
 }
@@ -113,13 +109,11 @@ void triangular_factor(const double *Vb, int rows, int k, const double *tau, dou
  * with the inner products G = Vb'Vb (in gram, ib x ib) from the tiles
  * (dlarft's dot products were as slow as the rest of the step). Then for
  * column blocks of C of at most cols: Y = Vb' C (ib x w, in work),
- * Y = T Y (dtrmm), C += (-Vb) Y. */
+ * Y = T Y (dtrmm, through blas.c), C += (-Vb) Y. */
 void apply_block_reflector(const double *V, int ldv, int rows, int ib, const double *tau,
                            double *T, int ldt, double *C, int ldc, int k, int cols,
                            double *Vb, double *gram, double *work, int threads)
 {
-    const char left = 'L', upper = 'U', notrans = 'N', nonunit = 'N';
-    const double one = 1.0;
     explicit_reflectors(V, ldv, rows, ib, Vb);
     triangular_factor(Vb, rows, ib, tau, T, ldt, gram, threads);
     for (int j0 = 0; j0 < k; j0 += cols) {
@@ -127,8 +121,7 @@ void apply_block_reflector(const double *V, int ldv, int rows, int ib, const dou
         double *Cj = C + (size_t) j0 * ldc;
         memset(work, 0, (size_t) ib * w * sizeof(double));
         band_gemm(ib, w, rows, Vb, rows, 1, Cj, ldc, 0, 1.0, work, ib, threads);
-        F77_CALL(dtrmm)(&left, &upper, &notrans, &nonunit, &ib, &w, &one, T, &ldt, work,
-                        &ib FCONE FCONE FCONE FCONE);
+        upper_triangular_product(ib, w, T, ldt, work, ib);
         band_gemm(rows, w, ib, Vb, rows, 0, work, ib, 0, -1.0, Cj, ldc, threads);
         R_CheckUserInterrupt();
     }

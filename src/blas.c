@@ -1,12 +1,21 @@
 /* Which BLAS R has loaded, and which products go to it rather than to the
- * register tiles (tiles.c): the one place of that rule. The rule depends
- * on the shapes of a product and on the loaded BLAS only, never on a
- * clock, so that a session's results do not depend on how busy the
- * machine was when it started. The products whose path it chooses go
- * through here (matrix_product(), matrix_vector_add(),
- * symmetric_vector_product()); the exact solver (eigen.c), whose blocked
- * steps are LAPACK's or its own on the tiles, asks tiles_at_every_size().
- * Above the tiles and below the solvers: it calls tiles.c and the BLAS. */
+ * register tiles (tiles.c): the one place of that rule, and the only
+ * caller of the level-2 and level-3 BLAS (tests/testthat/
+ * test-arithmetic-rules.R keeps it so). The rule depends on the shapes of
+ * a product and on the loaded BLAS only, never on a clock, so that a
+ * session's results do not depend on how busy the machine was when it
+ * started. Each step that has a copy on the tiles and one in the BLAS (or
+ * in LAPACK's blocked routines built on it) has one function here, which
+ * holds both and chooses: the products (matrix_product(),
+ * matrix_vector_add(), matrix_transpose_vector(),
+ * symmetric_vector_product()), and the blocked steps of the exact
+ * solver's one-stage reduction and back-transformation (eigen.c):
+ * tridiagonal_panel(), symmetric_rank2k_update(), block_reflector_apply(),
+ * back_transform_at_once(). The triangular products of the two-stage
+ * reduction (band_reduction.c) have no tile copy: they are the BLAS's,
+ * through here. Callers never ask the rule themselves.
+ * Above the tiles and below the solvers: it calls tiles.c, band_reduction.c's
+ * tile steps, the BLAS and LAPACK. */
 #include "fastkpca.h"
 #if defined(__unix__) || defined(__APPLE__)
 # define BLAS_DLSYM 1
@@ -92,7 +101,9 @@ void matrix_product_floor(int m, int n, int k, const double *A, int lda, int tra
 }
 
 /* y (n) += sign A x, A n x k (leading dimension lda): gemv_add() (tiles.c:
- * four columns per pass, in vectors) with the reference BLAS, else dgemv. */
+ * four columns per pass, in vectors) with the reference BLAS, else dgemv.
+ * The column update of both incomplete Cholesky factorizations (ichol.c,
+ * kcca.c) and of the Lanczos basis's Gram-Schmidt steps (lanczos.c). */
 void matrix_vector_add(int n, int k, const double *A, int lda, const double *x,
                        double sign, double *y)
 {
@@ -126,4 +137,214 @@ void symmetric_vector_product(int n, const double *A, int lda, const double *x, 
     const int one = 1;
     const double plus_one = 1.0, zero = 0.0;
     F77_CALL(dsymv)(&uplo, &n, &plus_one, A, &lda, x, &one, &zero, y, &one FCONE);
+}
+
+/* y (k) = A' x, A n x k (leading dimension lda): gemv_t() (tiles.c: the
+ * dot products in vector lanes) with the reference BLAS, whose dgemv 'T'
+ * sums each in one dependent chain, else dgemv. */
+void matrix_transpose_vector(int n, int k, const double *A, int lda, const double *x,
+                             double *y)
+{
+    if (k <= 0) return;
+    if (tiles_at_every_size()) {
+        gemv_t(n, k, A, lda, x, y);
+        return;
+    }
+    const int one = 1;
+    const double plus_one = 1.0, zero = 0.0;
+    F77_CALL(dgemv)("T", &n, &k, &plus_one, A, &lda, x, &one, &zero, y, &one FCONE);
+}
+
+/* ---- the exact solver's blocked steps (eigen.c) ------------------------- */
+
+/* The doubles of scratch symmetric_rank2k_update() needs (the tiles'
+ * square; none for dsyr2k). */
+size_t rank2k_update_work(void)
+{
+    return tiles_at_every_size() ? rank2k_square_size() : 0;
+}
+
+/* C (the lower triangle of an m x m matrix, leading dimension ldc) -=
+ * V W' + W V', V and W m x k (leading dimension ld): on the tiles
+ * (rank2k_update_tiles(), band_reduction.c, with work of
+ * rank2k_update_work() doubles) with the reference BLAS, else dsyr2k, cut
+ * into column strips of bounded work when it is large (the diagonal block
+ * of a strip by dsyr2k, the rows below it by two dgemm), with an interrupt
+ * check after each strip. Main thread. */
+void symmetric_rank2k_update(int m, int k, const double *V, const double *W, int ld,
+                             double *C, int ldc, double *work, int threads)
+{
+    const char lower = 'L', notrans = 'N', trans = 'T';
+    const double minus_one = -1.0, one = 1.0;
+    if (m <= 0) return;
+    if (tiles_at_every_size()) {
+        rank2k_update_tiles(m, k, V, W, ld, C, ldc, work, threads, tile_thread_work());
+        return;
+    }
+    if ((double) m * m * k <= EIGEN_CHECK_WORK) {
+        F77_CALL(dsyr2k)(&lower, &notrans, &m, &k, &minus_one, V, &ld, W, &ld, &one, C,
+                         &ldc FCONE FCONE);
+        return;
+    }
+    int width = (int) (EIGEN_CHECK_WORK / (2.0 * m * k));
+    if (width < 32) width = 32;
+    for (int j0 = 0; j0 < m; j0 += width) {
+        int w = m - j0 < width ? m - j0 : width, below = m - j0 - w;
+        double *Cjj = C + j0 + (size_t) j0 * ldc;
+        F77_CALL(dsyr2k)(&lower, &notrans, &w, &k, &minus_one, V + j0, &ld, W + j0, &ld,
+                         &one, Cjj, &ldc FCONE FCONE);
+        if (below > 0) {
+            F77_CALL(dgemm)(&notrans, &trans, &below, &w, &k, &minus_one, V + j0 + w, &ld,
+                            W + j0, &ld, &one, Cjj + w, &ldc FCONE FCONE);
+            F77_CALL(dgemm)(&notrans, &trans, &below, &w, &k, &minus_one, W + j0 + w, &ld,
+                            V + j0, &ld, &one, Cjj + w, &ldc FCONE FCONE);
+        }
+        R_CheckUserInterrupt();
+    }
+}
+
+/* dlatrd (lower) on the tiles: the first nb columns of the m x m A
+ * (leading dimension lda) reduced, W (m x nb, leading dimension ldw) such
+ * that the trailing A22 - V W' - W V' is what the reduction leaves;
+ * offdiag and tau get the panel's entries. LAPACK's dlatrd's steps, in its
+ * order, its matrix-vector products by gemv_add(), gemv_t() and
+ * symv_lower() (tiles.c; the reference dgemv was 15% of a fit at n = 1000
+ * after the rest moved to the tiles). work: nb + symv_lower_work(m). */
+static void tridiagonal_panel_tiles(int m, int nb, double *A, int lda, double *offdiag,
+                                    double *tau, double *W, int ldw, double *work,
+                                    int threads)
+{
+    const int one = 1;
+    double *row = work; /* a row of A or W, contiguous: gemv_add() needs it */
+    work += nb;
+    for (int i = 0; i < nb; i++) {
+        double *Aii = A + i + (size_t) i * lda;
+        int rows = m - i;
+        if (i > 0) {
+            for (int l = 0; l < i; l++) row[l] = W[i + (size_t) l * ldw];
+            gemv_add(rows, i, A + i, lda, row, -1.0, Aii);
+            for (int l = 0; l < i; l++) row[l] = A[i + (size_t) l * lda];
+            gemv_add(rows, i, W + i, ldw, row, -1.0, Aii);
+        }
+        if (i >= m - 1) continue;
+        int len = m - i - 1;
+        double *v = Aii + 1, *wi = W + (i + 1) + (size_t) i * ldw, *top = W + (size_t) i * ldw;
+        F77_CALL(dlarfg)(&len, v, Aii + (len > 1 ? 2 : 1), &one, tau + i);
+        offdiag[i] = *v;
+        *v = 1.0;
+        symv_lower(len, A + (i + 1) + (size_t) (i + 1) * lda, lda, v, wi, work, threads);
+        if (i > 0) {
+            gemv_t(len, i, W + i + 1, ldw, v, top);
+            gemv_add(len, i, A + i + 1, lda, top, -1.0, wi);
+            gemv_t(len, i, A + i + 1, lda, v, top);
+            gemv_add(len, i, W + i + 1, ldw, top, -1.0, wi);
+        }
+        F77_CALL(dscal)(&len, tau + i, wi, &one);
+        double alpha = -0.5 * tau[i] * F77_CALL(ddot)(&len, wi, &one, v, &one);
+        F77_CALL(daxpy)(&len, &alpha, v, &one, wi, &one);
+    }
+}
+
+/* The doubles of scratch tridiagonal_panel() needs for panels of at most
+ * nb columns of an order up to n (none for dlatrd). */
+size_t tridiagonal_panel_work(int n, int nb)
+{
+    return tiles_at_every_size() ? symv_lower_work(n) + (size_t) nb : 0;
+}
+
+/* One panel of dsytrd's reduction (lower): dlatrd, or its steps on the
+ * tiles with the reference BLAS (tridiagonal_panel_tiles(), with work of
+ * tridiagonal_panel_work() doubles). Main thread. */
+void tridiagonal_panel(int m, int nb, double *A, int lda, double *offdiag, double *tau,
+                       double *W, int ldw, double *work, int threads)
+{
+    if (tiles_at_every_size()) {
+        tridiagonal_panel_tiles(m, nb, A, lda, offdiag, tau, W, ldw, work, threads);
+        return;
+    }
+    const char uplo = 'L';
+    F77_CALL(dlatrd)(&uplo, &m, &nb, A, &lda, offdiag, tau, W, &ldw FCONE);
+}
+
+/* Z (n x k) <- Q Z in one call of dormtr (side L, lower, no transpose), Q
+ * the orthogonal factor of the reduction held in A and tau, when the rule
+ * sends the back-transformation to LAPACK and it is small enough to need
+ * no interrupt check; returns whether it did (else the caller applies the
+ * blocks by block_reflector_apply()). */
+int back_transform_at_once(const double *A, int n, const double *tau, double *Z, int k)
+{
+    double work_done = 2.0 * (n - 1) * (double) (n - 1) * k;
+    if (tiles_at_every_size() || work_done > EIGEN_CHECK_WORK) return 0;
+    const char side = 'L', uplo = 'L', trans = 'N';
+    int info = 0, lwork = -1;
+    double work_query;
+    F77_CALL(dormtr)(&side, &uplo, &trans, &n, &k, A, &n, tau, Z, &n, &work_query,
+                     &lwork, &info FCONE FCONE FCONE);
+    check_lapack_info(info, "dormtr");
+    lwork = (int) work_query;
+    double *work = (double *) R_alloc((size_t) (lwork > 1 ? lwork : 1), sizeof(double));
+    F77_CALL(dormtr)(&side, &uplo, &trans, &n, &k, A, &n, tau, Z, &n, work, &lwork,
+                     &info FCONE FCONE FCONE);
+    check_lapack_info(info, "dormtr");
+    return 1;
+}
+
+/* The doubles of scratch block_reflector_apply() needs for blocks of at
+ * most nb reflectors of at most rows rows (the tiles' explicit V and its
+ * Gram matrix; none for dlarft and dlarfb). */
+size_t block_reflector_work(int rows, int nb)
+{
+    return tiles_at_every_size() ? (size_t) rows * nb + (size_t) nb * nb : 0;
+}
+
+/* C (rows x k, leading dimension ldc) <- (I - V T V') C, V the unit lower
+ * trapezoidal rows x ib reflectors (leading dimension ldv) with their tau,
+ * T (ib x ib, leading dimension ldt) formed here, C in column blocks of at
+ * most cols with an interrupt check after each, work cols x ib doubles:
+ * apply_block_reflector() (band_reduction.c, on the tiles, with scratch of
+ * block_reflector_work() doubles) with the reference BLAS, else dlarft
+ * and dlarfb (side L, no transpose, forward, columnwise). Main thread. */
+void block_reflector_apply(double *V, int ldv, int rows, int ib, const double *tau,
+                           double *T, int ldt, double *C, int ldc, int k, int cols,
+                           double *scratch, double *work, int threads)
+{
+    if (tiles_at_every_size()) {
+        apply_block_reflector(V, ldv, rows, ib, tau, T, ldt, C, ldc, k, cols, scratch,
+                              scratch + (size_t) rows * ib, work, threads);
+        return;
+    }
+    const char side = 'L', notrans = 'N', forward = 'F', columnwise = 'C';
+    /* (dlarft may set the unit diagonal of V in place and restore it) */
+    F77_CALL(dlarft)(&forward, &columnwise, &rows, &ib, V, &ldv, tau, T, &ldt FCONE FCONE);
+    for (int j0 = 0; j0 < k; j0 += cols) {
+        int w = k - j0 < cols ? k - j0 : cols;
+        F77_CALL(dlarfb)(&side, &notrans, &forward, &columnwise, &rows, &w, &ib, V, &ldv,
+                         T, &ldt, C + (size_t) j0 * ldc, &ldc, work, &w
+                         FCONE FCONE FCONE FCONE);
+        R_CheckUserInterrupt();
+    }
+}
+
+/* ---- the triangular products of the two-stage reduction ------------------ */
+
+/* x (k) <- T x, T upper triangular k x k (leading dimension ldt), non-unit:
+ * dtrmv (no tile copy: k is a band width, the products around it are the
+ * tiles'). */
+void upper_triangular_vector(int k, const double *T, int ldt, double *x)
+{
+    const char upper = 'U', notrans = 'N', nonunit = 'N';
+    const int inc = 1;
+    if (k <= 0) return;
+    F77_CALL(dtrmv)(&upper, &notrans, &nonunit, &k, T, &ldt, x, &inc FCONE FCONE FCONE);
+}
+
+/* B (k x n, leading dimension ldb) <- T B, T upper triangular k x k
+ * (leading dimension ldt), non-unit: dtrmm (no tile copy, as above). */
+void upper_triangular_product(int k, int n, const double *T, int ldt, double *B, int ldb)
+{
+    const char left = 'L', upper = 'U', notrans = 'N', nonunit = 'N';
+    const double one = 1.0;
+    if (k <= 0 || n <= 0) return;
+    F77_CALL(dtrmm)(&left, &upper, &notrans, &nonunit, &k, &n, &one, T, &ldt, B, &ldb
+                    FCONE FCONE FCONE FCONE);
 }

@@ -119,101 +119,20 @@ static int lapack_block(int ispec, const char *name, const char *opts, int n1, i
                             );
 }
 
-/* C (the lower triangle of an m x m matrix, leading dimension ldc) -=
- * V W' + W V', V and W m x k: on the tiles where blas.c sends every
- * product there (tiles_at_every_size(): R's reference BLAS), else dsyr2k,
- * cut into column strips of bounded work when it is large (the diagonal
- * block of a strip by dsyr2k, the rows below it by two dgemm), with an
- * interrupt check after each strip. The reduction and the
- * back-transformation below choose between their own steps on the tiles
- * and LAPACK's by the same rule. */
-static void rank2k_update_lower(int m, int k, const double *V, const double *W,
-                                int ld, double *C, int ldc, double *square, int threads)
-{
-    const char lower = 'L', notrans = 'N', trans = 'T';
-    const double minus_one = -1.0, one = 1.0;
-    if (m <= 0) return;
-    if (tiles_at_every_size()) {
-        rank2k_update_tiles(m, k, V, W, ld, C, ldc, square, threads, tile_thread_work());
-        return;
-    }
-    if ((double) m * m * k <= EIGEN_CHECK_WORK) {
-        F77_CALL(dsyr2k)(&lower, &notrans, &m, &k, &minus_one, V, &ld, W, &ld, &one, C,
-                         &ldc FCONE FCONE);
-        return;
-    }
-    int width = (int) (EIGEN_CHECK_WORK / (2.0 * m * k));
-    if (width < 32) width = 32;
-    for (int j0 = 0; j0 < m; j0 += width) {
-        int w = m - j0 < width ? m - j0 : width, below = m - j0 - w;
-        double *Cjj = C + j0 + (size_t) j0 * ldc;
-        F77_CALL(dsyr2k)(&lower, &notrans, &w, &k, &minus_one, V + j0, &ld, W + j0, &ld,
-                         &one, Cjj, &ldc FCONE FCONE);
-        if (below > 0) {
-            F77_CALL(dgemm)(&notrans, &trans, &below, &w, &k, &minus_one, V + j0 + w, &ld,
-                            W + j0, &ld, &one, Cjj + w, &ldc FCONE FCONE);
-            F77_CALL(dgemm)(&notrans, &trans, &below, &w, &k, &minus_one, W + j0 + w, &ld,
-                            V + j0, &ld, &one, Cjj + w, &ldc FCONE FCONE);
-        }
-        R_CheckUserInterrupt();
-    }
-}
-
-/* dlatrd (lower) with the trailing matrix's products by symv_lower(): the
- * first nb columns of the m x m A (leading dimension lda) reduced, W (m x
- * nb, leading dimension ldw) such that the trailing A22 - V W' - W V' is
- * what the reduction leaves; offdiag and tau get the panel's entries. The
- * steps are LAPACK's dlatrd's, in its order, its matrix-vector products by
- * gemv_add() and gemv_t() (tiles.c; the reference dgemv was 15% of a fit at
- * n = 1000 after the rest moved to the tiles). work: nb +
- * symv_lower_work(m) doubles. */
-static void reduce_panel(int m, int nb, double *A, int lda, double *offdiag, double *tau,
-                         double *W, int ldw, double *work, int threads)
-{
-    const int one = 1;
-    double *row = work; /* a row of A or W, contiguous: gemv_add() needs it */
-    work += nb;
-    for (int i = 0; i < nb; i++) {
-        double *Aii = A + i + (size_t) i * lda;
-        int rows = m - i;
-        if (i > 0) {
-            for (int l = 0; l < i; l++) row[l] = W[i + (size_t) l * ldw];
-            gemv_add(rows, i, A + i, lda, row, -1.0, Aii);
-            for (int l = 0; l < i; l++) row[l] = A[i + (size_t) l * lda];
-            gemv_add(rows, i, W + i, ldw, row, -1.0, Aii);
-        }
-        if (i >= m - 1) continue;
-        int len = m - i - 1;
-        double *v = Aii + 1, *wi = W + (i + 1) + (size_t) i * ldw, *top = W + (size_t) i * ldw;
-        F77_CALL(dlarfg)(&len, v, Aii + (len > 1 ? 2 : 1), &one, tau + i);
-        offdiag[i] = *v;
-        *v = 1.0;
-        symv_lower(len, A + (i + 1) + (size_t) (i + 1) * lda, lda, v, wi, work, threads);
-        if (i > 0) {
-            gemv_t(len, i, W + i + 1, ldw, v, top);
-            gemv_add(len, i, A + i + 1, lda, top, -1.0, wi);
-            gemv_t(len, i, A + i + 1, lda, v, top);
-            gemv_add(len, i, W + i + 1, ldw, top, -1.0, wi);
-        }
-        F77_CALL(dscal)(&len, tau + i, wi, &one);
-        double alpha = -0.5 * tau[i] * F77_CALL(ddot)(&len, wi, &one, v, &one);
-        F77_CALL(daxpy)(&len, &alpha, v, &one, wi, &one);
-    }
-}
-
 /* The Householder reduction of A's lower triangle to the tridiagonal
  * (diag, offdiag); the reflectors stay in A and tau.
  *
  * This is dsytrd (lower), driven panel by panel from here so that an
  * interrupt is honoured between panels instead of after minutes inside one
  * LAPACK call: dlatrd reduces a panel of columns and returns W, dsyr2k
- * applies A22 -= V W' + W V' to the trailing matrix, and dsytd2 reduces the
+ * applies A22 -= V W' + W V' to the trailing matrix (each step by
+ * blas.c's tridiagonal_panel() and symmetric_rank2k_update(), on the tiles
+ * or LAPACK's and the BLAS's as its rule says), and dsytd2 reduces the
  * last block unblocked. The panel width is LAPACK's (ILAENV), narrowed where
  * a panel of it would exceed EIGEN_CHECK_WORK (n above about 5800). */
 static void reduce_tridiagonal(double *A, int n, double *diag, double *offdiag,
                                double *tau, int threads)
 {
-    int tiles = tiles_at_every_size();
     const char uplo = 'L';
     int info = 0, nb = lapack_block(1, "DSYTRD", "L", n, -1, -1), nx = n;
     if (nb > 1 && nb < n) {
@@ -224,11 +143,11 @@ static void reduce_tridiagonal(double *A, int n, double *diag, double *offdiag,
         nb = 1;
     }
     double *W = (double *) R_alloc((size_t) n * nb, sizeof(double));
-    double *symv_work = tiles && n > nx
-        ? (double *) R_alloc(symv_lower_work(n) + (size_t) nb, sizeof(double)) : NULL;
-    /* the rank-2k update's square, taken once for every panel */
-    double *square = tiles && n > nx
-        ? (double *) R_alloc(rank2k_square_size(), sizeof(double)) : NULL;
+    /* the steps' scratch, taken once for every panel */
+    double *panel_work = n > nx
+        ? (double *) R_alloc(tridiagonal_panel_work(n, nb) + 1, sizeof(double)) : NULL;
+    double *update_work = n > nx
+        ? (double *) R_alloc(rank2k_update_work() + 1, sizeof(double)) : NULL;
     int i = 0;
     while (i < n - nx) {
         int m = n - i, panel = nb;
@@ -237,14 +156,10 @@ static void reduce_tridiagonal(double *A, int n, double *diag, double *offdiag,
             if (panel < 1) panel = 1;
         }
         double *Aii = A + i + (size_t) i * n;
-        if (tiles)
-            reduce_panel(m, panel, Aii, n, offdiag + i, tau + i, W, n, symv_work, threads);
-        else
-            F77_CALL(dlatrd)(&uplo, &m, &panel, Aii, &n, offdiag + i, tau + i, W, &n
-                             FCONE);
+        tridiagonal_panel(m, panel, Aii, n, offdiag + i, tau + i, W, n, panel_work, threads);
         R_CheckUserInterrupt();
-        rank2k_update_lower(m - panel, panel, Aii + panel, W + panel, n,
-                            Aii + panel + (size_t) panel * n, n, square, threads);
+        symmetric_rank2k_update(m - panel, panel, Aii + panel, W + panel, n,
+                                Aii + panel + (size_t) panel * n, n, update_work, threads);
         /* dlatrd leaves the reflectors' first entries in the subdiagonal */
         for (int j = i; j < i + panel; j++) {
             A[j + 1 + (size_t) j * n] = offdiag[j];
@@ -260,43 +175,22 @@ static void reduce_tridiagonal(double *A, int n, double *diag, double *offdiag,
     check_lapack_info(info, "dsytd2");
 }
 
-/* Z (n x k) <- Q Z by dormtr itself, for back-transformations small enough
- * to need no interrupt check. */
-static void back_transform_dormtr(const double *A, int n, const double *tau, double *Z,
-                                  int k)
-{
-    const char side = 'L', uplo = 'L', trans = 'N';
-    int info = 0, lwork = -1;
-    double work_query;
-    F77_CALL(dormtr)(&side, &uplo, &trans, &n, &k, A, &n, tau, Z, &n, &work_query,
-                     &lwork, &info FCONE FCONE FCONE);
-    check_lapack_info(info, "dormtr");
-    lwork = (int) work_query;
-    double *work = (double *) R_alloc((size_t) (lwork > 1 ? lwork : 1), sizeof(double));
-    F77_CALL(dormtr)(&side, &uplo, &trans, &n, &k, A, &n, tau, Z, &n, work, &lwork,
-                     &info FCONE FCONE FCONE);
-    check_lapack_info(info, "dormtr");
-}
-
 /* Z (n x k) <- Q Z, Q the orthogonal factor of the reduction held in A and
  * tau: eigenvectors of the tridiagonal become eigenvectors of A.
  *
  * This is dormtr (side L, lower, no transpose), which is dormqr on rows 2..n
  * with the reflectors below the subdiagonal, driven from here as dormqr
- * drives it (blocks of LAPACK's size, from the last reflector to the first:
- * dlarft forms a block's triangular factor, dlarfb applies it), with Z cut
- * into column blocks of bounded work and an interrupt check after each. */
+ * drives it (blocks of LAPACK's size, from the last reflector to the first,
+ * each by blas.c's block_reflector_apply(): dlarft and dlarfb, or their
+ * steps on the tiles), with Z cut into column blocks of bounded work and an
+ * interrupt check after each; small ones by dormtr itself where blas.c's
+ * rule sends them to LAPACK (back_transform_at_once()). */
 static void back_transform(double *A, int n, const double *tau, double *Z, int k,
                            int threads)
 {
-    const char side = 'L', notrans = 'N', forward = 'F', columnwise = 'C';
     int m = n - 1, nq = n - 1;  /* Q acts on rows 2..n, with n - 1 reflectors */
     if (k == 0 || m < 1) return;
-    int tiles = tiles_at_every_size();
-    if (!tiles && 2.0 * m * nq * k <= EIGEN_CHECK_WORK) {
-        back_transform_dormtr(A, n, tau, Z, k);
-        return;
-    }
+    if (back_transform_at_once(A, n, tau, Z, k)) return;
     int nb = lapack_block(1, "DORMQR", "LN", m, k, nq);
     if (nb > 64) nb = 64;  /* dormqr's NBMAX */
     if (nb < 1) nb = 1;
@@ -306,30 +200,14 @@ static void back_transform(double *A, int n, const double *tau, double *Z, int k
     int ldt = nb;
     double *T = (double *) R_alloc((size_t) ldt * nb, sizeof(double));
     double *work = (double *) R_alloc((size_t) cols * nb, sizeof(double));
-    double *Vb = tiles ? (double *) R_alloc((size_t) nq * nb, sizeof(double)) : NULL;
-    double *gram = tiles ? (double *) R_alloc((size_t) nb * nb, sizeof(double)) : NULL;
+    double *scratch = (double *) R_alloc(block_reflector_work(nq, nb) + 1, sizeof(double));
     double *V = A + 1;  /* A(2, 1): the reflectors of dormqr */
     double *C = Z + 1;        /* Z(2, 1) */
     for (int i = ((nq - 1) / nb) * nb; i >= 0; i -= nb) {
         int ib = nq - i < nb ? nq - i : nb, rows = nq - i;
-        if (tiles) {
-            apply_block_reflector(V + i + (size_t) i * n, n, rows, ib, tau + i, T, ldt,
-                                  C + i, n, k, cols, Vb, gram, work, threads);
-            progress_at(PROGRESS_BACK, pow((double) (nq - i) / nq, 2));
-            continue;
-        }
-        /* (dlarft may set the unit diagonal of V in place and restore it) */
-        F77_CALL(dlarft)(&forward, &columnwise, &rows, &ib, V + i + (size_t) i * n, &n,
-                         tau + i, T, &ldt FCONE FCONE);
-        for (int j0 = 0; j0 < k; j0 += cols) {
-            int w = k - j0 < cols ? k - j0 : cols;
-            F77_CALL(dlarfb)(&side, &notrans, &forward, &columnwise, &rows, &w, &ib,
-                             V + i + (size_t) i * n, &n, T, &ldt,
-                             C + i + (size_t) j0 * n, &n, work, &w
-                             FCONE FCONE FCONE FCONE);
-            R_CheckUserInterrupt();
-            progress_at(PROGRESS_BACK, pow((double) (nq - i) / nq, 2));
-        }
+        block_reflector_apply(V + i + (size_t) i * n, n, rows, ib, tau + i, T, ldt, C + i,
+                              n, k, cols, scratch, work, threads);
+        progress_at(PROGRESS_BACK, pow((double) (nq - i) / nq, 2));
     }
 }
 

@@ -568,9 +568,16 @@ SEXP tile_product(SEXP a, SEXP b, SEXP c, SEXP trans_a, SEXP trans_b, SEXP threa
  * BLAS). tiles_preferred: whether a product of work multiply-adds goes to
  * the tiles rather than the BLAS, by its size alone. matrix_product: C (+)=
  * op(A) op(B) (beta 1 or 0) by whichever tiles_preferred() names.
- * matrix_vector_add: y += sign A x; symmetric_vector_product: y = A x, A
- * from its lower triangle, with symmetric_vector_work(n) doubles of
- * scratch; each by the tiles or the BLAS as tiles_at_every_size() says. */
+ * matrix_vector_add: y += sign A x; matrix_transpose_vector: y = A' x;
+ * symmetric_vector_product: y = A x, A from its lower triangle, with
+ * symmetric_vector_work(n) doubles of scratch; each by the tiles or the
+ * BLAS as tiles_at_every_size() says, as are the exact solver's blocked
+ * steps (eigen.c), each with its scratch size: tridiagonal_panel (dlatrd),
+ * symmetric_rank2k_update (C -= V W' + W V', lower), block_reflector_apply
+ * (dlarft and dlarfb), back_transform_at_once (dormtr when LAPACK's and
+ * small; returns whether it ran). upper_triangular_vector,
+ * upper_triangular_product: x <- T x, B <- T B (dtrmv, dtrmm: no tile copy).
+ * The only callers of the level-2 and level-3 BLAS. */
 int blas_is_optimized(void);
 int tiles_at_every_size(void);
 int tiles_preferred(double work, int threads);
@@ -585,6 +592,21 @@ void matrix_vector_add(int n, int k, const double *A, int lda, const double *x,
 size_t symmetric_vector_work(int n);
 void symmetric_vector_product(int n, const double *A, int lda, const double *x, double *y,
                               double *work, int threads);
+void matrix_transpose_vector(int n, int k, const double *A, int lda, const double *x,
+                             double *y);
+size_t tridiagonal_panel_work(int n, int nb);
+void tridiagonal_panel(int m, int nb, double *A, int lda, double *offdiag, double *tau,
+                       double *W, int ldw, double *work, int threads);
+size_t rank2k_update_work(void);
+void symmetric_rank2k_update(int m, int k, const double *V, const double *W, int ld,
+                             double *C, int ldc, double *work, int threads);
+int back_transform_at_once(const double *A, int n, const double *tau, double *Z, int k);
+size_t block_reflector_work(int rows, int nb);
+void block_reflector_apply(double *V, int ldv, int rows, int ib, const double *tau,
+                           double *T, int ldt, double *C, int ldc, int k, int cols,
+                           double *scratch, double *work, int threads);
+void upper_triangular_vector(int k, const double *T, int ldt, double *x);
+void upper_triangular_product(int k, int n, const double *T, int ldt, double *B, int ldb);
 
 /* engine_settings.c: the engine's settings from R (the vector path, the
  * tiles' thread work, the string kernels' dense share), their defaults, and

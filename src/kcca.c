@@ -41,18 +41,18 @@ static double *ichol_new_column(ichol_factor *f, int j)
     return ichol_column(f, j);
 }
 
-/* col -= G[, 0:j] G[p, 0:j]', one block at a time (grow: scratch of j). */
+/* col -= G[, 0:j] G[p, 0:j]', one block at a time (grow: scratch of j), by
+ * blas.c's matrix_vector_add(), the column update of kica's incomplete
+ * Cholesky too (ichol.c). */
 static void ichol_subtract(const ichol_factor *f, int j, int p, double *grow, double *col)
 {
-    const double one = 1.0, minus_one = -1.0;
-    const int inc = 1;
     int n = f->n;
     for (int l = 0; l < j; l++) grow[l] = ichol_column(f, l)[p];
     for (int b = 0; b * ICHOL_BLOCK_COLUMNS < j; b++) {
         int cols = j - b * ICHOL_BLOCK_COLUMNS;
         if (cols > ICHOL_BLOCK_COLUMNS) cols = ICHOL_BLOCK_COLUMNS;
-        F77_CALL(dgemv)("N", &n, &cols, &minus_one, f->blocks[b], &n,
-                        grow + b * ICHOL_BLOCK_COLUMNS, &inc, &one, col, &inc FCONE);
+        matrix_vector_add(n, cols, f->blocks[b], n, grow + b * ICHOL_BLOCK_COLUMNS, -1.0,
+                          col);
     }
 }
 

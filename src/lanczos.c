@@ -13,15 +13,16 @@
  * symmetric_vector_product() (blas.c): with R's reference BLAS the tiles'
  * symv_lower() (vectorized, on the threads, every entry summed in one
  * order whatever their number; at n = 20000 the reference dsymv was half
- * of the solver's time), with an optimized BLAS its dsymv, as before. The
- * small projected problems go through LAPACK dsyevr. */
+ * of the solver's time), with an optimized BLAS its dsymv, as before; the
+ * basis's Gram-Schmidt steps and the Ritz vectors by blas.c's other
+ * products, under the same rule. The small projected problems go through
+ * LAPACK dsyevr. */
 #include "fastkpca.h"
 #include <float.h>
 #include <math.h>
 #include <string.h>
 
 static const int ONE = 1;
-static const double D_ONE = 1.0, D_ZERO = 0.0, D_MINUS_ONE = -1.0;
 
 /* A deterministic pseudo-random vector in [-0.5, 0.5): the same input
  * always gives the same start vector and so the same output. */
@@ -40,16 +41,16 @@ static double norm2(const double *v, int n)
 }
 
 /* w -= V[:, 0..j] (V' w), twice; h (length j + 1) receives the total
- * coefficients. */
+ * coefficients. The products by blas.c (the tiles with R's reference BLAS,
+ * else dgemv). */
 static void orthogonalise(const double *V, int n, int j, double *w, double *h,
                           double *h2)
 {
-    const char trans = 'T', notrans = 'N';
     int cols = j + 1;
-    F77_CALL(dgemv)(&trans, &n, &cols, &D_ONE, V, &n, w, &ONE, &D_ZERO, h, &ONE FCONE);
-    F77_CALL(dgemv)(&notrans, &n, &cols, &D_MINUS_ONE, V, &n, h, &ONE, &D_ONE, w, &ONE FCONE);
-    F77_CALL(dgemv)(&trans, &n, &cols, &D_ONE, V, &n, w, &ONE, &D_ZERO, h2, &ONE FCONE);
-    F77_CALL(dgemv)(&notrans, &n, &cols, &D_MINUS_ONE, V, &n, h2, &ONE, &D_ONE, w, &ONE FCONE);
+    matrix_transpose_vector(n, cols, V, n, w, h);
+    matrix_vector_add(n, cols, V, n, h, -1.0, w);
+    matrix_transpose_vector(n, cols, V, n, w, h2);
+    matrix_vector_add(n, cols, V, n, h2, -1.0, w);
     for (int i = 0; i < cols; i++) h[i] += h2[i];
 }
 
@@ -63,13 +64,11 @@ static void small_eigen(const double *H, int m, int ld, double *theta, double *Y
     top_eigen_exact(Hc, m, m, theta, Y);
 }
 
-/* out (n x cols) = V[:, 0..m-1] Y[:, 0..cols-1] */
+/* out (n x cols) = V[:, 0..m-1] Y[:, 0..cols-1] (blas.c's product) */
 static void ritz_vectors(const double *V, int n, int m, const double *Y, int cols,
-                         double *out)
+                         double *out, int threads)
 {
-    const char notrans = 'N';
-    F77_CALL(dgemm)(&notrans, &notrans, &n, &cols, &m, &D_ONE, V, &n, Y, &m, &D_ZERO,
-                    out, &n FCONE FCONE);
+    matrix_product(n, cols, m, V, n, 0, Y, m, 0, 0.0, out, n, threads);
 }
 
 /* After an invariant subspace: next (column j + 1 of V) from a fresh
@@ -188,7 +187,7 @@ int top_eigen_lanczos(const double *A, int n, int k, int ncv, double tol, int ma
         /* thick restart: the leading Ritz vectors, then the residual direction */
         int keep = k + (m - k) / 2;
         if (keep > m - 1) keep = m - 1;
-        ritz_vectors(s.V, n, m, Y, keep, X);
+        ritz_vectors(s.V, n, m, Y, keep, X, s.threads);
         memcpy(s.V + (size_t) keep * n, s.V + (size_t) m * n, (size_t) n * sizeof(double));
         memcpy(s.V, X, (size_t) n * keep * sizeof(double));
         memset(s.H, 0, (size_t) ncv * ncv * sizeof(double));
@@ -197,7 +196,7 @@ int top_eigen_lanczos(const double *A, int n, int k, int ncv, double tol, int ma
     }
 
     int found = k < m ? k : m;
-    ritz_vectors(s.V, n, m, Y, found, vectors);
+    ritz_vectors(s.V, n, m, Y, found, vectors, s.threads);
     for (int i = 0; i < found; i++) values[i] = theta[i];
     *restarts = cycle;
     *residual = worst;

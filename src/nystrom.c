@@ -145,9 +145,8 @@ SEXP nystrom_alpha(SEXP basis, SEXP vectors, SEXP n)
     SEXP ans = PROTECT(allocMatrix(REALSXP, m, k));
     double *A = REAL(ans);
     if (k > 0) {
-        double one = 1.0, zero = 0.0, root = sqrt(rows);
-        F77_CALL(dgemm)("N", "N", &m, &k, &r, &one, REAL(basis), &m, REAL(vectors), &r,
-                        &zero, A, &m FCONE FCONE);
+        double root = sqrt(rows);
+        matrix_product(m, k, r, REAL(basis), m, 0, REAL(vectors), r, 0, 0.0, A, m, 1);
         /* sqrt(n) * (T %*% W), in that order, as R computed it */
         for (size_t t = 0; t < (size_t) m * k; t++) A[t] = root * A[t];
         orient_columns(m, k, A);

@@ -137,11 +137,8 @@ typedef struct {
 static void fixed_point_weights(const fixed_point_job *job, const double *t, int nz,
                                 int r0, int nb, double *g)
 {
-    const char nt = 'N', tr = 'T';
-    const double one = 1.0, zero = 0.0;
     int n = job->n, k = job->k;
-    F77_CALL(dgemm)(&nt, &tr, &nb, &n, &k, &one, t + r0, &nz, job->A, &n, &zero, g, &nb
-                    FCONE FCONE);
+    matrix_product(nb, n, k, t + r0, nz, 0, job->A, n, 1, 0.0, g, nb, job->threads);
     for (int i = 0; i < nb; i++) {
         double s = 0.0;
         for (int a = 0; a < n; a++) s += g[i + (size_t) a * nb];
@@ -166,10 +163,7 @@ static void fixed_point_step(fixed_point_job *job, const double *g, int nb,
                  "between the iterates and the training data ");
     for (int i = 0; i < na; i++)
         for (int a = 0; a < n; a++) kw[i + (size_t) a * na] *= g[act[i] + (size_t) a * nb];
-    const char nt = 'N';
-    const double one = 1.0, zero = 0.0;
-    F77_CALL(dgemm)(&nt, &nt, &na, &d, &n, &one, kw, &na, job->x, &n, &zero, num, &na
-                    FCONE FCONE);
+    matrix_product(na, d, n, kw, na, 0, job->x, n, 0, 0.0, num, na, job->threads);
     for (int i = 0; i < na; i++) {
         double den = 0.0, scale = 0.0, step = 0.0, size = 0.0;
         for (int a = 0; a < n; a++) {

@@ -68,17 +68,12 @@ void top_eigen_randomized(const double *A, int n, int k, int oversample, int pow
      * u' (Q'AQ) u, which keep the sign of a negative eigenvalue. */
     double *C = (double *) R_alloc((size_t) l * l, sizeof(double));
     double *B = (double *) R_alloc((size_t) l * l, sizeof(double));
-    const char trans = 'T', notrans = 'N';
-    const double one = 1.0, zero = 0.0;
-    F77_CALL(dgemm)(&trans, &notrans, &l, &l, &n, &one, Y, &n, Y, &n, &zero, C, &l
-                    FCONE FCONE);
-    F77_CALL(dgemm)(&trans, &notrans, &l, &l, &n, &one, Q, &n, Y, &n, &zero, B, &l
-                    FCONE FCONE);
+    matrix_product(l, l, n, Y, n, 1, Y, n, 0, 0.0, C, l, threads);
+    matrix_product(l, l, n, Q, n, 1, Y, n, 0, 0.0, B, l, threads);
     double *U = (double *) R_alloc((size_t) l * k, sizeof(double));
     double *BU = (double *) R_alloc((size_t) l * k, sizeof(double));
     top_eigen_exact(C, l, k, values, U);
-    F77_CALL(dgemm)(&notrans, &notrans, &l, &k, &l, &one, B, &l, U, &l, &zero, BU, &l
-                    FCONE FCONE);
+    matrix_product(l, k, l, B, l, 0, U, l, 0, 0.0, BU, l, threads);
     int *order = (int *) R_alloc((size_t) k, sizeof(int));
     for (int j = 0; j < k; j++) {
         double q = 0.0;
@@ -98,6 +93,5 @@ void top_eigen_randomized(const double *A, int n, int k, int oversample, int pow
         vs[j] = values[order[j]];
     }
     memcpy(values, vs, (size_t) k * sizeof(double));
-    F77_CALL(dgemm)(&notrans, &notrans, &n, &k, &l, &one, Q, &n, Us, &l, &zero, vectors, &n
-                    FCONE FCONE);
+    matrix_product(n, k, l, Q, n, 0, Us, l, 0, 0.0, vectors, n, threads);
 }

@@ -66,14 +66,48 @@ typedef long long vi8 __attribute__((vector_size(64)));
  * intrinsic there, so that it does not depend on the compiler's
  * contraction flags; SSE2 has none: a product, then a sum, as the plain
  * loops. A kernel compiled per path names its copy's helpers through one
- * macro, VOP(SPLAT) for VD2_SPLAT or VD4_SPLAT. */
+ * macro, VOP(SPLAT) for VD2_SPLAT or VD4_SPLAT.
+ *
+ * Every multiply-add of a vector kernel, in its vectors and in its scalar
+ * tails, goes through these helpers, never `acc += x * y` (tests/testthat/
+ * test-arithmetic-rules.R keeps it so): the copy's rule then rounds it,
+ * not the compiler's flags. For one double: SD_MUL_ADD, a product then a
+ * sum (the plain loops, and SSE2's copies, whose lanes have no fused
+ * instruction), and SD_FMA, fused (C99's fma(), one instruction where the
+ * copy's target has it: AVX2 with FMA, AVX-512, aarch64). VD2_FMA1,
+ * VD4_FMA1, VD8_FMA1 name the one a copy's scalar tails take, rounded as
+ * its lanes; VD4H_FMA is VD2_FMA on a vd4 as two halves (the two-double
+ * copies that keep four lanes, so that their sums are in the AVX2 copy's
+ * order). */
 #define VD4_SUM(v) (((v)[0] + (v)[1]) + ((v)[2] + (v)[3]))
+#include <math.h>
+#if defined(__GNUC__) && defined(__aarch64__)
+/* the product held in a register before the sum: gcc's default
+ * -ffp-contract=fast (and clang's "on") would fuse them on aarch64, whose
+ * baseline has the fused instruction */
+# define SD_PRODUCT_HELD(p) __asm__("" : "+w"(p))
+#else
+/* the x86-64 baseline (SSE2) has no fused instruction to contract into */
+# define SD_PRODUCT_HELD(p) ((void) 0)
+#endif
+static inline double sd_mul_add(double x, double y, double acc)
+{
+    double p = x * y;
+    SD_PRODUCT_HELD(p);
+    return acc + p;
+}
+#define SD_MUL_ADD(x, y, acc) sd_mul_add((x), (y), (acc))
+#define SD_FMA(x, y, acc) fma((x), (y), (acc))
 #ifdef SIMD_VECTOR
 # define VD2_SPLAT(x) ((vd2) {(x), (x)})
 # define VD4_SPLAT(x) ((vd4) {(x), (x), (x), (x)})
 # define VD8_SPLAT(x) ((vd8) {(x), (x), (x), (x), (x), (x), (x), (x)})
 # if defined(SIMD_X86)
 #  define VD2_FMA(x, y, acc) ((acc) + (x) * (y))
+#  define VD2_FMA1(x, y, acc) SD_MUL_ADD(x, y, acc)
+#  define VD4H_FMA(x, y, acc) ((acc) + (x) * (y))
+#  define VD4_FMA1(x, y, acc) SD_FMA(x, y, acc)
+#  define VD8_FMA1(x, y, acc) SD_FMA(x, y, acc)
 #  define VD2_SQRT(v) ((vd2) _mm_sqrt_pd((__m128d) (v)))
 #  define VD2_MIN(a, b) ((vd2) _mm_min_pd((__m128d) (a), (__m128d) (b)))
 #  define VD2_MAX(a, b) ((vd2) _mm_max_pd((__m128d) (a), (__m128d) (b)))
@@ -90,12 +124,17 @@ typedef long long vi8 __attribute__((vector_size(64)));
 # elif defined(SIMD_ARM64)
 #  define VD2_FMA(x, y, acc) ((vd2) vfmaq_f64((float64x2_t) (acc), (float64x2_t) (x),  \
                                               (float64x2_t) (y)))
+#  define VD2_FMA1(x, y, acc) SD_FMA(x, y, acc)
+#  define VD4H_HALF(v, h) ((float64x2_t) {(v)[2 * (h)], (v)[2 * (h) + 1]})
+#  define VD4H_FMA(x, y, acc) __extension__ ({                                          \
+        float64x2_t lo_ = vfmaq_f64(VD4H_HALF(acc, 0), VD4H_HALF(x, 0), VD4H_HALF(y, 0)), \
+            hi_ = vfmaq_f64(VD4H_HALF(acc, 1), VD4H_HALF(x, 1), VD4H_HALF(y, 1));        \
+        (vd4) {lo_[0], lo_[1], hi_[0], hi_[1]}; })
 #  define VD2_SQRT(v) ((vd2) vsqrtq_f64((float64x2_t) (v)))
 #  define VD2_MIN(a, b) ((vd2) vminq_f64((float64x2_t) (a), (float64x2_t) (b)))
 #  define VD2_MAX(a, b) ((vd2) vmaxq_f64((float64x2_t) (a), (float64x2_t) (b)))
 # else
 /* other systems: the lanes one by one */
-#  include <math.h>
 static inline vd2 vd2_sqrt_lanes(vd2 v) { return (vd2) {sqrt(v[0]), sqrt(v[1])}; }
 static inline vd2 vd2_min_lanes(vd2 a, vd2 b)
 {
@@ -106,6 +145,8 @@ static inline vd2 vd2_max_lanes(vd2 a, vd2 b)
     return (vd2) {a[0] > b[0] ? a[0] : b[0], a[1] > b[1] ? a[1] : b[1]};
 }
 #  define VD2_FMA(x, y, acc) ((acc) + (x) * (y))
+#  define VD2_FMA1(x, y, acc) SD_MUL_ADD(x, y, acc)
+#  define VD4H_FMA(x, y, acc) ((acc) + (x) * (y))
 #  define VD2_SQRT(v) vd2_sqrt_lanes(v)
 #  define VD2_MIN(a, b) vd2_min_lanes(a, b)
 #  define VD2_MAX(a, b) vd2_max_lanes(a, b)

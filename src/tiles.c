@@ -175,7 +175,8 @@ static void tile_avx512(int kc, const double *a, int lda, const double *b, doubl
 # undef VOP
 #endif
 
-/* Plain loops: every system and compiler (and the "plain" path). */
+/* Plain loops: every system and compiler (and the "plain" path); a
+ * product, then a sum (SD_MUL_ADD), as SSE2's tile. */
 static void tile_plain(int kc, const double *a, int lda, const double *b, double *c,
                        int ldc)
 {
@@ -185,7 +186,8 @@ static void tile_plain(int kc, const double *a, int lda, const double *b, double
         for (int p = 0; p < kc; p++) {
             const double *ap = a + (size_t) p * lda;
             double y = b[(size_t) p * 4 + j];
-            c0 += ap[0] * y; c1 += ap[1] * y; c2 += ap[2] * y; c3 += ap[3] * y;
+            c0 = SD_MUL_ADD(ap[0], y, c0); c1 = SD_MUL_ADD(ap[1], y, c1);
+            c2 = SD_MUL_ADD(ap[2], y, c2); c3 = SD_MUL_ADD(ap[3], y, c3);
         }
         cj[0] = c0; cj[1] = c1; cj[2] = c2; cj[3] = c3;
     }
@@ -415,12 +417,13 @@ typedef struct {
  * a[k, 0:3w] b[k, 0:w]', with a's three panels panel_len doubles apart and
  * every panel's rows w doubles apart, in the vector types of simd.h: two
  * doubles (SSE2, NEON), 4 or 8 with fused multiply-adds (AVX2, AVX-512),
- * or plain loops. Each entry is summed over k in order, whichever runs. */
+ * or plain loops, each multiply-add by simd.h's helper of its copy (the
+ * gemm tiles' rule). Each entry is summed over k in order, whichever runs. */
 #ifdef SIMD_X86
 /* written out in full: GCC at -O2 keeps an array of accumulators in memory */
 # define SYRK_FMA8(j, r0, r1, r2) do {                                         \
         vd8 y = VD8_SPLAT(bk[j]);                                               \
-        r0 += x0 * y; r1 += x1 * y; r2 += x2 * y;                               \
+        r0 = VD8_FMA(x0, y, r0); r1 = VD8_FMA(x1, y, r1); r2 = VD8_FMA(x2, y, r2);  \
     } while (0)
 SIMD_AVX512_ATTR
 static void syrk_tile_avx512(int kc, const double *a, size_t panel_len, const double *b,
@@ -455,6 +458,10 @@ static void syrk_tile_avx512(int kc, const double *a, size_t panel_len, const do
 }
 # undef SYRK_FMA8
 
+# define SYRK_FMA4(j, r0, r1, r2) do {                                         \
+        vd4 y = VD4_SPLAT(bk[j]);                                               \
+        r0 = VD4_FMA(x0, y, r0); r1 = VD4_FMA(x1, y, r1); r2 = VD4_FMA(x2, y, r2);  \
+    } while (0)
 SIMD_AVX2_ATTR
 static void syrk_tile_avx2(int kc, const double *a, size_t panel_len, const double *b,
                            double *acc)
@@ -467,26 +474,23 @@ static void syrk_tile_avx2(int kc, const double *a, size_t panel_len, const doub
         vd4 x0 = *(const vd4u *) (a0 + 4 * k), x1 = *(const vd4u *) (a1 + 4 * k),
             x2 = *(const vd4u *) (a2 + 4 * k);
         const double *bk = b + 4 * k;
-        vd4 y = VD4_SPLAT(bk[0]);
-        c00 += x0 * y; c10 += x1 * y; c20 += x2 * y;
-        y = VD4_SPLAT(bk[1]);
-        c01 += x0 * y; c11 += x1 * y; c21 += x2 * y;
-        y = VD4_SPLAT(bk[2]);
-        c02 += x0 * y; c12 += x1 * y; c22 += x2 * y;
-        y = VD4_SPLAT(bk[3]);
-        c03 += x0 * y; c13 += x1 * y; c23 += x2 * y;
+        SYRK_FMA4(0, c00, c10, c20);
+        SYRK_FMA4(1, c01, c11, c21);
+        SYRK_FMA4(2, c02, c12, c22);
+        SYRK_FMA4(3, c03, c13, c23);
     }
     *(vd4u *) (acc + 0) = c00;  *(vd4u *) (acc + 4) = c10;  *(vd4u *) (acc + 8) = c20;
     *(vd4u *) (acc + 12) = c01; *(vd4u *) (acc + 16) = c11; *(vd4u *) (acc + 20) = c21;
     *(vd4u *) (acc + 24) = c02; *(vd4u *) (acc + 28) = c12; *(vd4u *) (acc + 32) = c22;
     *(vd4u *) (acc + 36) = c03; *(vd4u *) (acc + 40) = c13; *(vd4u *) (acc + 44) = c23;
 }
+# undef SYRK_FMA4
 #endif
 
 #ifdef SIMD_VECTOR
 /* One 4 x 4 part of the 12 x 4 tile (rows of panel a), into acc with
- * leading dimension 12, two doubles a vector (SSE2; NEON, whose
- * multiply-adds the compiler fuses). 8 accumulators, within SSE2's 16
+ * leading dimension 12, two doubles a vector (SSE2, a product then a sum;
+ * NEON, fused: VD2_FMA). 8 accumulators, within SSE2's 16
  * registers. */
 static void syrk_quad_v2(int kc, const double *a, const double *b, double *acc)
 {
@@ -496,13 +500,13 @@ static void syrk_quad_v2(int kc, const double *a, const double *b, double *acc)
         const double *ak = a + 4 * k, *bk = b + 4 * k;
         vd2 a0 = *(const vd2u *) ak, a1 = *(const vd2u *) (ak + 2);
         vd2 b0 = VD2_SPLAT(bk[0]);
-        c00 += a0 * b0; c10 += a1 * b0;
+        c00 = VD2_FMA(a0, b0, c00); c10 = VD2_FMA(a1, b0, c10);
         vd2 b1 = VD2_SPLAT(bk[1]);
-        c01 += a0 * b1; c11 += a1 * b1;
+        c01 = VD2_FMA(a0, b1, c01); c11 = VD2_FMA(a1, b1, c11);
         vd2 b2 = VD2_SPLAT(bk[2]);
-        c02 += a0 * b2; c12 += a1 * b2;
+        c02 = VD2_FMA(a0, b2, c02); c12 = VD2_FMA(a1, b2, c12);
         vd2 b3 = VD2_SPLAT(bk[3]);
-        c03 += a0 * b3; c13 += a1 * b3;
+        c03 = VD2_FMA(a0, b3, c03); c13 = VD2_FMA(a1, b3, c13);
     }
     *(vd2u *) (acc + 0) = c00;  *(vd2u *) (acc + 2) = c10;
     *(vd2u *) (acc + 12) = c01; *(vd2u *) (acc + 14) = c11;
@@ -523,7 +527,8 @@ static void syrk_quad_plain(int kc, const double *a, const double *b, double *ac
         for (int i = 0; i < 4; i++) acc[i + 12 * j] = 0.0;
     for (int k = 0; k < kc; k++)
         for (int j = 0; j < 4; j++)
-            for (int i = 0; i < 4; i++) acc[i + 12 * j] += a[4 * k + i] * b[4 * k + j];
+            for (int i = 0; i < 4; i++)
+                acc[i + 12 * j] = SD_MUL_ADD(a[4 * k + i], b[4 * k + j], acc[i + 12 * j]);
 }
 
 static void syrk_tile_plain(int kc, const double *a, size_t panel_len, const double *b,
@@ -749,118 +754,76 @@ static size_t symv_block_offset(int n, int b)
     return (size_t) n + (size_t) b * n - (size_t) SYMV_BLOCK * ((size_t) b * (b - 1) / 2);
 }
 
-/* Columns j .. j + 3 of the lower triangle: t (rows from j; t[0] is row j)
- * += their part A(i, c) x(c), dots[c - j] = sum over i > c of A(i, c) x(i).
- * vector (a constant where it is inlined): in vectors of 4 doubles. */
-static inline __attribute__((always_inline)) void
-symv_quad_body(int n, const double *A, int lda, const double *x, int j, double *t,
-               double *dots, int vector)
-{
-    const double *a0 = A + (size_t) j * lda, *a1 = a0 + lda, *a2 = a1 + lda,
-        *a3 = a2 + lda;
-    double x0 = x[j], x1 = x[j + 1], x2 = x[j + 2], x3 = x[j + 3];
-    double d0 = 0.0, d1 = 0.0, d2 = 0.0, d3 = 0.0;
-    /* the 4 x 4 diagonal block, lower triangle */
-    t[0] += a0[j] * x0;
-    t[1] += a0[j + 1] * x0 + a1[j + 1] * x1;
-    t[2] += a0[j + 2] * x0 + a1[j + 2] * x1 + a2[j + 2] * x2;
-    t[3] += a0[j + 3] * x0 + a1[j + 3] * x1 + a2[j + 3] * x2 + a3[j + 3] * x3;
-    d0 += a0[j + 1] * x[j + 1] + a0[j + 2] * x[j + 2] + a0[j + 3] * x[j + 3];
-    d1 += a1[j + 2] * x[j + 2] + a1[j + 3] * x[j + 3];
-    d2 += a2[j + 3] * x[j + 3];
-    int i = j + 4;
-#ifndef SIMD_VECTOR
-    vector = 0;
-#endif
+/* ---- the copies of the matrix-vector products (tiles_vector.h) ----------- */
+
+/* Columns per panel and rows per chunk of the symmetric product (symm): a
+ * chunk of a panel of A (512 x 32 doubles, 128 KB) stays in the L2 cache
+ * while every column of X goes over it. */
+#define SYM_PANEL 32
+#define SYM_CHUNK 512
+
+/* plain loops: a product, then a sum */
+#define TV(name) name##_plain
+#define TV_ATTR
+#define TV_VECTOR 0
+#define TV_FMA1(x, y, acc) SD_MUL_ADD(x, y, acc)
+#include "tiles_vector.h"
+#undef TV
+#undef TV_ATTR
+#undef TV_VECTOR
+#undef TV_FMA1
+
 #ifdef SIMD_VECTOR
-    if (vector) {
-        vd4 v0 = VD4_SPLAT(0.0), v1 = v0, v2 = v0, v3 = v0;
-        vd4 y0 = VD4_SPLAT(x0), y1 = VD4_SPLAT(x1), y2 = VD4_SPLAT(x2), y3 = VD4_SPLAT(x3);
-        for (; i + 4 <= n; i += 4) {
-            vd4 b0 = *(const vd4u *) (a0 + i), b1 = *(const vd4u *) (a1 + i),
-                b2 = *(const vd4u *) (a2 + i), b3 = *(const vd4u *) (a3 + i),
-                xi = *(const vd4u *) (x + i), ti = *(const vd4u *) (t + i - j);
-            ti += b0 * y0 + b1 * y1 + b2 * y2 + b3 * y3;
-            *(vd4u *) (t + i - j) = ti;
-            v0 += b0 * xi; v1 += b1 * xi; v2 += b2 * xi; v3 += b3 * xi;
-        }
-        d0 += VD4_SUM(v0);
-        d1 += VD4_SUM(v1);
-        d2 += VD4_SUM(v2);
-        d3 += VD4_SUM(v3);
-    }
+/* four lanes as two vectors of two doubles: SSE2 (a product, then a sum)
+ * or NEON (fused) */
+# define TV(name) name##_v2
+# define TV_ATTR
+# define TV_VECTOR 1
+# define TV_FMA(x, y, acc) VD4H_FMA(x, y, acc)
+# define TV_FMA1(x, y, acc) VD2_FMA1(x, y, acc)
+# include "tiles_vector.h"
+# undef TV
+# undef TV_ATTR
+# undef TV_VECTOR
+# undef TV_FMA
+# undef TV_FMA1
 #endif
-    if (!vector) {
-        /* the same sums in plain loops: four lanes of partial dot products */
-        double v0[4] = {0, 0, 0, 0}, v1[4] = {0, 0, 0, 0}, v2[4] = {0, 0, 0, 0},
-            v3[4] = {0, 0, 0, 0};
-        for (; i + 4 <= n; i += 4)
-            for (int l = 0; l < 4; l++) {
-                double b0 = a0[i + l], b1 = a1[i + l], b2 = a2[i + l], b3 = a3[i + l],
-                    xi = x[i + l];
-                t[i + l - j] += b0 * x0 + b1 * x1 + b2 * x2 + b3 * x3;
-                v0[l] += b0 * xi; v1[l] += b1 * xi; v2[l] += b2 * xi; v3[l] += b3 * xi;
-            }
-        d0 += VD4_SUM(v0);
-        d1 += VD4_SUM(v1);
-        d2 += VD4_SUM(v2);
-        d3 += VD4_SUM(v3);
-    }
-    for (; i < n; i++) {
-        double b0 = a0[i], b1 = a1[i], b2 = a2[i], b3 = a3[i], xi = x[i];
-        t[i - j] += b0 * x0 + b1 * x1 + b2 * x2 + b3 * x3;
-        d0 += b0 * xi; d1 += b1 * xi; d2 += b2 * xi; d3 += b3 * xi;
-    }
-    dots[0] = d0; dots[1] = d1; dots[2] = d2; dots[3] = d3;
-}
-
-static void symv_quad_plain(int n, const double *A, int lda, const double *x, int j,
-                            double *t, double *dots)
-{
-    symv_quad_body(n, A, lda, x, j, t, dots, 0);
-}
-
-/* vectors of 4 doubles as two SSE2 (or NEON) halves */
-static void symv_quad_v2(int n, const double *A, int lda, const double *x, int j,
-                         double *t, double *dots)
-{
-    symv_quad_body(n, A, lda, x, j, t, dots, 1);
-}
 
 #ifdef SIMD_X86
-SIMD_AVX2_ATTR
-static void symv_quad_avx2(int n, const double *A, int lda, const double *x, int j,
-                           double *t, double *dots)
-{
-    symv_quad_body(n, A, lda, x, j, t, dots, 1);
-}
+/* AVX2 with FMA, for the AVX2 and AVX-512 paths: fused */
+# define TV(name) name##_avx2
+# define TV_ATTR SIMD_AVX2_ATTR
+# define TV_VECTOR 1
+# define TV_FMA(x, y, acc) VD4_FMA(x, y, acc)
+# define TV_FMA1(x, y, acc) VD4_FMA1(x, y, acc)
+# include "tiles_vector.h"
+# undef TV
+# undef TV_ATTR
+# undef TV_VECTOR
+# undef TV_FMA
+# undef TV_FMA1
 #endif
-
-/* One column j alone (the last columns of an order not divisible by 4). */
-static void symv_single(int n, const double *A, int lda, const double *x, int j,
-                        double *t, double *dots)
-{
-    const double *a = A + (size_t) j * lda;
-    double xj = x[j], d = 0.0;
-    t[0] += a[j] * xj;
-    for (int i = j + 1; i < n; i++) {
-        t[i - j] += a[i] * xj;
-        d += a[i] * x[i];
-    }
-    dots[0] = d;
-}
 
 typedef void (*symv_quad_fn)(int, const double *, int, const double *, int, double *,
                              double *);
 
 /* The column kernel of a path (simd_resolve()d): AVX2 with FMA for AVX2
  * and AVX-512, the vectors in halves for SSE2 and NEON, else plain. */
-static symv_quad_fn symv_quad_for(simd_path path)
+typedef struct {
+    symv_quad_fn quad, single;
+} symv_columns;
+
+static symv_columns symv_columns_for(simd_path path)
 {
 #ifdef SIMD_X86
-    if (path == SIMD_AVX2 || path == SIMD_AVX512) return symv_quad_avx2;
+    if (path == SIMD_AVX2 || path == SIMD_AVX512)
+        return (symv_columns) {symv_quad_avx2, symv_single_avx2};
 #endif
-    return path == SIMD_PLAIN ? symv_quad_plain : symv_quad_v2;
+#ifdef SIMD_VECTOR
+    if (path != SIMD_PLAIN) return (symv_columns) {symv_quad_v2, symv_single_v2};
+#endif
+    (void) path;
+    return (symv_columns) {symv_quad_plain, symv_single_plain};
 }
 
 /* An entry of symv_lower() against the thread-work threshold, in
@@ -871,7 +834,7 @@ static symv_quad_fn symv_quad_for(simd_path path)
  * scale (n = 3000: 2.32 s on 2 threads, 2.23 on 1; threaded, 1.35). */
 #define SYMV_ENTRY_WORK 16.0
 
-static void symv_lower_with(symv_quad_fn quad, int n, const double *A, int lda,
+static void symv_lower_with(symv_columns columns, int n, const double *A, int lda,
                             const double *x, double *y, double *work, int threads)
 {
     if (n <= 0) return;
@@ -896,8 +859,8 @@ static void symv_lower_with(symv_quad_fn quad, int n, const double *A, int lda,
             double *t = work + symv_block_offset(n, b);
             memset(t, 0, (size_t) (n - j0) * sizeof(double));
             int j = j0;
-            for (; j + 4 <= j1; j += 4) quad(n, A, lda, x, j, t + (j - j0), dots + j);
-            for (; j < j1; j++) symv_single(n, A, lda, x, j, t + (j - j0), dots + j);
+            for (; j + 4 <= j1; j += 4) columns.quad(n, A, lda, x, j, t + (j - j0), dots + j);
+            for (; j < j1; j++) columns.single(n, A, lda, x, j, t + (j - j0), dots + j);
         }
         /* y = dots + the partial vectors in block order, in chunks of rows */
 #ifdef _OPENMP
@@ -924,157 +887,10 @@ void symv_lower(int n, const double *A, int lda, const double *x, double *y,
 void symv_lower_path(simd_path path, int n, const double *A, int lda, const double *x,
                      double *y, double *work, int threads)
 {
-    symv_lower_with(symv_quad_for(path), n, A, lda, x, y, work, threads);
+    symv_lower_with(symv_columns_for(path), n, A, lda, x, y, work, threads);
 }
 
 /* ---- the matrix-vector products ------------------------------------------ */
-
-/* y (n) += sign A x, A n x k (leading dimension lda): the reference dgemv
- * 'N' one column at a time, here four columns per pass over y, in vectors.
- * Each y(i) is summed over the columns in order, whatever n, on every
- * path. */
-static inline __attribute__((always_inline)) void
-gemv_body(int n, int k, const double *A, int lda, const double *x, double sign, double *y,
-          int vector)
-{
-    int l = 0;
-#ifndef SIMD_VECTOR
-    (void) vector;   /* no vector types: the plain loops only */
-#endif
-    for (; l + 4 <= k; l += 4) {
-        const double *a0 = A + (size_t) l * lda, *a1 = a0 + lda, *a2 = a1 + lda,
-            *a3 = a2 + lda;
-        double x0 = sign * x[l], x1 = sign * x[l + 1], x2 = sign * x[l + 2],
-            x3 = sign * x[l + 3];
-        int i = 0;
-#ifdef SIMD_VECTOR
-        if (vector) {
-            vd4 y0 = VD4_SPLAT(x0), y1 = VD4_SPLAT(x1), y2 = VD4_SPLAT(x2),
-                y3 = VD4_SPLAT(x3);
-            for (; i + 4 <= n; i += 4) {
-                vd4 t = *(const vd4u *) (y + i);
-                t += *(const vd4u *) (a0 + i) * y0;
-                t += *(const vd4u *) (a1 + i) * y1;
-                t += *(const vd4u *) (a2 + i) * y2;
-                t += *(const vd4u *) (a3 + i) * y3;
-                *(vd4u *) (y + i) = t;
-            }
-        }
-#endif
-        for (; i < n; i++) {
-            double t = y[i];
-            t += a0[i] * x0;
-            t += a1[i] * x1;
-            t += a2[i] * x2;
-            t += a3[i] * x3;
-            y[i] = t;
-        }
-    }
-    for (; l < k; l++) {
-        const double *a = A + (size_t) l * lda;
-        double xl = sign * x[l];
-        for (int i = 0; i < n; i++) y[i] += a[i] * xl;
-    }
-}
-
-/* y (k) = A' x, A n x k: four columns' dot products per pass over x, each
- * in four vector lanes (the reference dgemv 'T' is one dependent chain of
- * additions per column); the order of each sum is fixed by n, the same in
- * the plain loops. */
-static inline __attribute__((always_inline)) void
-gemv_t_body(int n, int k, const double *A, int lda, const double *x, double *y, int vector)
-{
-    int l = 0;
-#ifndef SIMD_VECTOR
-    vector = 0;
-#endif
-    for (; l + 4 <= k; l += 4) {
-        const double *a0 = A + (size_t) l * lda, *a1 = a0 + lda, *a2 = a1 + lda,
-            *a3 = a2 + lda;
-        double d0 = 0.0, d1 = 0.0, d2 = 0.0, d3 = 0.0;
-        int i = 0;
-#ifdef SIMD_VECTOR
-        if (vector) {
-            vd4 v0 = VD4_SPLAT(0.0), v1 = v0, v2 = v0, v3 = v0;
-            for (; i + 4 <= n; i += 4) {
-                vd4 xi = *(const vd4u *) (x + i);
-                v0 += *(const vd4u *) (a0 + i) * xi;
-                v1 += *(const vd4u *) (a1 + i) * xi;
-                v2 += *(const vd4u *) (a2 + i) * xi;
-                v3 += *(const vd4u *) (a3 + i) * xi;
-            }
-            d0 = VD4_SUM(v0);
-            d1 = VD4_SUM(v1);
-            d2 = VD4_SUM(v2);
-            d3 = VD4_SUM(v3);
-        }
-#endif
-        if (!vector) {
-            /* the same sums in plain loops */
-            double v0[4] = {0, 0, 0, 0}, v1[4] = {0, 0, 0, 0}, v2[4] = {0, 0, 0, 0},
-                v3[4] = {0, 0, 0, 0};
-            for (; i + 4 <= n; i += 4)
-                for (int l = 0; l < 4; l++) {
-                    double xi = x[i + l];
-                    v0[l] += a0[i + l] * xi; v1[l] += a1[i + l] * xi;
-                    v2[l] += a2[i + l] * xi; v3[l] += a3[i + l] * xi;
-                }
-            d0 = VD4_SUM(v0);
-            d1 = VD4_SUM(v1);
-            d2 = VD4_SUM(v2);
-            d3 = VD4_SUM(v3);
-        }
-        for (; i < n; i++) {
-            d0 += a0[i] * x[i]; d1 += a1[i] * x[i]; d2 += a2[i] * x[i]; d3 += a3[i] * x[i];
-        }
-        y[l] = d0; y[l + 1] = d1; y[l + 2] = d2; y[l + 3] = d3;
-    }
-    for (; l < k; l++) {
-        const double *a = A + (size_t) l * lda;
-        double d = 0.0;
-        for (int i = 0; i < n; i++) d += a[i] * x[i];
-        y[l] = d;
-    }
-}
-
-static void gemv_plain(int n, int k, const double *A, int lda, const double *x,
-                       double sign, double *y)
-{
-    gemv_body(n, k, A, lda, x, sign, y, 0);
-}
-
-static void gemv_v2(int n, int k, const double *A, int lda, const double *x, double sign,
-                    double *y)
-{
-    gemv_body(n, k, A, lda, x, sign, y, 1);
-}
-
-static void gemv_t_plain(int n, int k, const double *A, int lda, const double *x,
-                         double *y)
-{
-    gemv_t_body(n, k, A, lda, x, y, 0);
-}
-
-static void gemv_t_v2(int n, int k, const double *A, int lda, const double *x, double *y)
-{
-    gemv_t_body(n, k, A, lda, x, y, 1);
-}
-
-#ifdef SIMD_X86
-SIMD_AVX2_ATTR
-static void gemv_avx2(int n, int k, const double *A, int lda, const double *x,
-                      double sign, double *y)
-{
-    gemv_body(n, k, A, lda, x, sign, y, 1);
-}
-
-SIMD_AVX2_ATTR
-static void gemv_t_avx2(int n, int k, const double *A, int lda, const double *x,
-                        double *y)
-{
-    gemv_t_body(n, k, A, lda, x, y, 1);
-}
-#endif
 
 void gemv_t_path(simd_path path, int n, int k, const double *A, int lda, const double *x,
                  double *y)
@@ -1085,8 +901,13 @@ void gemv_t_path(simd_path path, int n, int k, const double *A, int lda, const d
         return;
     }
 #endif
-    if (path == SIMD_PLAIN) gemv_t_plain(n, k, A, lda, x, y);
-    else gemv_t_v2(n, k, A, lda, x, y);
+#ifdef SIMD_VECTOR
+    if (path != SIMD_PLAIN) {
+        gemv_t_v2(n, k, A, lda, x, y);
+        return;
+    }
+#endif
+    gemv_t_plain(n, k, A, lda, x, y);
 }
 
 void gemv_add_path(simd_path path, int n, int k, const double *A, int lda, const double *x,
@@ -1098,8 +919,13 @@ void gemv_add_path(simd_path path, int n, int k, const double *A, int lda, const
         return;
     }
 #endif
-    if (path == SIMD_PLAIN) gemv_plain(n, k, A, lda, x, sign, y);
-    else gemv_v2(n, k, A, lda, x, sign, y);
+#ifdef SIMD_VECTOR
+    if (path != SIMD_PLAIN) {
+        gemv_v2(n, k, A, lda, x, sign, y);
+        return;
+    }
+#endif
+    gemv_plain(n, k, A, lda, x, sign, y);
 }
 
 void gemv_t(int n, int k, const double *A, int lda, const double *x, double *y)
@@ -1115,71 +941,10 @@ void gemv_add(int n, int k, const double *A, int lda, const double *x, double si
 
 /* ---- the symmetric matrix product of the randomized solver -------------- */
 
-/* Columns per panel and rows per chunk of the symmetric product: a chunk
- * of a panel of A (512 x 32 doubles, 128 KB) stays in the L2 cache while
- * every column of X goes over it. */
-#define SYM_PANEL 32
-#define SYM_CHUNK 512
-
-/* Y[, c0..c1-1] = A X[, c0..c1-1], A symmetric in its lower triangle (n x
- * n), X and Y n x l. Each entry of A below the diagonal serves twice:
- * Y[i, c] += A[i, k] X[k, c] and Y[k, c] += A[i, k] X[i, c], in one pass
- * over A, panel by panel. R's reference dsymm runs at about 1 G
- * multiply-adds per second on the project machine; this loop, which the
- * compiler vectorizes (vector: its dot products in the lanes of the
- * instruction set, an "omp simd" reduction; else one chain), several
+/* Y (n x l) = A X, A symmetric in its lower triangle: R's reference dsymm
+ * runs at about 1 G multiply-adds per second on the project machine; the
+ * copies of tiles_vector.h (symm), which the compiler vectorizes, several
  * times that (bench/randomized.R). */
-static inline __attribute__((always_inline))
-void symm_body(const double *A, int n, const double *X, double *Y, int c0, int c1)
-{
-    for (int c = c0; c < c1; c++) memset(Y + (size_t) c * n, 0, (size_t) n * sizeof(double));
-    for (int j0 = 0; j0 < n; j0 += SYM_PANEL) {
-        int j1 = j0 + SYM_PANEL < n ? j0 + SYM_PANEL : n;
-        for (int c = c0; c < c1; c++) {       /* the diagonal block */
-            const double *x = X + (size_t) c * n;
-            double *y = Y + (size_t) c * n;
-            for (int k = j0; k < j1; k++) {
-                const double *a = A + (size_t) k * n;
-                double s = a[k] * x[k];
-                for (int i = k + 1; i < j1; i++) { y[i] += a[i] * x[k]; s += a[i] * x[i]; }
-                y[k] += s;
-            }
-        }
-        for (int r0 = j1; r0 < n; r0 += SYM_CHUNK) {
-            int r1 = r0 + SYM_CHUNK < n ? r0 + SYM_CHUNK : n;
-            for (int c = c0; c < c1; c++) {
-                const double *x = X + (size_t) c * n;
-                double *y = Y + (size_t) c * n;
-                for (int k = j0; k < j1; k++) {
-                    const double *a = A + (size_t) k * n;
-                    double xk = x[k], s = 0.0;
-#ifdef _OPENMP
-#pragma omp simd reduction(+:s)
-#endif
-                    for (int i = r0; i < r1; i++) { y[i] += a[i] * xk; s += a[i] * x[i]; }
-                    y[k] += s;
-                }
-            }
-        }
-    }
-}
-
-/* plain C, which the compiler vectorizes for the baseline instruction set
- * (SSE2, NEON): the plain and the two-double paths */
-static void symm_baseline(const double *A, int n, const double *X, double *Y, int c0,
-                          int c1)
-{
-    symm_body(A, n, X, Y, c0, c1);
-}
-
-#ifdef SIMD_X86
-SIMD_AVX2_ATTR
-static void symm_avx2(const double *A, int n, const double *X, double *Y, int c0, int c1)
-{
-    symm_body(A, n, X, Y, c0, c1);
-}
-#endif
-
 typedef void (*symm_fn)(const double *, int, const double *, double *, int, int);
 
 static symm_fn symm_for(simd_path path)
@@ -1187,8 +952,11 @@ static symm_fn symm_for(simd_path path)
 #ifdef SIMD_X86
     if (path == SIMD_AVX2 || path == SIMD_AVX512) return symm_avx2;
 #endif
+#ifdef SIMD_VECTOR
+    if (path != SIMD_PLAIN) return symm_v2;
+#endif
     (void) path;
-    return symm_baseline;
+    return symm_plain;
 }
 
 static void symm_lower_with(symm_fn product, const double *A, int n, const double *X,
