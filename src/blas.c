@@ -348,3 +348,111 @@ void upper_triangular_product(int k, int n, const double *T, int ldt, double *B,
     F77_CALL(dtrmm)(&left, &upper, &notrans, &nonunit, &k, &n, &one, T, &ldt, B, &ldb
                     FCONE FCONE FCONE FCONE);
 }
+
+/* ---- the tiles' implementations of the exact solver's blocked steps ---- */
+
+/* C += sign op(A) op(B) on the tiles, on the threads from 1/BAND_THREAD_SHARE
+ * of the thread-work setting: the products of the exact solver's panels
+ * (the block reflectors here, the two stages of band_reduction.c). */
+void panel_gemm(int m, int n, int k, const double *A, int lda, int transa,
+                      const double *B, int ldb, int transb, double sign, double *C, int ldc,
+                      int threads)
+{
+    tile_gemm_floor(m, n, k, A, lda, transa, B, ldb, transb, sign, C, ldc, threads,
+                    tile_thread_work() / BAND_THREAD_SHARE);
+}
+
+
+/* Vb (rows x k, leading dimension rows) <- the unit lower trapezoidal V
+ * (leading dimension ldv), with its implicit ones and zeros written. */
+void explicit_reflectors(const double *V, int ldv, int rows, int k, double *Vb)
+{
+    for (int j = 0; j < k; j++) {
+        double *col = Vb + (size_t) j * rows;
+        const double *src = V + (size_t) j * ldv;
+        for (int i = 0; i < rows; i++) col[i] = i < j ? 0.0 : i == j ? 1.0 : src[i];
+    }
+}
+
+/* T (k x k, upper, leading dimension ldt) of the block reflector
+ * H(1) ... H(k) = I - V T V' (dlarft, forward, columnwise), from the
+ * explicit Vb (rows x k) whose inner products gram (k x k) = Vb' Vb come
+ * from the tiles: T(0:i, i) = T(0:i, 0:i) (-tau(i) Vb(:, 0:i)' Vb(:, i)),
+ * T(i, i) = tau(i). */
+void triangular_factor(const double *Vb, int rows, int k, const double *tau, double *T,
+                       int ldt, double *gram, int threads)
+{
+    memset(gram, 0, (size_t) k * k * sizeof(double));
+    panel_gemm(k, k, rows, Vb, rows, 1, Vb, rows, 0, 1.0, gram, k, threads);
+    for (int i = 0; i < k; i++) {
+        double *ti = T + (size_t) i * ldt;
+        for (int r = 0; r < i; r++) ti[r] = tau[i] == 0.0 ? 0.0 : -tau[i] * gram[r + (size_t) i * k];
+        if (i > 0 && tau[i] != 0.0) upper_triangular_vector(i, T, ldt, ti);
+        ti[i] = tau[i];
+    }
+}
+
+/* C (rows x k, leading dimension ldc) <- (I - V T V') C, dlarft's and
+ * dlarfb's steps (side L, no transpose, forward, columnwise) on the tiles.
+ * V (rows x ib, leading dimension ldv) is unit lower trapezoidal, so its
+ * explicit copy Vb (rows x ib, zeros above the unit diagonal) is taken
+ * first. T (ib x ib, upper) as dlarft forms it, column by column,
+ * T(0:i, i) = T(0:i, 0:i) (-tau(i) Vb(:, 0:i)' Vb(:, i)), T(i, i) = tau(i),
+ * with the inner products G = Vb'Vb (in gram, ib x ib) from the tiles
+ * (dlarft's dot products were as slow as the rest of the step). Then for
+ * column blocks of C of at most cols: Y = Vb' C (ib x w, in work),
+ * Y = T Y (dtrmm, through blas.c), C += (-Vb) Y. */
+void apply_block_reflector(const double *V, int ldv, int rows, int ib, const double *tau,
+                           double *T, int ldt, double *C, int ldc, int k, int cols,
+                           double *Vb, double *gram, double *work, int threads)
+{
+    explicit_reflectors(V, ldv, rows, ib, Vb);
+    triangular_factor(Vb, rows, ib, tau, T, ldt, gram, threads);
+    for (int j0 = 0; j0 < k; j0 += cols) {
+        int w = k - j0 < cols ? k - j0 : cols;
+        double *Cj = C + (size_t) j0 * ldc;
+        memset(work, 0, (size_t) ib * w * sizeof(double));
+        panel_gemm(ib, w, rows, Vb, rows, 1, Cj, ldc, 0, 1.0, work, ib, threads);
+        upper_triangular_product(ib, w, T, ldt, work, ib);
+        panel_gemm(rows, w, ib, Vb, rows, 0, work, ib, 0, -1.0, Cj, ldc, threads);
+        R_CheckUserInterrupt();
+    }
+}
+
+/* C (lower triangle, m x m, leading dimension ldc) -= V W' + W V', V and
+ * W m x k (leading dimension ld), on the tiles, strip by strip of
+ * BAND_STRIP columns: below a strip's diagonal block, C += (-V) W' then
+ * C += (-W) V' in place; the diagonal block through the square (the tiles
+ * fill whole tiles, and the upper triangle is not C's to write); an
+ * interrupt check after each strip. Each entry is summed in one order
+ * whatever the thread count; a product goes on the threads from min_work
+ * multiply-adds. The rank-2k update of both reductions (eigen.c's one
+ * stage, stage 1 here). */
+size_t rank2k_square_size(void)
+{
+    return (size_t) BAND_STRIP * BAND_STRIP;
+}
+
+void rank2k_update_tiles(int m, int k, const double *V, const double *W, int ld,
+                         double *C, int ldc, double *square, int threads, double min_work)
+{
+    for (int c0 = 0; c0 < m; c0 += BAND_STRIP) {
+        int w = m - c0 < BAND_STRIP ? m - c0 : BAND_STRIP, below = m - c0 - w;
+        double *D = C + c0 + (size_t) c0 * ldc;
+        memset(square, 0, (size_t) w * w * sizeof(double));
+        tile_gemm_floor(w, w, k, V + c0, ld, 0, W + c0, ld, 1, 1.0, square, w, threads,
+                        min_work);
+        tile_gemm_floor(w, w, k, W + c0, ld, 0, V + c0, ld, 1, 1.0, square, w, threads,
+                        min_work);
+        for (int j = 0; j < w; j++)
+            for (int i = j; i < w; i++) D[i + (size_t) j * ldc] -= square[i + (size_t) j * w];
+        if (below > 0) {
+            tile_gemm_floor(below, w, k, V + c0 + w, ld, 0, W + c0, ld, 1, -1.0, D + w, ldc,
+                            threads, min_work);
+            tile_gemm_floor(below, w, k, W + c0 + w, ld, 0, V + c0, ld, 1, -1.0, D + w, ldc,
+                            threads, min_work);
+        }
+        R_CheckUserInterrupt();
+    }
+}
+

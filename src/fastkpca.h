@@ -395,12 +395,27 @@ void band_min_rows_set(double rows);
 #endif
 
 /* band_reduction.c: the two-stage reduction (dense to band, band to
- * tridiagonal) and its back-transformation; the block reflectors' steps
- * on the tiles, shared with eigen.c's one-stage back-transformation */
+ * tridiagonal) and its back-transformation */
 void band_reduce(double *A, int n, int b, double *tau1, int threads);
 void band_chase(double *A, int n, int b, double *diag, double *offdiag, int threads);
 void band_back_transform(const double *A, int n, int b, const double *tau1, double *Z,
                          int k, int threads);
+/* Columns per strip of the trailing matrix's products: a strip's
+ * symmetric diagonal block goes through a square of this size. */
+#define BAND_STRIP 256
+/* The fewest multiply-adds a parallel region of the two stages' products
+ * gets (panel_gemm(), blas.c): the thread-work setting (tile_thread_work(), tiles.c) over
+ * BAND_THREAD_SHARE, 2 x 10^6 by default. Stage 1 makes some 40 regions a
+ * panel, most of them products of a panel (n x b) with a strip or a
+ * b x b factor; under the setting itself they ran on one thread, and stage
+ * 1 at n = 3000 took 1.12 s on 2 threads against 1.20 on one (idle). */
+#define BAND_THREAD_SHARE 16.0
+/* blas.c: the block reflectors' steps and the rank-2k update on the
+ * tiles, shared by both reductions and eigen.c's back-transformation */
+void panel_gemm(int m, int n, int k, const double *A, int lda, int transa,
+                const double *B, int ldb, int transb, double sign, double *C, int ldc,
+                int threads);
+void explicit_reflectors(const double *V, int ldv, int rows, int k, double *Vb);
 void triangular_factor(const double *Vb, int rows, int k, const double *tau, double *T,
                        int ldt, double *gram, int threads);
 /* C (lower, m x m) -= V W' + W V' on the tiles, with a square of
