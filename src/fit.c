@@ -124,6 +124,23 @@ static int fit_eigenpairs(fit_job *job, double *K, double trace, fit_vectors *fv
     return f;
 }
 
+/* (Kc/n) V for the certificate, where it costs a product, not a kernel
+ * pass: the iterative and randomized solvers only read the buffer, so
+ * it still holds Kc. R_NilValue otherwise (unprotected). */
+static SEXP certificate_products(const fit_job *job, const double *K, const double *vectors,
+                                 int found)
+{
+    int n = job->n;
+    if (job->variance != 0 || found == 0 ||
+        (job->solver != SOLVER_ITERATIVE && job->solver != SOLVER_RANDOMIZED))
+        return R_NilValue;
+    SEXP products = allocMatrix(REALSXP, n, found);
+    symm_lower(K, n, vectors, found, REAL(products), job->threads);
+    double *P = REAL(products);
+    for (size_t i = 0; i < (size_t) n * found; i++) P[i] /= n;
+    return products;
+}
+
 /* The steps on the buffer: kernel, centering, eigenpairs; the result list. */
 static SEXP fit_steps(void *data, double *K)
 {
@@ -156,17 +173,7 @@ static SEXP fit_steps(void *data, double *K)
     progress_at(PROGRESS_BACK, 1.0);
     progress_end();
 
-    /* the iterative and randomized solvers only read the buffer: (Kc/n) V
-     * from it, for the certificate, costs a product, not a kernel pass */
-    SEXP products = R_NilValue;
-    if (job->variance == 0 && found > 0 &&
-        (job->solver == SOLVER_ITERATIVE || job->solver == SOLVER_RANDOMIZED)) {
-        products = allocMatrix(REALSXP, n, found);
-        symm_lower(K, n, vectors, found, REAL(products), job->threads);
-        double *P = REAL(products);
-        for (size_t i = 0; i < (size_t) n * found; i++) P[i] /= n;
-    }
-    PROTECT(products);
+    SEXP products = PROTECT(certificate_products(job, K, vectors, found));
 
     SEXP ans = PROTECT(allocVector(VECSXP, 9));
     SEXP r_values = PROTECT(allocVector(REALSXP, found));
@@ -186,6 +193,42 @@ static SEXP fit_steps(void *data, double *K)
     set_list_names(ans, labels);
     UNPROTECT(6);
     return ans;
+}
+
+/* The solver and its settings from the R arguments solver (a code) and
+ * control (CONTROL_COUNT doubles, fastkpca.h), checked against the job's n
+ * and features. */
+static void solver_settings(fit_job *job, SEXP solver, SEXP control)
+{
+    int n = job->n, f = job->features;
+    job->solver = as_count(solver, "solver", SOLVER_EXACT, SOLVER_RANDOMIZED);
+    if (!isReal(control) || XLENGTH(control) != CONTROL_COUNT)
+        error_argument("'control' must be a double vector of length %d", CONTROL_COUNT);
+    const double *c = REAL(control);
+    double tol = c[CONTROL_TOL], maxit = c[CONTROL_MAXIT], ncv = c[CONTROL_NCV];
+    double oversample = c[CONTROL_OVERSAMPLE], power = c[CONTROL_POWER];
+    if (c[CONTROL_EXACT_METHOD] != EXACT_BISECTION && c[CONTROL_EXACT_METHOD] != EXACT_MRRR)
+        error_argument("'control' has an unknown exact method");
+    if (job->solver == SOLVER_ITERATIVE) {
+        if (f == 0) error_argument("the iterative solver needs 'features' > 0");
+        if (!R_FINITE(tol) || tol <= 0 || tol >= 1) error_argument("'tol' must be between 0 and 1");
+        if (!R_FINITE(maxit) || maxit < 1 || maxit > SOLVER_MAX_ITERATIONS)
+            error_argument("'maxit' must be between 1 and %g", SOLVER_MAX_ITERATIONS);
+        if (!R_FINITE(ncv) || ncv < 2 || ncv > n) error_argument("'ncv' must be between 2 and n");
+    }
+    if (job->solver == SOLVER_RANDOMIZED) {
+        if (f == 0) error_argument("the randomized solver needs 'features' > 0");
+        if (!R_FINITE(oversample) || oversample < 0 || oversample > n)
+            error_argument("'oversample' must be between 0 and n");
+        if (!R_FINITE(power) || power < 0 || power > 1000)
+            error_argument("'power' must be between 0 and 1000");
+    }
+    job->tol = tol;
+    job->maxit = (int) maxit;
+    job->ncv = (int) ncv;
+    job->exact_method = (int) c[CONTROL_EXACT_METHOD];
+    job->oversample = (int) oversample;
+    job->power = (int) power;
 }
 
 /* .Call (dense_eigen() in R/eigen.R): fit kernel PCA.
@@ -232,41 +275,15 @@ SEXP dense_eigen(SEXP x, SEXP kernel, SEXP weights, SEXP features, SEXP th,
     int f = as_count(features, "features", 0, n);
     double threshold = as_number(th, "th");
     if (threshold < 0) error_argument("'th' must be non-negative");
-    int solver_id = as_count(solver, "solver", SOLVER_EXACT, SOLVER_RANDOMIZED);
-    if (!isReal(control) || XLENGTH(control) != CONTROL_COUNT)
-        error_argument("'control' must be a double vector of length %d", CONTROL_COUNT);
-    double tol = REAL(control)[CONTROL_TOL];
-    double maxit = REAL(control)[CONTROL_MAXIT], ncv = REAL(control)[CONTROL_NCV];
-    double exact_method = REAL(control)[CONTROL_EXACT_METHOD];
-    if (exact_method != EXACT_BISECTION && exact_method != EXACT_MRRR)
-        error_argument("'control' has an unknown exact method");
-    if (solver_id == SOLVER_ITERATIVE) {
-        if (f == 0) error_argument("the iterative solver needs 'features' > 0");
-        if (!R_FINITE(tol) || tol <= 0 || tol >= 1) error_argument("'tol' must be between 0 and 1");
-        if (!R_FINITE(maxit) || maxit < 1 || maxit > SOLVER_MAX_ITERATIONS)
-            error_argument("'maxit' must be between 1 and %g", SOLVER_MAX_ITERATIONS);
-        if (!R_FINITE(ncv) || ncv < 2 || ncv > n) error_argument("'ncv' must be between 2 and n");
-    }
-
-    double oversample = REAL(control)[CONTROL_OVERSAMPLE];
-    double power = REAL(control)[CONTROL_POWER];
-    if (solver_id == SOLVER_RANDOMIZED) {
-        if (f == 0) error_argument("the randomized solver needs 'features' > 0");
-        if (!R_FINITE(oversample) || oversample < 0 || oversample > n)
-            error_argument("'oversample' must be between 0 and n");
-        if (!R_FINITE(power) || power < 0 || power > 1000)
-            error_argument("'power' must be between 0 and 1000");
-    }
-
+    fit_job job = {kernel_ptr, {0}, x, n, d, f, threshold, 0, nthreads, 0.0, 0, 0, 0, 0.0,
+                   0, 0, step};
+    solver_settings(&job, solver, control);
     check_step(step);
-    double prop = as_number(variance, "variance");
-    if (prop < 0 || prop > 1) error_argument("'variance' must be between 0 and 1");
-    if (prop > 0 && (f != 0 || solver_id != SOLVER_EXACT))
+    job.variance = as_number(variance, "variance");
+    if (job.variance < 0 || job.variance > 1)
+        error_argument("'variance' must be between 0 and 1");
+    if (job.variance > 0 && (f != 0 || job.solver != SOLVER_EXACT))
         error_argument("'variance' needs 'features' = 0 and the exact solver");
-
-    fit_job job = {kernel_ptr, {0}, x, n, d, f, threshold, solver_id, nthreads, tol,
-                   (int) maxit, (int) ncv, (int) exact_method, prop, (int) oversample,
-                   (int) power, step};
     if (kernel_ptr != NULL) kernel_points_fixed(kernel_ptr, x, weights, &job.points);
     /* the one n x n buffer, freed as soon as the fit is done */
     return with_square_buffer(n, fit_steps, &job);

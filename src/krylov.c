@@ -142,6 +142,26 @@ static void thread_share(int units, int t, int nt, int *u0, int *u1)
     *u1 = (int) ((long long) units * (t + 1) / nt);
 }
 
+/* w (n) -= W[, 0:kept] (W[, 0:kept]' w), thread t's share of it, within
+ * orthonormal_block()'s parallel region of T threads: the dot products
+ * (into h) by groups of 4 columns, then the update of rows r0..r1-1, a
+ * barrier after each (the next step reads what every thread wrote). */
+static void project_out_kept(simd_path path, int n, int kept, const double *W, double *w,
+                             double *h, int t, int T, int r0, int r1)
+{
+    int g0, g1;
+    thread_share((kept + 3) / 4, t, T, &g0, &g1);
+    int c0 = 4 * g0, c1 = 4 * g1 < kept ? 4 * g1 : kept;
+    if (c1 > c0) gemv_t_path(path, n, c1 - c0, W + (size_t) c0 * n, n, w, h + c0);
+#ifdef _OPENMP
+#pragma omp barrier
+#endif
+    if (r1 > r0) gemv_add_path(path, r1 - r0, kept, W + r0, n, h, -1.0, w + r0);
+#ifdef _OPENMP
+#pragma omp barrier
+#endif
+}
+
 /* The columns of W (n x b), made orthonormal one after the other against
  * those kept before them (Gram-Schmidt twice per column), each kept only
  * if more than 1e-10 of its length `before` (measured before any
@@ -179,20 +199,8 @@ static int orthonormal_block(int n, int b, double *W, const double *before, doub
         double smallest = 1.0;
         for (int j = 0; j < b; j++) {
             double *w = W + (size_t) j * n;
-            for (int round = 0; round < 2 && kept > 0; round++) {
-                int g0, g1;
-                thread_share((kept + 3) / 4, t, T, &g0, &g1);
-                int c0 = 4 * g0, c1 = 4 * g1 < kept ? 4 * g1 : kept;
-                if (c1 > c0)
-                    gemv_t_path(path, n, c1 - c0, W + (size_t) c0 * n, n, w, h + c0);
-#ifdef _OPENMP
-#pragma omp barrier
-#endif
-                if (r1 > r0) gemv_add_path(path, r1 - r0, kept, W + r0, n, h, -1.0, w + r0);
-#ifdef _OPENMP
-#pragma omp barrier
-#endif
-            }
+            for (int round = 0; round < 2 && kept > 0; round++)
+                project_out_kept(path, n, kept, W, w, h, t, T, r0, r1);
             double left = column_norm(n, w);
             double length = before[j] > DBL_MIN ? before[j] : DBL_MIN;
             if (!(left > 1e-10 * length)) continue;
@@ -225,6 +233,39 @@ static int orthonormal_block(int n, int b, double *W, const double *before, doub
  * orthogonality at a few hundred times the rounding unit. */
 #define KRYLOV_REPEAT_SHARE 1e-3
 
+/* The columns of W that orthonormal_columns() takes: NULL for all *b of
+ * them, else the 1-based numbers in columns_ (checked), *b their count. */
+static const int *chosen_columns(SEXP columns_, int *b)
+{
+    if (isNull(columns_)) return NULL;
+    if (!isInteger(columns_)) error_argument("'columns' must be NULL or integers");
+    const int *columns = INTEGER(columns_);
+    for (R_xlen_t j = 0; j < XLENGTH(columns_); j++)
+        if (columns[j] == NA_INTEGER || columns[j] < 1 || columns[j] > *b)
+            error_argument("'columns' must be column numbers of 'W'");
+    *b = (int) XLENGTH(columns_);
+    return columns;
+}
+
+/* W (n x b) <- the chosen columns of src (all for columns NULL), less
+ * their means when center is set (center_columns()'s bits), whole columns
+ * per thread. */
+static void copy_columns(int n, int b, const double *src, const int *columns, int center,
+                         double *W, int threads)
+{
+    int nt = loop_threads((double) n * b, threads);
+    if (nt > b) nt = b > 0 ? b : 1;
+#ifdef _OPENMP
+#pragma omp parallel for num_threads(nt) schedule(static) if (nt > 1)
+#endif
+    for (int j = 0; j < b; j++) {
+        const double *from = src + (size_t) (columns ? columns[j] - 1 : j) * n;
+        double *to = W + (size_t) j * n;
+        if (center) center_in_columns(n, 1, from, to, 1.0, 1);
+        else memcpy(to, from, (size_t) n * sizeof(double));
+    }
+}
+
 /* orthonormal_columns(W, columns, center, Q, used, threads): the columns
  * of W (those named by `columns`, 1-based, or all for NULL; less their
  * means when center is TRUE: center_columns()'s bits) made orthonormal and
@@ -239,15 +280,7 @@ SEXP orthonormal_columns(SEXP W_, SEXP columns_, SEXP center_, SEXP Q_, SEXP use
     check_double_matrix(Q_, "Q");
     int n = nrows(W_), b = ncols(W_);
     if (nrows(Q_) != n) error_argument("'Q' must have nrow(W) rows");
-    const int *columns = NULL;
-    if (!isNull(columns_)) {
-        if (!isInteger(columns_)) error_argument("'columns' must be NULL or integers");
-        columns = INTEGER(columns_);
-        for (R_xlen_t j = 0; j < XLENGTH(columns_); j++)
-            if (columns[j] == NA_INTEGER || columns[j] < 1 || columns[j] > b)
-                error_argument("'columns' must be column numbers of 'W'");
-        b = (int) XLENGTH(columns_);
-    }
+    const int *columns = chosen_columns(columns_, &b);
     if (!isLogical(center_) || XLENGTH(center_) != 1 || LOGICAL(center_)[0] == NA_LOGICAL)
         error_argument("'center' must be TRUE or FALSE");
     int center = LOGICAL(center_)[0];
@@ -258,18 +291,7 @@ SEXP orthonormal_columns(SEXP W_, SEXP columns_, SEXP center_, SEXP Q_, SEXP use
      * is kept, the usual case (no second n x b matrix, nor its copy) */
     SEXP full = PROTECT(allocMatrix(REALSXP, n, b));
     double *W = REAL(full);
-    int nt = loop_threads((double) n * b, threads);
-    if (nt > b) nt = b > 0 ? b : 1;
-    const double *src = REAL(W_);
-#ifdef _OPENMP
-#pragma omp parallel for num_threads(nt) schedule(static) if (nt > 1)
-#endif
-    for (int j = 0; j < b; j++) {
-        const double *from = src + (size_t) (columns ? columns[j] - 1 : j) * n;
-        double *to = W + (size_t) j * n;
-        if (center) center_in_columns(n, 1, from, to, 1.0, 1);
-        else memcpy(to, from, (size_t) n * sizeof(double));
-    }
+    copy_columns(n, b, REAL(W_), columns, center, W, threads);
     double *before = (double *) R_alloc(b > 0 ? b : 1, sizeof(double));
     double *h = (double *) R_alloc(b > 0 ? b : 1, sizeof(double));
     double *C = (double *) R_alloc((size_t) (used > 0 ? used : 1) * (b > 0 ? b : 1),
@@ -278,7 +300,7 @@ SEXP orthonormal_columns(SEXP W_, SEXP columns_, SEXP center_, SEXP Q_, SEXP use
                          : NULL;
     int kept = b;
     for (int time = 0; time < 2 && kept > 0; time++) {
-        nt = loop_threads((double) n * kept, threads);
+        int nt = loop_threads((double) n * kept, threads);
         if (nt > kept) nt = kept;
 #ifdef _OPENMP
 #pragma omp parallel for num_threads(nt) schedule(static) if (nt > 1)

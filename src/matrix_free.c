@@ -675,6 +675,42 @@ static int mf_piece_order(const void *a, const void *b)
     return p->g0 < q->g0 ? -1 : p->g0 > q->g0;
 }
 
+/* The pieces of matrix_free_fold(): each block (L, i, j) of the nb in B
+ * gives every group of its rows one piece, a node sum (the block's sum on
+ * that side, in sums, checked to be n x b where n is its node's rows);
+ * *npieces gets their number. */
+static mf_piece *mf_fold_pieces(const int *B, int nb, SEXP sums, int G, const int *starts,
+                                int b, size_t *npieces)
+{
+    size_t count = 0, q = 0;
+    for (int p = 0; p < nb; p++) {
+        int L = B[3 * p], i = B[3 * p + 1], j = B[3 * p + 2], g0, g1, h0, h1;
+        mf_node_groups(G, L, i, &g0, &g1);
+        mf_node_groups(G, L, j, &h0, &h1);
+        count += (size_t) (g1 - g0) + (i == j ? 0 : (size_t) (h1 - h0));
+    }
+    mf_piece *pieces = (mf_piece *) R_alloc(count + 1, sizeof(mf_piece));
+    for (int p = 0; p < nb; p++) {
+        int L = B[3 * p], i = B[3 * p + 1], j = B[3 * p + 2];
+        for (int side = 0; side < (i == j ? 1 : 2); side++) {
+            int g0, g1, h0, h1;
+            mf_node_groups(G, L, side ? j : i, &g0, &g1);   /* the rows' node */
+            mf_node_groups(G, L, side ? i : j, &h0, &h1);   /* the node summed over */
+            SEXP P = VECTOR_ELT(sums, 2 * (R_xlen_t) p + side);
+            int m = starts[g1] - starts[g0];
+            if (!isReal(P) || !isMatrix(P) || nrows(P) != m || ncols(P) != b)
+                error_argument("sum %d of block %d must be a double matrix of %d rows and %d "
+                               "columns", side + 1, p + 1, m, b);
+            for (int g = g0; g < g1; g++, q++) {
+                mf_piece pc = {g, L, h0, h1, m, REAL(P) + (starts[g] - starts[g0])};
+                pieces[q] = pc;
+            }
+        }
+    }
+    *npieces = count;
+    return pieces;
+}
+
 /* .Call (matrix_free_fold() in R/matrix_free.R): K V (n x b) from the
  * workers' node sums: blocks, a 3-row integer matrix of all the workers'
  * blocks (mf_check_blocks()), and sums, their 2 sums each as
@@ -692,43 +728,12 @@ SEXP matrix_free_fold(SEXP n_, SEXP b_, SEXP blocks, SEXP sums)
     int nb = mf_check_blocks(blocks, G);
     if (TYPEOF(sums) != VECSXP || XLENGTH(sums) != 2 * (R_xlen_t) nb)
         error_argument("'sums' must be a list of 2 sums per block (%d)", 2 * nb);
-    const int *B = INTEGER(blocks);
-    /* each block gives every group of its rows one piece (a node sum) */
-    size_t npieces = 0;
-    for (int p = 0; p < nb; p++) {
-        int L = B[3 * p], i = B[3 * p + 1], j = B[3 * p + 2], g0, g1, h0, h1;
-        mf_node_groups(G, L, i, &g0, &g1);
-        mf_node_groups(G, L, j, &h0, &h1);
-        npieces += (size_t) (g1 - g0) + (i == j ? 0 : (size_t) (h1 - h0));
-    }
-    mf_piece *pieces = (mf_piece *) R_alloc(npieces + 1, sizeof(mf_piece));
-    size_t q = 0;
-    for (int p = 0; p < nb; p++) {
-        int L = B[3 * p], i = B[3 * p + 1], j = B[3 * p + 2];
-        for (int side = 0; side < (i == j ? 1 : 2); side++) {
-            int g0, g1, h0, h1;
-            mf_node_groups(G, L, side ? j : i, &g0, &g1);   /* the rows' node */
-            mf_node_groups(G, L, side ? i : j, &h0, &h1);   /* the node summed over */
-            SEXP P = VECTOR_ELT(sums, 2 * (R_xlen_t) p + side);
-            int m = starts[g1] - starts[g0];
-            if (!isReal(P) || !isMatrix(P) || nrows(P) != m || ncols(P) != b)
-                error_argument("sum %d of block %d must be a double matrix of %d rows and %d "
-                               "columns", side + 1, p + 1, m, b);
-            for (int g = g0; g < g1; g++) {
-                pieces[q].group = g;
-                pieces[q].L = L;
-                pieces[q].g0 = h0;
-                pieces[q].g1 = h1;
-                pieces[q].ld = m;
-                pieces[q].rows = REAL(P) + (starts[g] - starts[g0]);
-                q++;
-            }
-        }
-    }
+    size_t npieces;
+    mf_piece *pieces = mf_fold_pieces(INTEGER(blocks), nb, sums, G, starts, b, &npieces);
     qsort(pieces, npieces, sizeof(mf_piece), mf_piece_order);
     SEXP Y = PROTECT(allocMatrix(REALSXP, n, b));
     int levels = mf_root_level(G) + 1;
-    q = 0;
+    size_t q = 0;
     for (int g = 0; g < G; g++) {
         const void *vmax = vmaxget();
         int rows = starts[g + 1] - starts[g], next = 0;

@@ -148,6 +148,50 @@ static int project_block_by_threads(const kernel_eval *k, const kernel_points *z
     return bad;
 }
 
+/* What kernel_project_rows() projects its blocks with: the kernel and the
+ * training points, alpha (m x f), the offset and alpha's column sums
+ * (NULL: no row means), the result (nz x f) and the row means; for the
+ * shared panels (project_block_by_panels()), their rows and scratch. */
+typedef struct {
+    const kernel_eval *k;
+    const kernel_points *xp;
+    int m;
+    const double *alpha;
+    int f;
+    const double *offset, *as;
+    double *out;
+    int nz;
+    double *row_means;
+    int pr;
+    double *Kp, *P;
+    long double *acc;
+    const double **wb;
+    int threads;
+} projection;
+
+/* The block zp (rows row0 .. of z) projected panel by panel of J->pr
+ * rows, one panel shared by the threads: its kernel by kernel_block(),
+ * then its product with alpha by matrix_product() (the register tiles on
+ * the reference BLAS: this product was a quarter of a Nystrom fit) and
+ * its centering (center_block()). */
+static void project_block_by_panels(const projection *J, const kernel_points *zp, int row0)
+{
+    for (int p0 = 0; p0 < zp->n; p0 += J->pr) {
+        int np = zp->n - p0 < J->pr ? zp->n - p0 : J->pr;
+        kernel_points panel = kernel_points_view(J->k, zp, p0, np, J->wb);
+        const void *vpanel = vmaxget();
+        kernel_block(J->k, &panel, J->xp, 0, J->Kp, J->threads,
+                     "between 'newdata' and the training data ");
+        if (J->f > 0) {
+            matrix_product(np, J->f, J->m, J->Kp, np, 0, J->alpha, J->m, 0, 0.0, J->P, np,
+                           J->threads);
+            center_block(J->Kp, np, J->m, J->P, J->f, J->offset, J->as, J->out, J->nz,
+                         row0 + p0, J->row_means, J->acc);
+        }
+        vmaxset(vpanel);
+    }
+}
+
 /* .Call: the projections of the rows of z onto the components of a fit,
  * nz x k: K_z alpha - r alpha_sums' - 1 offset' (see center_block()), with
  * K_z the kernel between the rows of z and the fit's rows x.
@@ -187,49 +231,33 @@ SEXP kernel_project_rows(SEXP z, SEXP x, SEXP kernel, SEXP zweights, SEXP xweigh
      * shared panel, whose scratch is made here once */
     int by_threads = f > 0 && kernel_fast_points(&k);
     int pr = projection_panel_rows(m) < block ? projection_panel_rows(m) : block;
-    double *Kp = NULL, *P = NULL;
-    long double *acc = NULL;
+    projection J = {&k, &xp, m, REAL(alpha), f, REAL(offset),
+                    isNull(alpha_sums) ? NULL : REAL(alpha_sums), NULL, nz, NULL, pr,
+                    NULL, NULL, NULL, NULL, nthreads};
     if (!by_threads) {
-        Kp = (double *) R_alloc((size_t) pr * m, sizeof(double));
-        P = (double *) R_alloc((size_t) pr * (f > 0 ? f : 1), sizeof(double));
-        if (!isNull(alpha_sums)) acc = long_doubles((size_t) pr);
+        J.Kp = (double *) R_alloc((size_t) pr * m, sizeof(double));
+        J.P = (double *) R_alloc((size_t) pr * (f > 0 ? f : 1), sizeof(double));
+        if (J.as) J.acc = long_doubles((size_t) pr);
+        J.wb = (const double **) R_alloc((size_t) k.nweights + 1, sizeof(double *));
     }
-    const double **wb = (const double **) R_alloc((size_t) k.nweights + 1,
-                                                  sizeof(double *));
-
     SEXP ans = PROTECT(allocMatrix(REALSXP, nz, f));
-    const double *as = isNull(alpha_sums) ? NULL : REAL(alpha_sums);
     /* the row means of K_z, which kpca_cv()'s residual criterion reuses */
-    SEXP row_means = PROTECT(as ? allocVector(REALSXP, nz) : R_NilValue);
+    SEXP row_means = PROTECT(J.as ? allocVector(REALSXP, nz) : R_NilValue);
     setAttrib(ans, install("row_means"), row_means);
+    J.out = REAL(ans);
+    J.row_means = J.as ? REAL(row_means) : NULL;
     for (int row0 = 0; row0 < nz; row0 += block) {
         int nb = nz - row0 < block ? nz - row0 : block;
         const void *vmax = vmaxget();
         kernel_points zp;
         kernel_points_rows(&k, z, row0, nb, shift, zweights, &zp);
         if (by_threads) {
-            if (project_block_by_threads(&k, &zp, &xp, m, REAL(alpha), f, REAL(offset), as,
-                                         REAL(ans), nz, row0,
-                                         as ? REAL(row_means) : NULL, nthreads))
+            if (project_block_by_threads(&k, &zp, &xp, m, J.alpha, f, J.offset, J.as, J.out,
+                                         nz, row0, J.row_means, nthreads))
                 kernel_nonfinite_error(&k, "between 'newdata' and the training data ");
             R_CheckUserInterrupt();
         } else {
-            for (int p0 = 0; p0 < nb; p0 += pr) {
-                int np = nb - p0 < pr ? nb - p0 : pr;
-                kernel_points panel = kernel_points_view(&k, &zp, p0, np, wb);
-                const void *vpanel = vmaxget();
-                kernel_block(&k, &panel, &xp, 0, Kp, nthreads,
-                             "between 'newdata' and the training data ");
-                if (f > 0) {
-                    /* the register tiles (tiles.c): on the reference BLAS,
-                     * this product was a quarter of a Nystrom fit */
-                    matrix_product(np, f, m, Kp, np, 0, REAL(alpha), m, 0, 0.0, P, np,
-                                   nthreads);
-                    center_block(Kp, np, m, P, f, REAL(offset), as, REAL(ans), nz,
-                                 row0 + p0, as ? REAL(row_means) : NULL, acc);
-                }
-                vmaxset(vpanel);
-            }
+            project_block_by_panels(&J, &zp, row0);
         }
         vmaxset(vmax);
         call_step(step);
