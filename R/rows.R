@@ -7,7 +7,7 @@
 # hold: S3 dispatch on the rows' class chooses. The kind is decided once, at
 # the entrance (as_data_rows(), as_sparse_rows(), R/sparse.R); after it,
 # inherits() on data is left to the refusals of sparse data (preimage(),
-# kpca_cv(criterion = "reconstruction")). tests/testthat/test-rows-kind.R
+# kpca_cv(criterion = "reconstruction")). tests/testthat/test-rows.R
 # checks that.
 #
 #   row_labels()          the names of the points
