@@ -2,7 +2,7 @@
 #   check_choice()    one of a few strings
 #   check_whole()     a whole number (a count) in a range
 #   check_number()    a single number in a range (check_positive(): > 0)
-#   as_data_matrix()  data as a double matrix; check_finite() on it
+#   as_data_matrix()  data as a double matrix (check_finite() on it: R/rows.R)
 # Errors name the argument in single quotes, in lower case, without a
 # trailing period: "'features' must be a whole number between 0 and
 # nrow(x) (10)". C re-checks types and dimensions only.
