@@ -115,7 +115,8 @@ validate_fit_kernel <- function(x, m) {
                         nweights, if (nweights == 1L) "" else "s", m))
 }
 
-# (fit_rows_ok(), R/rows.R: m rows of any kind)
+# A fit's rows (training data, landmarks) checked by fit_rows_ok()
+# (R/rows.R), whatever their kind.
 validate_fit_rows <- function(rows, m, field) {
   if (!fit_rows_ok(rows, m))
     invalid_fit(sprintf("'%s' must be a double matrix (or sparse rows) with %d rows", field, m))

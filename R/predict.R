@@ -176,7 +176,7 @@ predict_data_matrix.fastkpca <- function(object, newdata) {
       z <- z[, train_names, drop = FALSE]
     }
   }
-  # sparse for a sparse fit, dense for a dense one (R/sparse.R)
+  # sparse for a sparse fit, dense for a dense one (rows_like(), R/rows.R)
   if (ncol(z) == ncol(train)) z <- rows_like(z, train)
   if (ncol(z) != ncol(train))
     stop_argument(sprintf("'newdata' must have %d columns, as the training data, not %d",
