@@ -122,7 +122,7 @@ kpca.fastkpca_row_chunks <- function(x, kernel = "rbfdot", kpar = list(sigma = 0
   th <- check_th(th)
   features <- check_whole(features, "features", 0, .Machine$integer.max)
   source <- x
-  given <- is.matrix(landmarks) || is.data.frame(landmarks) || is_sparse_data(landmarks)
+  given <- is_rows_input(landmarks)
   scan <- NULL
   if (!given || isTRUE(center) || isTRUE(scale.)) {
     scan <- scan_chunks(source, landmarks_cap(landmarks, features), na.action,
@@ -171,7 +171,7 @@ chunks_in_parallel <- function() {
 # How many rows each chunk offers as landmark candidates: the number asked
 # for, or the most "auto" can take (R/nystrom.R's rule, before n is known).
 landmarks_cap <- function(landmarks, features) {
-  if (is.matrix(landmarks) || is.data.frame(landmarks) || is_sparse_data(landmarks)) return(0L)
+  if (is_rows_input(landmarks)) return(0L)
   if (identical(landmarks, "auto")) return(auto_landmarks(.Machine$integer.max, features))
   if (!is.numeric(landmarks) || length(landmarks) != 1L || is.na(landmarks) ||
       landmarks != round(landmarks) || landmarks < max(2L, features + 1L) ||

@@ -115,14 +115,8 @@ validate_fit_kernel <- function(x, m) {
                         nweights, if (nweights == 1L) "" else "s", m))
 }
 
-# Whether a fit's rows (training data, landmarks) are m rows: an m x d
-# double matrix, or m strings (a fit on strings).
-fit_rows_ok <- function(rows, m) {
-  if (is.character(rows) && is.null(dim(rows))) return(length(rows) == m && !anyNA(rows))
-  if (inherits(rows, "fastkpca_sparse_rows")) return(nrow(rows) == m)
-  is.matrix(rows) && is.double(rows) && nrow(rows) == m
-}
-
+# A fit's rows (training data, landmarks) checked by fit_rows_ok()
+# (R/rows.R), whatever their kind.
 validate_fit_rows <- function(rows, m, field) {
   if (!fit_rows_ok(rows, m))
     invalid_fit(sprintf("'%s' must be a double matrix (or sparse rows) with %d rows", field, m))

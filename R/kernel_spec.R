@@ -236,7 +236,7 @@ kernel_conformals <- function(k) {
 # checked: g must give one finite number per row.
 kernel_weights <- function(k, x) {
   nodes <- kernel_conformals(k)
-  if (length(nodes) && inherits(x, "fastkpca_sparse_rows")) x <- as_dgRMatrix(x)
+  if (length(nodes)) x <- rows_for_user(x)   # sparse rows as a dgRMatrix (R/rows.R)
   lapply(nodes, function(node) {
     w <- tryCatch(node$g(x), error = function(e)
       stop_from(e, paste0("'g' of the conformal kernel failed: ", conditionMessage(e))))

@@ -551,17 +551,6 @@ na_action_function <- function(na.action) {
   na.action
 }
 
-# Apply the user's na.action to a data matrix, keeping its record of the
-# removed rows.
-apply_na_action <- function(x, na.action) {
-  if (inherits(x, "fastkpca_sparse_rows")) return(sparse_na_action(x, na.action))
-  if (!anyNA(x)) return(x)
-  out <- with_error_kind(na_action_function(na.action)(x), "data")
-  if (!is.matrix(out) || ncol(out) != ncol(x))
-    stop_argument("'na.action' must return the data as a matrix")
-  out
-}
-
 # A precomputed kernel matrix: square and numeric. It is not copied here: C
 # copies it once into its buffer, checking there that it is finite and
 # symmetric (within a relative 1.5e-6), without a second n x n matrix.

@@ -441,18 +441,6 @@ matrix_free_record <- function(run, settings) {
   run
 }
 
-# Whether every row of x (a matrix, or strings) is the same.
-rows_alike <- function(x) {
-  if (is.character(x)) return(all(x == x[[1L]]))
-  if (inherits(x, "fastkpca_sparse_rows")) {
-    s <- unclass(x)
-    len <- diff(s$p)
-    first <- seq_len(len[1L])
-    return(all(len == len[1L]) && all(s$j == s$j[first]) && all(s$x == s$x[first]))
-  }
-  all(x == rep(x[1L, ], each = nrow(x)))
-}
-
 # The first basis: the leading directions of a centered Nystrom fit on
 # settings$landmarks uniform rows (cheap beside one pass, and close to the
 # answer), filled up to settings$block with random vectors; R's generator,

@@ -156,7 +156,7 @@ resolve_landmarks <- function(landmarks, landmark_rule, x, kernel, features, thr
                      hi_label = "nrow(x)")
     return(draw_landmarks(x, m, landmark_rule, kernel, threads))
   }
-  if (!is.matrix(landmarks) && !is.data.frame(landmarks) && !is_sparse_data(landmarks))
+  if (!is_rows_input(landmarks))
     stop_argument("'landmarks' must be NULL, a number of rows, a matrix or data frame ",
                   "of landmark rows, or \"auto\"")
   list(rows = given_landmark_rows(landmarks, x, lo), rule = "given", index = NULL)

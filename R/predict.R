@@ -72,21 +72,6 @@ predict.fastkpca <- function(object, newdata, ...) {
   out
 }
 
-# NULL when no row of z has a missing value, else whether each row is
-# complete (z a data matrix or sparse rows).
-complete_rows <- function(z) {
-  if (inherits(z, "fastkpca_sparse_rows")) {
-    s <- unclass(z)
-    bad <- which(is.na(s$x))
-    if (!length(bad)) return(NULL)
-    complete <- rep(TRUE, s$dim[1L])
-    complete[findInterval(bad - 1L, s$p)] <- FALSE
-    return(complete)
-  }
-  if (!anyNA(z)) return(NULL)
-  rowSums(is.na(z)) == 0
-}
-
 # The projections of complete new rows (already scaled), block by block.
 project_rows <- function(object, z) UseMethod("project_rows")
 #' @exportS3Method
@@ -183,23 +168,15 @@ predict_data_matrix.fastkpca <- function(object, newdata) {
       check_has_columns(colnames(newdata), train_names)
       newdata <- newdata[, train_names, drop = FALSE]
     }
-    if (is_sparse_data(newdata)) {
-      z <- as_sparse_rows(newdata, "newdata")
-      if (!is.null(train_names) && !is.null(colnames(z))) {
-        check_has_columns(colnames(z), train_names)
-        z <- sparse_columns(z, match(train_names, colnames(z)))
-      }
-    } else {
-      z <- as_data_matrix(newdata, "newdata")
-      if (vector_row) z <- matrix(z, nrow = 1L, dimnames = list(NULL, names(newdata)))
-      # a named vector (one row) is matched by name too
-      if (!is.null(train_names) && !is.null(colnames(z))) {
-        check_has_columns(colnames(z), train_names)
-        z <- z[, train_names, drop = FALSE]
-      }
+    z <- as_data_rows(newdata, "newdata")   # sparse input stays sparse (R/sparse.R)
+    if (vector_row) z <- matrix(z, nrow = 1L, dimnames = list(NULL, names(newdata)))
+    # a named vector (one row) is matched by name too
+    if (!is.null(train_names) && !is.null(colnames(z))) {
+      check_has_columns(colnames(z), train_names)
+      z <- z[, train_names, drop = FALSE]
     }
   }
-  # sparse for a sparse fit, dense for a dense one (R/sparse.R)
+  # sparse for a sparse fit, dense for a dense one (rows_like(), R/rows.R)
   if (ncol(z) == ncol(train)) z <- rows_like(z, train)
   if (ncol(z) != ncol(train))
     stop_argument(sprintf("'newdata' must have %d columns, as the training data, not %d",

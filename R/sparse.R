@@ -1,17 +1,20 @@
 # Sparse data: the user's Matrix or slam object turned once into the rows
-# the engine reads (compressed sparse rows, src/sparse.c), and the few
-# methods that let the rest of the package treat them as it treats a data
-# matrix (dim(), dimnames(), rows by `[`). Nothing here makes them dense,
-# except as.matrix(), which a user asks for, after a memory check.
+# the engine reads (compressed sparse rows, src/sparse.c), the class of
+# those rows, and base R's methods that let the rest of the package treat
+# them as it treats a data matrix (dim(), dimnames(), rows and columns by
+# `[`). What the package computes on rows of either kind (na.action,
+# scaling, moments, binding, ...) is a generic of R/rows.R, whose sparse
+# methods use the helpers at the end of this file. Nothing here makes
+# sparse rows dense, except as.matrix(), which a user asks for, after a
+# memory check.
 #
 #   is_sparse_data()      a sparse matrix of Matrix or slam, or sparse rows
 #   as_sparse_rows()      any of them as sparse rows (one O(nnz) conversion)
 #   as_data_rows()        sparse input as sparse rows, anything else as
 #                         as_data_matrix() makes it (which refuses sparse
 #                         input: the steps without a sparse path)
-#   sparse_na_action()    na.action on sparse rows
-#   rows_like()           one set of points in the kind (sparse or dense)
-#                         of another
+#   is_rows_input()       whether an argument is data rows (a matrix, a
+#                         data frame or sparse), not a number or a rule
 
 # The sparse row class: list(p, j, x, dim) (0-based, as src/sparse.c reads
 # it) with dimnames; a fit's xmatrix keeps it, so a saved fit stays small.
@@ -75,6 +78,11 @@ as_data_rows <- function(x, arg = "x") {
   if (is_sparse_data(x)) as_sparse_rows(x, arg) else as_data_matrix(x, arg)
 }
 
+# Whether an argument that takes rows or something else (Nystrom's
+# `landmarks`: rows, a number of rows, "auto") holds rows: a matrix, a
+# data frame, or sparse data.
+is_rows_input <- function(x) is.matrix(x) || is.data.frame(x) || is_sparse_data(x)
+
 #' @export
 dim.fastkpca_sparse_rows <- function(x) unclass(x)$dim
 
@@ -122,50 +130,7 @@ dimnames.fastkpca_sparse_rows <- function(x) {
   new_sparse_rows(s[c("p", "j", "x", "dim")], value)
 }
 
-# The rows of several data matrices or sparse rows, one after the other
-# (sparse rows if any of them is).
-bind_rows <- function(parts) {
-  parts <- Filter(Negate(is.null), parts)
-  if (!length(parts)) return(NULL)
-  if (!any(vapply(parts, inherits, logical(1), "fastkpca_sparse_rows")))
-    return(do.call(rbind, parts))
-  parts <- lapply(parts, function(p)
-    unclass(if (inherits(p, "fastkpca_sparse_rows")) p else dense_as_sparse_rows(p)))
-  lens <- unlist(lapply(parts, function(p) diff(p$p)))
-  rn <- lapply(parts, function(p) {
-    r <- p$dimnames[[1L]]
-    if (is.null(r)) character(p$dim[1L]) else r
-  })
-  rn <- unlist(rn)
-  new_sparse_rows(list(p = c(0L, cumsum(lens)), j = unlist(lapply(parts, `[[`, "j")),
-                       x = unlist(lapply(parts, `[[`, "x")),
-                       dim = c(length(lens), parts[[1L]]$dim[2L])),
-                  list(if (all(rn == "")) NULL else rn, parts[[1L]]$dimnames[[2L]]))
-}
-
-# Column means and sums of squared deviations from them (the first pass
-# over chunks), of a data matrix or sparse rows.
-column_moments <- function(x) {
-  n <- nrow(x)
-  if (!inherits(x, "fastkpca_sparse_rows")) {
-    mean <- if (n > 0L) colMeans(x) else rep(0, ncol(x))
-    return(list(mean = mean, m2 = colSums(sweep(x, 2L, mean)^2)))
-  }
-  s <- unclass(x)
-  col <- s$j + 1L
-  d <- s$dim[2L]
-  sums <- numeric(d)
-  sq <- numeric(d)
-  if (length(col)) {
-    sums <- tabulate_sums(col, s$x, d)
-    sq <- tabulate_sums(col, s$x^2, d)
-  }
-  mean <- if (n > 0L) sums / n else rep(0, d)
-  names(mean) <- colnames(x)
-  m2 <- pmax(sq - n * mean^2, 0)
-  list(mean = mean, m2 = m2)
-}
-
+# Sums of values by their column index (1-based), one per column of d.
 tabulate_sums <- function(index, values, d) {
   out <- numeric(d)
   s <- rowsum(values, index, reorder = TRUE)
@@ -209,42 +174,6 @@ dense_as_sparse_rows <- function(x) {
   new_sparse_rows(rows, dimnames(x))
 }
 
-# Points z in the kind of x, whose rows they meet in a kernel: sparse rows
-# when x is sparse; a dense matrix when x is dense (the data of a dense fit
-# are dense, so the other side's dense copy is of their size; as.matrix()
-# checks it against the memory first).
-rows_like <- function(z, x) {
-  z_sparse <- inherits(z, "fastkpca_sparse_rows")
-  if (inherits(x, "fastkpca_sparse_rows")) {
-    if (z_sparse) z else dense_as_sparse_rows(z)
-  } else if (z_sparse) {
-    as.matrix(z)
-  } else {
-    z
-  }
-}
-
-# prcomp's scale. on sparse rows: each column divided by its scale (TRUE:
-# its root mean square, sqrt(sum(x^2) / (n - 1)), as base::scale() without
-# centering), which keeps the zeros. center must be FALSE: centering would
-# make the rows dense.
-scale_sparse_rows <- function(x, center, scale.) {
-  if (!isFALSE(center))
-    stop_argument("'center' must be FALSE for sparse 'x': centering the columns would make it dense (kernel PCA centers in feature space anyway)")
-  if (isFALSE(scale.)) return(list(x = x, center = FALSE, scale = FALSE))
-  s <- unclass(x)
-  if (isTRUE(scale.)) {
-    scale. <- sqrt(tabulate_sums(s$j + 1L, s$x^2, s$dim[2L]) / max(1, s$dim[1L] - 1L))
-    if (any(!(scale. > 0))) {
-      cols <- if (is.null(colnames(x))) which(!(scale. > 0)) else colnames(x)[!(scale. > 0)]
-      stop_data(sprintf("'scale.' = TRUE cannot rescale a zero column to unit root mean square: %s",
-                        paste(utils::head(cols, 10L), collapse = ", ")))
-    }
-  }
-  names(scale.) <- colnames(x)
-  list(x = scale_sparse_columns(x, scale.), center = FALSE, scale = scale.)
-}
-
 # Sparse rows with each column divided by scale (one number per column).
 scale_sparse_columns <- function(x, scale) {
   attrs <- attributes(x)
@@ -252,48 +181,6 @@ scale_sparse_columns <- function(x, scale) {
   s$x <- s$x / scale[s$j + 1L]
   attributes(s) <- attrs
   s
-}
-
-# The values a data matrix or sparse rows store (for sparse rows, the
-# nonzeros only).
-stored_values <- function(x) if (inherits(x, "fastkpca_sparse_rows")) unclass(x)$x else x
-
-# The rows' values, checked as a data matrix's are: NA and NaN go through
-# na.action (here), Inf is an error.
-check_sparse_finite <- function(x, arg) {
-  v <- unclass(x)$x
-  if (anyNA(v))
-    stop_argument(sprintf("'%s' must not contain missing values (NA or NaN)", arg))
-  if (any(is.infinite(v)))
-    stop_argument(sprintf("'%s' must not contain infinite values", arg))
-  invisible(x)
-}
-
-# na.action on sparse rows: the user's function sees one column per row,
-# NA where the row holds an NA or NaN, and the rows it keeps (and its
-# record of those it removed) are taken.
-sparse_na_action <- function(x, na.action) {
-  s <- unclass(x)
-  bad <- which(is.na(s$x))
-  if (!length(bad)) return(x)
-  n <- s$dim[1L]
-  flag <- rep(0, n)
-  flag[findInterval(bad - 1L, s$p)] <- NA
-  proxy <- matrix(flag, ncol = 1L, dimnames = list(as.character(seq_len(n)), NULL))
-  out <- with_error_kind(na_action_function(na.action)(proxy), "data")
-  if (!is.matrix(out) || ncol(out) != 1L)
-    stop_argument("'na.action' must return the data as a matrix")
-  keep <- as.integer(rownames(out))
-  removed <- attr(out, "na.action")
-  if (anyNA(out))
-    stop_argument("'x' must not contain missing values (NA or NaN) after 'na.action'")
-  x <- x[keep, ]
-  if (!is.null(removed)) {
-    rn <- s$dimnames[[1L]]
-    names(removed) <- if (is.null(rn)) as.character(removed) else rn[removed]
-    attr(x, "na.action") <- removed
-  }
-  x
 }
 
 # Sparse rows as Matrix's dgRMatrix (the same vectors, no conversion): what

@@ -368,18 +368,6 @@ cv_fold_scores <- function(train, test, kernel, features, criterion, ridge, ...)
   list(num = num, den = den)
 }
 
-# The squared distances between the rows of x (a data matrix or sparse
-# rows), as dist() gives them (a vector of the lower triangle's pairs).
-squared_distances <- function(x) {
-  if (!inherits(x, "fastkpca_sparse_rows")) return(as.vector(stats::dist(x))^2)
-  # ||a||^2 + ||b||^2 - 2 a'b from the Gram matrix of the rows, which
-  # src/sparse.c computes on the sparse rows
-  G <- kernel_matrix("vanilladot", x)
-  nrm <- diag(G)
-  D <- outer(nrm, nrm, "+") - 2 * G
-  pmax(D[lower.tri(D)], 0)
-}
-
 # Standard error of a pooled ratio from its per-fold values e (weights w).
 pooled_se <- function(e, w, pooled) {
   V <- length(e)

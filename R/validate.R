@@ -2,19 +2,10 @@
 #   check_choice()    one of a few strings
 #   check_whole()     a whole number (a count) in a range
 #   check_number()    a single number in a range (check_positive(): > 0)
-#   as_data_matrix()  data as a double matrix; check_finite() on it
+#   as_data_matrix()  data as a double matrix (check_finite() on it: R/rows.R)
 # Errors name the argument in single quotes, in lower case, without a
 # trailing period: "'features' must be a whole number between 0 and
 # nrow(x) (10)". C re-checks types and dimensions only.
-
-# The labels of a fit's or a kernel matrix's rows: the row names of a
-# matrix, the names of a character vector of strings.
-row_labels <- function(x) if (is.character(x) && is.null(dim(x))) names(x) else rownames(x)
-
-# Rows index of a data matrix, or strings index of a character vector.
-take_rows <- function(x, index) {
-  if (is.character(x) && is.null(dim(x))) x[index] else x[index, , drop = FALSE]
-}
 
 # Coerce data to a double matrix: numeric, integer or logical matrices and
 # vectors, data frames of such columns, and matrix classes with an
@@ -47,18 +38,6 @@ as_data_matrix <- function(x, arg = "x") {
     stop_argument(sprintf("'%s' must be a matrix, not an array", arg))
   storage.mode(x) <- "double"
   x
-}
-
-check_finite <- function(x, arg) {
-  if (inherits(x, "fastkpca_sparse_rows")) return(check_sparse_finite(x, arg))
-  if (anyNA(x))
-    stop_argument(sprintf("'%s' must not contain missing values (NA or NaN)", arg))
-  # (min() and max(): passes without a copy; is.infinite(x) allocates a
-  # logical of x's size, a quarter of a second at 500 x 200000, and range()
-  # copies x)
-  if (is.double(x) && length(x) && !(is.finite(min(x)) && is.finite(max(x))))
-    stop_argument(sprintf("'%s' must not contain infinite values", arg))
-  invisible(x)
 }
 
 check_features <- function(features, n) {
