@@ -168,7 +168,7 @@ as.matrix.fastkpca_sparse_rows <- function(x, ...) {
 # A dense double matrix as sparse rows (its nonzeros): the other side of a
 # kernel when one side is sparse.
 dense_as_sparse_rows <- function(x) {
-  nz <- which(x != 0)
+  nz <- which(x != 0 | is.na(x))   # NA kept: the rows with NA are found later
   rows <- sparse_rows(as.integer((nz - 1) %% nrow(x)), as.integer((nz - 1) %/% nrow(x)),
                       as.double(x[nz]), dim(x), 1L)
   new_sparse_rows(rows, dimnames(x))

@@ -138,3 +138,15 @@ test_that("the rows' methods give the same for a dense matrix and sparse rows", 
   expect_identical(ns$bind_rows(list(x[1:2, ], x[3:4, ])), x[1:4, ])
   expect_null(ns$bind_rows(list(NULL)))
 })
+
+test_that("dense newdata of a sparse fit keeps its missing values missing", {
+  set.seed(5)
+  x <- Matrix::rsparsematrix(40, 6, density = 0.4, rand.x = function(n) rnorm(n))
+  fit <- kpca(x, features = 2)
+  z <- as.matrix(x[1:5, ])
+  z[2, 3] <- NA
+  expected <- predict(fit, Matrix::Matrix(z, sparse = TRUE))
+  expect_true(all(is.na(expected[2, ])) && !anyNA(expected[-2, ]))
+  # the dense rows made sparse keep the NA (it was dropped as a zero)
+  expect_identical(predict(fit, z), expected)
+})
