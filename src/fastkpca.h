@@ -222,6 +222,9 @@ typedef enum { EXACT_BISECTION = 1, EXACT_MRRR = 2 } exact_method_code;
 int kernel_is_distance(kernel_code code);
 double kernel_dot(const double *a, const double *b, int d);
 double kernel_sq_distance(const double *a, const double *b, int d, double aa, double bb);
+double kernel_diff_distance(const double *a, const double *b, int d);
+void kernel_fast_refine(const kernel_spec *spec, const double *ra, const double *an,
+                        const double *bj, double bn, int d, int n, double *v);
 double kernel_of_product(const kernel_spec *k, double s, double *work);
 double kernel_value(const kernel_spec *k, const double *a, const double *b, int d,
                     double aa, double bb, double *work);
@@ -276,6 +279,8 @@ void sparse_columns(const kernel_spec *spec, const kernel_points *a, const kerne
                     int c0, int nc, int i0, int i1, int lower, double *out, size_t ldo,
                     double *work);
 double sparse_squared_distance(const sparse_csr *A, int ra, const sparse_csr *B, int rb);
+double sparse_rbf_distance(double sigma, double an, double bn, double ab,
+                           const sparse_csr *A, int ra, const sparse_csr *B, int rb);
 
 /* sparse_tiles.c: tiles of a gathered-product kernel on sparse rows, the
  * frequent columns as a dense head (one tiled product), the rest indexed

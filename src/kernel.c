@@ -192,12 +192,69 @@ static int prep_threads(const kernel_eval *k, int n, int d)
     return (double) n * d >= PREP_THREAD_VALUES && k->prep_threads > 1 ? k->prep_threads : 1;
 }
 
+/* The median of v[0..n-1] (reordered; n >= 1): the upper one of an even n. */
+static double median_of(double *v, int n)
+{
+    rPsort(v, n, n / 2);
+    return v[n / 2];
+}
+
+/* kernel_shift()'s means, replaced in place by the column medians where
+ * they are far from most rows: a shifted coordinate keeps its digits
+ * relative to the shifted value, so a shift far from two rows loses the
+ * digits of their difference (one row of 1e160 among ordinary ones: every
+ * ordinary row became the same point). With r_i the squared distance of
+ * row i to the means: ordinary data have a median of r near its mean
+ * (a median at least SHIFT_TYPICAL of the mean: nothing more is done,
+ * O(n d)); else, over the rows not at the medians' point, the median of r
+ * and of the squared distances to the medians are compared, and the
+ * medians taken if the first is SHIFT_FAR times the second. */
+#define SHIFT_TYPICAL 0.2
+#define SHIFT_FAR 1e4
+static void robust_shift(const double *x, int ldx, int n, int d, double *shift)
+{
+    if (n < 3) return;
+    double *r = (double *) R_alloc((size_t) n, sizeof(double));
+    double *q = (double *) R_alloc((size_t) n, sizeof(double));
+    double *col = (double *) R_alloc((size_t) n, sizeof(double));
+    memset(r, 0, (size_t) n * sizeof(double));
+    for (int j = 0; j < d; j++) {
+        const double *c = x + (size_t) j * ldx;
+        for (int i = 0; i < n; i++) r[i] += (c[i] - shift[j]) * (c[i] - shift[j]);
+    }
+    double total = 0.0;
+    for (int i = 0; i < n; i++) total += r[i];
+    memcpy(q, r, (size_t) n * sizeof(double));
+    double rmed = median_of(q, n);
+    if (rmed <= DBL_MAX && rmed >= SHIFT_TYPICAL * (total / n)) return; /* Inf: go on */
+    double *med = (double *) R_alloc((size_t) d + 1, sizeof(double));
+    memset(q, 0, (size_t) n * sizeof(double));
+    for (int j = 0; j < d; j++) {
+        const double *c = x + (size_t) j * ldx;
+        memcpy(col, c, (size_t) n * sizeof(double));
+        med[j] = median_of(col, n);
+        for (int i = 0; i < n; i++) q[i] += (c[i] - med[j]) * (c[i] - med[j]);
+    }
+    int m = 0;
+    for (int i = 0; i < n; i++)
+        if (q[i] > 0.0) {
+            r[m] = r[i];
+            q[m++] = q[i];
+        }
+    if (m == 0) return;
+    double rm = median_of(r, m), qm = median_of(q, m);
+    if (!(rm > SHIFT_FAR * qm)) return;
+    memcpy(shift, med, (size_t) d * sizeof(double));
+}
+
 /* Distance kernels depend on x - y only. Their points are shifted by the
  * column means of the training data before the norms are taken: the
  * identity ||x - y||^2 = ||x||^2 + ||y||^2 - 2 x'y then does not lose all its
  * digits on data far from the origin (such as coordinates around 1e6).
  * Returns the column means of rows 0..n-1 of x (leading dimension ldx), or
- * NULL when no part of the kernel needs them. */
+ * NULL when no part of the kernel needs them; robust_shift() replaces
+ * them by the column medians where a few far rows pull the means away
+ * from the others. */
 const double *kernel_shift(const kernel_eval *k, const double *x, int ldx, int n, int d)
 {
     if (!k->any_distance || n < 1) return NULL;
@@ -215,6 +272,7 @@ const double *kernel_shift(const kernel_eval *k, const double *x, int ldx, int n
         shift[j] = s / n;
         if (!R_FINITE(shift[j])) shift[j] = 0.0; /* huge data: no shift */
     }
+    robust_shift(x, ldx, n, d, shift);
     return shift;
 }
 
@@ -486,7 +544,9 @@ void kernel_nonfinite_error(const kernel_eval *k, const char *what)
     } else if (k->bases[0].code == KERNEL_ANOVA) {
         hint = "'kpar' gives values too large (try a smaller degree)";
     }
-    error_data("kernel values %sare not finite: %s", what, hint);
+    /* the argument whose values they are: 'x' for the fit (what "") */
+    error_data("kernel values %sare not finite: %s%s", what, hint,
+               *what ? "" : " (in 'x')");
 }
 
 /* dst[i - i0] = base kernel (a_i, b_j) for i in [i0, i1). work: floor(order)
@@ -525,6 +585,9 @@ static void base_segment(const kernel_spec *spec, const kernel_points *a,
             dst[i - i0] = s;
         }
         kernel_fast_transform(spec, dst, i1 - i0);
+        /* the expanded form's lost digits and a point against itself */
+        if (dist && !diff)
+            kernel_fast_refine(spec, ap + (size_t) i0 * d, an + i0, bj, bn, d, i1 - i0, dst);
         return;
     }
     for (int i = i0; i < i1; i++)

@@ -28,6 +28,7 @@
  * The points are not shifted by column means (that would make them
  * dense); sparse data are counts and weights near the origin. */
 #include "fastkpca.h"
+#include "simd.h"
 #include <float.h>
 #include <limits.h>
 #include <Rmath.h>
@@ -227,14 +228,21 @@ static double merged_spline(sparse_row a, sparse_row b)
     return prod;
 }
 
-/* ||a - b||^2 from the squared norms and the gathered product a'b,
- * clamped at 0; where the norms overflowed, summed as differences. */
-static inline double squared_distance(double an, double bn, double ab, sparse_row a,
-                                      sparse_row b)
+/* ||a - b||^2 from the squared norms and the gathered product a'b
+ * (sq_distance_from_norms()), summed again over the union of the columns
+ * where simd.h's rule says it may be wrong (sq_distance_lost(): norms that
+ * overflowed, or a cancellation that may move rbfdot's value beyond
+ * SQ_DISTANCE_TOL; its value exp(-sigma s) is formed only for the pairs
+ * whose norms are large enough for that, rare on sparse data). */
+double sparse_rbf_distance(double sigma, double an, double bn, double ab,
+                           const sparse_csr *A, int ra, const sparse_csr *B, int rb)
 {
-    double s = an + bn - 2.0 * ab;
-    if (!(s <= DBL_MAX)) s = merged_sq_distance(a, b);
-    return s > 0.0 ? s : 0.0;
+    double s = sq_distance_from_norms(an, bn, ab);
+    if (simd_not_finite(s) ||
+        (sigma * (SQ_DISTANCE_ROUNDING * (an + bn)) > SQ_DISTANCE_TOL &&
+         sq_distance_lost(s, an, bn, sigma * exp(-sigma * s))))
+        s = merged_sq_distance(row_of(A, ra), row_of(B, rb));
+    return s;
 }
 
 /* The kernel's function of the len products or squared distances in v, in
@@ -279,7 +287,9 @@ void sparse_segment(const kernel_spec *spec, const kernel_points *a, const kerne
         for (int i = i0; i < i1; i++) {
             sparse_row ai = row_of(A, a->first + i);
             double s = gather_dot(ai, w);
-            dst[i - i0] = dist ? squared_distance(a->sparse_norms[i], bn, s, ai, bj) : s;
+            dst[i - i0] = dist ? sparse_rbf_distance(spec->sigma, a->sparse_norms[i], bn, s, A,
+                                                     a->first + i, b->sparse, b->first + j)
+                               : s;
         }
         for (int t = 0; t < bj.len; t++) w[bj.j[t]] = 0.0;
         break;
@@ -362,8 +372,9 @@ void sparse_columns(const kernel_spec *spec, const kernel_points *a, const kerne
                 if (lower && i < q + c) continue;
                 double v = sums[c];
                 if (dist)
-                    v = squared_distance(a->sparse_norms[i], b->sparse_norms[q + c], v, ai,
-                                         rows[c]);
+                    v = sparse_rbf_distance(spec->sigma, a->sparse_norms[i],
+                                            b->sparse_norms[q + c], v, A, a->first + i, B,
+                                            b->first + q + c);
                 out[(size_t) (q + c - c0) * ldo + (i - i0)] = v;
             }
         }

@@ -32,6 +32,7 @@
  * head, 10.5 with the head at a share of 1/4 or 1/8, 13 to 16 at 1/16.
  * Whole fits: NEWS.md and the Benchmarks article (bench/sparse.R). */
 #include "fastkpca.h"
+#include "simd.h"
 #include <float.h>
 #include <limits.h>
 #include <math.h>
@@ -49,15 +50,6 @@
 /* tail values of the row side indexed at a time, per thread */
 #define SPARSE_TAIL_CAP 65536
 
-/* Whether x is Inf or NaN, from its exponent's bits: an integer test the
- * compiler vectorizes in a loop, where a comparison of doubles stays scalar. */
-static inline int not_finite(double x)
-{
-    uint64_t u;
-    memcpy(&u, &x, sizeof u);
-    return (int) ((u >> 52 & 0x7ff) == 0x7ff);
-}
-
 /* One side's rows as head and tail. */
 typedef struct {
     const sparse_csr *s;
@@ -70,7 +62,7 @@ struct sparse_tiles {
     const kernel_spec *spec;
     kernel_points a, b;
     int nhead, d, threads, cap;
-    int may_overflow;    /* a squared norm of at least DBL_MAX / 4 */
+    int may_lose;        /* a pair's distance from the norms may need redoing */
     split_rows A, B;
     /* per thread: the row side's tail values of a tile, by column */
     int *colstart, *colend; /* d each: a column's values (colend 0 between tiles) */
@@ -187,8 +179,14 @@ sparse_tiles *sparse_tiles_prepare(const kernel_spec *spec, const kernel_points 
     P->b = *b;
     P->d = a->sparse->d;
     P->threads = threads < 1 ? 1 : threads;
-    for (int i = 0; i < a->n; i++) P->may_overflow |= !(a->sparse_norms[i] < DBL_MAX / 4);
-    for (int i = 0; i < b->n; i++) P->may_overflow |= !(b->sparse_norms[i] < DBL_MAX / 4);
+    /* sparse_rbf_distance()'s rule can flag a pair only if its norms
+     * overflow or are large enough for the cancellation to matter */
+    double top = 0.0;
+    for (int i = 0; i < a->n; i++) top = a->sparse_norms[i] > top ? a->sparse_norms[i] : top;
+    for (int i = 0; i < b->n; i++) top = b->sparse_norms[i] > top ? b->sparse_norms[i] : top;
+    P->may_lose = spec->code == KERNEL_RBF &&
+        !(spec->sigma * (SQ_DISTANCE_ROUNDING * 2.0 * top) <= SQ_DISTANCE_TOL &&
+          top < DBL_MAX / 4);
     int *slot = (int *) R_alloc((size_t) P->d + 1, sizeof(int));
     /* the head from all the rows of the column side's set, whatever part
      * of it the call takes (a matrix-free pass takes a view of its rows) */
@@ -301,23 +299,21 @@ int sparse_tile(const sparse_tiles *P, int r0, int nr, int c0, int nc, double *o
         if (rbf) {
             /* ||a||^2 + ||b||^2 - 2 a'b, clamped at 0, in a vector loop
              * where OpenMP's simd is there (R's -O2 leaves it scalar
-             * otherwise); where it may overflow (|a'b| is at most
-             * the larger squared norm), summed again as differences where
-             * it did */
+             * otherwise); where the norms are large (may_lose), each
+             * value by sparse_rbf_distance()'s rule instead */
             const double *an = P->a.sparse_norms + r0;
             double bn = P->b.sparse_norms[c0 + j];
+            if (P->may_lose) {
+                for (int i = 0; i < nr; i++)
+                    col[i] = sparse_rbf_distance(spec->sigma, an[i], bn, col[i], P->a.sparse,
+                                                 P->a.first + r0 + i, P->b.sparse,
+                                                 P->b.first + c0 + j);
+            } else {
 #ifdef _OPENMP
 #pragma omp simd
 #endif
-            for (int i = 0; i < nr; i++) {
-                double s = an[i] + bn - 2.0 * col[i];
-                col[i] = s < 0.0 ? 0.0 : s;
+                for (int i = 0; i < nr; i++) col[i] = sq_distance_from_norms(an[i], bn, col[i]);
             }
-            if (P->may_overflow)
-                for (int i = 0; i < nr; i++)
-                    if (not_finite(col[i]))
-                        col[i] = sparse_squared_distance(P->a.sparse, P->a.first + r0 + i,
-                                                         P->b.sparse, P->b.first + c0 + j);
             /* a point's distance to itself */
             if (P->a.sparse == P->b.sparse) {
                 int self = P->b.first + c0 + j - P->a.first - r0;
@@ -335,7 +331,7 @@ int sparse_tile(const sparse_tiles *P, int r0, int nr, int c0, int nc, double *o
 #ifdef _OPENMP
 #pragma omp simd reduction(|:bad)
 #endif
-            for (int i = 0; i < nr; i++) bad |= not_finite(col[i]);
+            for (int i = 0; i < nr; i++) bad |= simd_not_finite(col[i]);
         }
     }
     return bad;
