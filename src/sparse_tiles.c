@@ -49,6 +49,8 @@
 #define SPARSE_HEAD_MAX 128
 /* tail values of the row side indexed at a time, per thread */
 #define SPARSE_TAIL_CAP 65536
+/* see sparse_tiles_prepare() */
+#define SPARSE_DENSE_MAP 4
 
 /* One side's rows as head and tail. */
 typedef struct {
@@ -187,7 +189,7 @@ static int tail_columns(const sparse_csr *A, const sparse_csr *B, const int *hea
 /* s's rows split into a dense head (nhead x n, head: the head's columns)
  * and a compressed tail whose columns are their places in tcols. */
 static split_rows split(const sparse_csr *s, const int *head, int nhead, const int *tcols,
-                        int ntcols)
+                        int ntcols, const int *slot, const int *rank)
 {
     split_rows r;
     r.s = s;
@@ -196,7 +198,7 @@ static split_rows split(const sparse_csr *s, const int *head, int nhead, const i
     int *place = (int *) R_alloc((size_t) nnz + 1, sizeof(int)); /* head place, or -1 */
     int ntail = 0;
     for (int u = 0; u < nnz; u++) {
-        place[u] = find_column(head, nhead, s->j[u]);
+        place[u] = slot ? slot[s->j[u]] : find_column(head, nhead, s->j[u]);
         ntail += place[u] < 0;
     }
     double *hd = (double *) R_alloc((size_t) nhead * n + 1, sizeof(double));
@@ -212,7 +214,7 @@ static split_rows split(const sparse_csr *s, const int *head, int nhead, const i
             if (q >= 0) {
                 hd[i * nhead + q] = s->x[u];
             } else {
-                tj[out] = find_column(tcols, ntcols, s->j[u]);
+                tj[out] = rank ? rank[s->j[u]] : find_column(tcols, ntcols, s->j[u]);
                 tx[out++] = s->x[u];
             }
         }
@@ -251,8 +253,22 @@ sparse_tiles *sparse_tiles_prepare(const kernel_spec *spec, const kernel_points 
     P->nhead = choose_head(b->sparse, head);
     /* the tails' columns numbered 0 .. P->dc - 1 (tail_columns()) */
     P->dc = tail_columns(a->sparse, b->sparse, head, P->nhead, &tcols);
-    P->A = split(a->sparse, head, P->nhead, tcols, P->dc);
-    P->B = b->sparse == a->sparse ? P->A : split(b->sparse, head, P->nhead, tcols, P->dc);
+    /* data of few columns (at most SPARSE_DENSE_MAP times their stored
+     * values): the columns' places by look-up in two maps of one int per
+     * column, rather than by binary search (the same places) */
+    int *slot = NULL, *rank = NULL;
+    size_t nnz = (size_t) a->sparse->p[a->sparse->n] +
+        (b->sparse == a->sparse ? 0 : (size_t) b->sparse->p[b->sparse->n]);
+    if ((size_t) P->d <= SPARSE_DENSE_MAP * (nnz + 1)) {
+        slot = (int *) R_alloc((size_t) P->d + 1, sizeof(int));
+        rank = (int *) R_alloc((size_t) P->d + 1, sizeof(int));
+        for (int c = 0; c < P->d; c++) slot[c] = rank[c] = -1;
+        for (int q = 0; q < P->nhead; q++) slot[head[q]] = q;
+        for (int q = 0; q < P->dc; q++) rank[tcols[q]] = q;
+    }
+    P->A = split(a->sparse, head, P->nhead, tcols, P->dc, slot, rank);
+    P->B = b->sparse == a->sparse ? P->A
+        : split(b->sparse, head, P->nhead, tcols, P->dc, slot, rank);
     /* the index holds at least the longest tail row of the row side */
     int longest = 0;
     for (int r = 0; r < a->sparse->n; r++)
