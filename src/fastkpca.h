@@ -189,7 +189,7 @@ typedef struct {
     double bessel_order;  /* the largest besseldot order */
     int strings_indexed;  /* string kernels: the call's strings are indexed */
     int fixed_first;      /* string kernels: the number of the fixed set's first string */
-    int sparse, sparse_d; /* the call's points are sparse rows of sparse_d columns */
+    int sparse, sparse_d; /* sparse rows, of sparse_d columns (those used, when fewer) */
     int prep_threads;     /* threads that prepare dense points (kernel_point_sets()) */
     /* the call's point sets (kernel_point_sets()): their numbers of points
      * (n_moving 0 without a moving set) and of columns (0 for strings), and for sparse rows the sets as R
@@ -228,6 +228,9 @@ typedef enum { EXACT_BISECTION = 1, EXACT_MRRR = 2 } exact_method_code;
 int kernel_is_distance(kernel_code code);
 double kernel_dot(const double *a, const double *b, int d);
 double kernel_sq_distance(const double *a, const double *b, int d, double aa, double bb);
+double kernel_diff_distance(const double *a, const double *b, int d);
+void kernel_fast_refine(const kernel_spec *spec, const double *ra, const double *an,
+                        const double *bj, double bn, int d, int n, double *v);
 double kernel_of_product(const kernel_spec *k, double s, double *work);
 double kernel_value(const kernel_spec *k, const double *a, const double *b, int d,
                     double aa, double bb, double *work);
@@ -311,6 +314,8 @@ void sparse_columns(const kernel_spec *spec, const kernel_points *a, const kerne
                     int c0, int nc, int i0, int i1, int lower, double *out, size_t ldo,
                     double *work);
 double sparse_squared_distance(const sparse_csr *A, int ra, const sparse_csr *B, int rb);
+double sparse_rbf_distance(double sigma, double an, double bn, double ab,
+                           const sparse_csr *A, int ra, const sparse_csr *B, int rb);
 
 /* sparse_tiles.c: tiles of a gathered-product kernel on sparse rows, the
  * frequent columns as a dense head (one tiled product), the rest indexed

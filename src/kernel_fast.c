@@ -57,6 +57,10 @@
  * above, 2^k would overflow. */
 #define KF_EXP_LO -708.0
 #define KF_EXP_HI 709.0
+/* Values of a column finished at once where the expanded form keeps their
+ * distances for refine_values() (a stack buffer): at least the tiles'
+ * largest row block. */
+#define FAST_SEGMENT 512
 
 typedef struct {
     kernel_code code;
@@ -70,6 +74,39 @@ typedef struct {
     const double *b;               /* the column points, each contiguous */
     double *out;                   /* rows x columns, leading dimension rows */
 } fast_job;
+
+/* A copy's function of the squared distances or inner products, in place. */
+typedef void (*fast_transform_fn)(const fast_job *J, double *v, int n);
+
+/* The values v[0..n-1] of the column point bj (squared norm bn) against the
+ * row points ra + i d (squared norms an[i]), from the squared distances
+ * s[0..n-1] from the norms (the expanded form) by the kernel's function f:
+ * those that sq_distance_lost() flags (overflowed norms, or a cancellation
+ * that may move the value by more than SQ_DISTANCE_TOL) are summed again
+ * from the differences, and a point against itself (the same point in
+ * memory) gets the distance 0 exactly, so a value of exactly 1. The test
+ * runs first over the whole segment, in a loop the compiler vectorizes;
+ * ordinary data rarely have a value to redo. */
+static void refine_values(const fast_job *J, const double *ra, const double *an,
+                          const double *bj, double bn, int n, const double *s, double *v,
+                          fast_transform_fn f)
+{
+    int d = J->d, any = 0, self = -1;
+    if (d > 0 && bj >= ra && bj < ra + (size_t) n * d && (bj - ra) % d == 0) self = (int) ((bj - ra) / d);
+    if (J->code == KERNEL_RBF) {
+        for (int i = 0; i < n; i++) any |= sq_distance_lost(s[i], an[i], bn, J->sigma * v[i]);
+    } else {
+        any = 1;
+    }
+    if (!any && self < 0) return;
+    for (int i = 0; i < n; i++) {
+        double slope = J->sigma * v[i];
+        if (J->code == KERNEL_LAPLACE) slope /= 2.0 * sqrt(s[i]);
+        if (i != self && !sq_distance_lost(s[i], an[i], bn, slope)) continue;
+        v[i] = i == self ? 0.0 : kernel_diff_distance(ra + (size_t) i * d, bj, d);
+        f(J, v + i, 1);
+    }
+}
 
 #ifdef SIMD_VECTOR
 # define KF_COPY_V2 1
@@ -124,6 +161,7 @@ typedef struct {
 #endif
 
 /* Plain loops and exp(): every system and compiler, and the "plain" path. */
+static void transform_plain(const fast_job *J, double *v, int n);
 static void transform_plain(const fast_job *J, double *v, int n)
 {
     for (int i = 0; i < n; i++) {
@@ -132,7 +170,7 @@ static void transform_plain(const fast_job *J, double *v, int n)
         case KERNEL_RBF: x = exp(-J->sigma * x); break;
         case KERNEL_LAPLACE: x = exp(-J->sigma * sqrt(x)); break;
         case KERNEL_POLY: x = R_pow_di(J->scale * x + J->offset, J->degree); break;
-        case KERNEL_TANH: x = tanh(J->scale * x + J->offset); break;
+        case KERNEL_TANH: x = simd_not_finite(x) ? NAN : tanh(J->scale * x + J->offset); break;
         default: break;
         }
         v[i] = x;
@@ -150,17 +188,24 @@ static int columns_plain(const fast_job *J, int c0, int c1)
             const double *a = J->apack + (size_t) (i / 8) * 8 * d + i % 8;
             double s = 0.0;
             for (int k = 0; k < d; k++) {
-                double t = J->diff ? a[8 * k] - bj[k] : a[8 * k] * bj[k];
-                s += J->diff ? t * t : t;
+                /* (a - b)^2 or a b, a product then a sum (simd.h's rule
+                 * for the plain loops) */
+                double t = J->diff ? a[8 * k] - bj[k] : a[8 * k];
+                s = SD_MUL_ADD(t, J->diff ? t : bj[k], s);
             }
-            if (J->expanded) {
-                s = J->anorms[i] + J->bnorms[jc] - 2.0 * s;
-                if (!(s > 0.0)) s = 0.0;
-            }
+            if (J->expanded) s = sq_distance_from_norms(J->anorms[i], J->bnorms[jc], s);
             col[i] = s;
         }
-        if (i0 < rows) transform_plain(J, col + i0, rows - i0);
-        for (int i = i0; i < rows; i++) bad |= !(fabs(col[i]) <= DBL_MAX);
+        for (int r0 = i0; r0 < rows && J->expanded; r0 += FAST_SEGMENT) {
+            int len = rows - r0 < FAST_SEGMENT ? rows - r0 : FAST_SEGMENT;
+            double sbuf[FAST_SEGMENT];
+            memcpy(sbuf, col + r0, (size_t) len * sizeof(double));
+            transform_plain(J, col + r0, len);
+            refine_values(J, J->a + (size_t) r0 * d, J->anorms + r0, bj, J->bnorms[jc], len,
+                          sbuf, col + r0, transform_plain);
+        }
+        if (i0 < rows && !J->expanded) transform_plain(J, col + i0, rows - i0);
+        for (int i = i0; i < rows; i++) bad |= simd_not_finite(col[i]);
     }
     return bad;
 }
@@ -240,7 +285,8 @@ int kernel_expanded_form(const kernel_spec *spec, int d)
  * come from the norms there too). laplacedot sums differences below the
  * crossover; here its distances come from the norms, and a pair whose
  * distance is so small that the square root would magnify the norms'
- * rounding (wide_refine()) gets its differences summed instead. Every
+ * rounding (refine_values(), as for rbfdot) gets its differences summed
+ * instead. Every
  * value depends only on its pair and on d: the same bits for a row alone
  * or among others, on any thread count. The data's column means are
  * subtracted from the points of the distance kernels beforehand, as for
@@ -289,28 +335,13 @@ int kernel_wide_form(const kernel_spec *spec, int d)
 /* Doubles of the rows' panel of coordinates that the threads share from
  * the last-level cache in one pass over the block: 8 MB. */
 #define WIDE_PANEL_DOUBLES (1 << 20)
-/* laplacedot's tolerance on a value from the norms (see wide_refine()). */
-#define WIDE_LAPLACE_TOL 1e-14
 /* Values finished at once (a stack buffer of their distances). */
 #define WIDE_FINISH_CHUNK 256
 
-/* Whether laplacedot's value v = exp(-sigma sqrt(s)), s its squared
- * distance from the norms an, bn, is refined by summing differences. The
- * cancellation in an + bn - 2 x'y leaves an error of about 4 eps (an + bn)
- * in s (beyond the rounding of a sum of d terms, which summed differences
- * share), which becomes v sigma err / (2 sqrt(s)) in v: refined above
- * WIDE_LAPLACE_TOL. Only pairs much closer than their distance from the
- * column means qualify (near-duplicate rows, and exact duplicates, whose
- * differences give exactly 0 and a value of exactly 1). */
-static int wide_refine(const fast_job *J, double v, double s, double an, double bn)
-{
-    return v * J->sigma * 4.0 * DBL_EPSILON * (an + bn) > 2.0 * WIDE_LAPLACE_TOL * sqrt(s);
-}
-
 /* Column jc's rows i0..i1-1 of a wide block, g its inner products in
- * place: the distances (for a distance kernel), then the kernel's
- * function, in chunks. ra: a's point of row i is ra + i d. Returns 1 if a
- * value is not finite. */
+ * place: the distances (for a distance kernel, refined by
+ * refine_values()), then the kernel's function, in chunks. ra: a's point
+ * of row i is ra + i d. Returns 1 if a value is not finite. */
 static int wide_finish(const fast_job *J, const double *ra, int jc, int i0, int i1,
                        double *g)
 {
@@ -321,21 +352,14 @@ static int wide_finish(const fast_job *J, const double *ra, int jc, int i0, int 
         double *v = g + (c0 - i0);
         if (J->expanded) {
             double bn = J->bnorms[jc];
-            for (int i = c0; i < c1; i++) {
-                double s = J->anorms[i] + bn - 2.0 * v[i - c0];
-                v[i - c0] = sbuf[i - c0] = s > 0.0 ? s : 0.0;
-            }
+            for (int i = c0; i < c1; i++)
+                v[i - c0] = sbuf[i - c0] = sq_distance_from_norms(J->anorms[i], bn, v[i - c0]);
         }
         fast_transform(J, v, c1 - c0);
-        for (int i = c0; J->code == KERNEL_LAPLACE && i < c1; i++) {
-            double an = J->anorms[i], bn = J->bnorms[jc], s = 0.0;
-            if (!wide_refine(J, v[i - c0], sbuf[i - c0], an, bn)) continue;
-            const double *ai = ra + (size_t) i * d, *bj = J->b + (size_t) jc * d;
-            for (int k = 0; k < d; k++) s += (ai[k] - bj[k]) * (ai[k] - bj[k]);
-            v[i - c0] = s;
-            fast_transform(J, v + (i - c0), 1);
-        }
-        for (int i = 0; i < c1 - c0; i++) bad |= !(fabs(v[i]) <= DBL_MAX);
+        if (J->expanded)
+            refine_values(J, ra + (size_t) c0 * d, J->anorms + c0, J->b + (size_t) jc * d,
+                          J->bnorms[jc], c1 - c0, sbuf, v, fast_transform);
+        for (int i = 0; i < c1 - c0; i++) bad |= simd_not_finite(v[i]);
     }
     return bad;
 }
@@ -593,6 +617,7 @@ int kernel_fast_tile(const kernel_fast_plan *P, int r0, int nr, int c0, int nc,
     fast_job J = P->J;
     if (J.wide) return wide_tile(&J, r0, nr, c0, nc, out);
     J.rows = nr;
+    J.a = P->J.a + (size_t) r0 * J.d;
     J.apack = P->J.apack + (size_t) (r0 / 8) * 8 * J.d;
     J.anorms = P->J.anorms ? P->J.anorms + r0 : NULL;
     J.b = P->J.b + (size_t) c0 * J.d;
@@ -614,4 +639,26 @@ void kernel_fast_transform(const kernel_spec *spec, double *v, int n)
     J.offset = spec->offset;
     J.degree = spec->code == KERNEL_POLY ? (int) spec->degree : 1;
     fast_transform(&J, v, n);
+}
+
+/* rbfdot's values v[0..n-1] of the column point bj (squared norm bn)
+ * against the row points ra + i d (squared norms an[i]), from finite
+ * distances from the norms (kernel_sq_distance()): refine_values() for the
+ * generic interpreter (kernel.c's base_segment()), so that a base kernel
+ * of an expression gets the values of the blocks. */
+void kernel_fast_refine(const kernel_spec *spec, const double *ra, const double *an,
+                        const double *bj, double bn, int d, int n, double *v)
+{
+    fast_job J;
+    memset(&J, 0, sizeof J);
+    J.code = spec->code;
+    J.sigma = spec->sigma;
+    J.d = d;
+    double s[FAST_SEGMENT];
+    for (int i0 = 0; i0 < n; i0 += FAST_SEGMENT) {
+        int len = n - i0 < FAST_SEGMENT ? n - i0 : FAST_SEGMENT;
+        /* finite distances: only the cancellation's test needs them (laplacedot) */
+        for (int i = 0; i < len; i++) s[i] = 0.0;
+        refine_values(&J, ra + (size_t) i0 * d, an + i0, bj, bn, len, s, v + i0, fast_transform);
+    }
 }

@@ -67,6 +67,9 @@ static void base_segment(const kernel_spec *spec, const kernel_points *a,
             dst[i - i0] = s;
         }
         kernel_fast_transform(spec, dst, i1 - i0);
+        /* the expanded form's lost digits and a point against itself */
+        if (dist && !diff)
+            kernel_fast_refine(spec, ap + (size_t) i0 * d, an + i0, bj, bn, d, i1 - i0, dst);
         return;
     }
     for (int i = i0; i < i1; i++)

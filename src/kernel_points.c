@@ -4,10 +4,13 @@
  * (indexed together, the moving set's first). Dense points are transposed
  * to one contiguous column each (d x n), with their squared norms; those
  * of the distance kernels are first shifted by the training column means
- * (kernel_shift()), so that ||x - y||^2 = ||x||^2 + ||y||^2 - 2 x'y keeps
+ * (kernel_shift(); the medians where a few far rows pull the means away
+ * from the others, robust_shift()), so that ||x - y||^2 = ||x||^2 + ||y||^2 - 2 x'y keeps
  * its digits on data far from the origin. */
 #include "fastkpca.h"
+#include <float.h>
 #include <math.h>
+#include <stdlib.h>
 #include <string.h>
 
 /* Values from which the points are prepared on the threads (wide data:
@@ -33,12 +36,70 @@ static int prep_threads(const kernel_eval *k, int n, int d)
     return (double) n * d >= PREP_THREAD_VALUES && k->prep_threads > 1 ? k->prep_threads : 1;
 }
 
+/* The median of v[0..n-1] (reordered; n >= 1): the upper one of an even n. */
+static double median_of(double *v, int n)
+{
+    rPsort(v, n, n / 2);
+    return v[n / 2];
+}
+
+/* kernel_shift()'s means, replaced in place by the column medians where
+ * they are far from most rows: a shifted coordinate keeps its digits
+ * relative to the shifted value, so a shift far from two rows loses the
+ * digits of their difference (one row of 1e160 among ordinary ones: every
+ * ordinary row became the same point). With r_i the squared distance of
+ * row i to the means: ordinary data have a median of r near its mean
+ * (a median at least SHIFT_TYPICAL of the mean: nothing more is done,
+ * O(n d)); else, over the rows not at the medians' point, the median of r
+ * and of the squared distances to the medians are compared, and the
+ * medians taken if the first is SHIFT_FAR times the second. */
+#define SHIFT_TYPICAL 0.2
+#define SHIFT_FAR 1e4
+static void robust_shift(const double *x, int ldx, int n, int d, double *shift)
+{
+    if (n < 3) return;
+    double *r = (double *) R_alloc((size_t) n, sizeof(double));
+    double *q = (double *) R_alloc((size_t) n, sizeof(double));
+    double *col = (double *) R_alloc((size_t) n, sizeof(double));
+    memset(r, 0, (size_t) n * sizeof(double));
+    for (int j = 0; j < d; j++) {
+        const double *c = x + (size_t) j * ldx;
+        for (int i = 0; i < n; i++) r[i] += (c[i] - shift[j]) * (c[i] - shift[j]);
+    }
+    double total = 0.0;
+    for (int i = 0; i < n; i++) total += r[i];
+    memcpy(q, r, (size_t) n * sizeof(double));
+    double rmed = median_of(q, n);
+    if (rmed <= DBL_MAX && rmed >= SHIFT_TYPICAL * (total / n)) return; /* Inf: go on */
+    double *med = (double *) R_alloc((size_t) d + 1, sizeof(double));
+    memset(q, 0, (size_t) n * sizeof(double));
+    for (int j = 0; j < d; j++) {
+        const double *c = x + (size_t) j * ldx;
+        memcpy(col, c, (size_t) n * sizeof(double));
+        med[j] = median_of(col, n);
+        for (int i = 0; i < n; i++) q[i] += (c[i] - med[j]) * (c[i] - med[j]);
+    }
+    int m = 0;
+    for (int i = 0; i < n; i++)
+        if (q[i] > 0.0) {
+            r[m] = r[i];
+            q[m++] = q[i];
+        }
+    if (m == 0) return;
+    double rm = median_of(r, m), qm = median_of(q, m);
+    if (!(rm > SHIFT_FAR * qm)) return;
+    memcpy(shift, med, (size_t) d * sizeof(double));
+}
+
+
 /* Distance kernels depend on x - y only. Their points are shifted by the
  * column means of the training data before the norms are taken: the
  * identity ||x - y||^2 = ||x||^2 + ||y||^2 - 2 x'y then does not lose all its
  * digits on data far from the origin (such as coordinates around 1e6).
  * Returns the column means of rows 0..n-1 of x (leading dimension ldx), or
- * NULL when no part of the kernel needs them. */
+ * NULL when no part of the kernel needs them; robust_shift() replaces
+ * them by the column medians where a few far rows pull the means away
+ * from the others. */
 const double *kernel_shift(const kernel_eval *k, const double *x, int ldx, int n, int d)
 {
     if (!k->any_distance || n < 1) return NULL;
@@ -56,6 +117,7 @@ const double *kernel_shift(const kernel_eval *k, const double *x, int ldx, int n
         shift[j] = s / n;
         if (!R_FINITE(shift[j])) shift[j] = 0.0; /* huge data: no shift */
     }
+    robust_shift(x, ldx, n, d, shift);
     return shift;
 }
 
@@ -223,6 +285,53 @@ static const sparse_csr *read_sparse_set(SEXP x, const char *what)
     return s;
 }
 
+static int compare_ints(const void *a, const void *b)
+{
+    int x = *(const int *) a, y = *(const int *) b;
+    return x < y ? -1 : x > y;
+}
+
+/* The set s with its columns renumbered 0.. in the order of used, the
+ * sorted distinct columns of the call (nused of them); values, rows and
+ * the order of each row's columns unchanged, so every sum has the same
+ * terms in the same order. */
+static const sparse_csr *renumbered_set(const sparse_csr *s, const int *used, int nused)
+{
+    sparse_csr *c = (sparse_csr *) R_alloc(1, sizeof(sparse_csr));
+    *c = *s;
+    int nnz = s->p[s->n];
+    int *j = (int *) R_alloc((size_t) nnz + 1, sizeof(int));
+    for (int t = 0; t < nnz; t++)
+        j[t] = (int) ((const int *) bsearch(s->j + t, used, (size_t) nused, sizeof(int),
+                                            compare_ints) - used);
+    c->j = j;
+    c->d = nused;
+    return c;
+}
+
+/* Sparse sets with more columns than stored values (hashed features: 2^28
+ * columns) keep only the columns they use, renumbered in order
+ * (renumbered_set()): the evaluators' scratch per column (the 8-column
+ * products scatter 8 doubles per column, per thread) is then O(nnz), not
+ * O(ncol), and nothing of the call holds a vector of length ncol. */
+static void compact_sparse_columns(kernel_eval *k)
+{
+    const sparse_csr *f = k->fixed_rows, *m = k->moving_rows;
+    size_t nnz = (size_t) f->p[f->n] + (m ? (size_t) m->p[m->n] : 0);
+    if ((double) f->d <= (double) nnz) return;
+    int *used = (int *) R_alloc(nnz + 1, sizeof(int));
+    memcpy(used, f->j, (size_t) f->p[f->n] * sizeof(int));
+    if (m) memcpy(used + f->p[f->n], m->j, (size_t) m->p[m->n] * sizeof(int));
+    qsort(used, nnz, sizeof(int), compare_ints);
+    int nused = 0;
+    for (size_t t = 0; t < nnz; t++)
+        if (t == 0 || used[t] != used[t - 1]) used[nused++] = used[t];
+    if (nused == 0) nused = 1, used[0] = 0;   /* no value at all: one column */
+    k->fixed_rows = renumbered_set(f, used, nused);
+    if (m) k->moving_rows = renumbered_set(m, used, nused);
+    k->sparse_d = nused;
+}
+
 /* kernel_point_sets() for sparse rows: both sets sparse, of one number of
  * columns, each read once and kept in k for the call's blocks. */
 static int sparse_point_sets(kernel_eval *k, SEXP moving, const char *mwhat, SEXP fixed,
@@ -235,7 +344,10 @@ static int sparse_point_sets(kernel_eval *k, SEXP moving, const char *mwhat, SEX
     k->fixed_set = fixed;
     k->fixed_rows = fs;
     k->n_fixed = fs->n;
-    if (isNull(moving)) return fs->d;
+    if (isNull(moving)) {
+        compact_sparse_columns(k);
+        return fs->d;
+    }
     if (!is_sparse_rows(moving))
         error_argument("'%s' must be sparse rows, as '%s' are", mwhat, fwhat);
     const sparse_csr *ms = read_sparse_set(moving, mwhat);
@@ -244,6 +356,7 @@ static int sparse_point_sets(kernel_eval *k, SEXP moving, const char *mwhat, SEX
     k->moving_set = moving;
     k->moving_rows = ms;
     k->n_moving = ms->n;
+    compact_sparse_columns(k);
     return fs->d;
 }
 

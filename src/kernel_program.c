@@ -170,5 +170,7 @@ void kernel_nonfinite_error(const kernel_eval *k, const char *what)
     } else if (k->bases[0].code == KERNEL_ANOVA) {
         hint = "'kpar' gives values too large (try a smaller degree)";
     }
-    error_data("kernel values %sare not finite: %s", what, hint);
+    /* the argument whose values they are: 'x' for the fit (what "") */
+    error_data("kernel values %sare not finite: %s%s", what, hint,
+               *what ? "" : " (in 'x')");
 }

@@ -204,7 +204,10 @@ static KF_ATTR void KF(transform)(const fast_job *J, double *v, int n)
         }
         break;
     case KERNEL_TANH:
-        for (int i = 0; i < n; i++) v[i] = tanh(J->scale * v[i] + J->offset);
+        /* an inner product that overflowed stays not finite (tanh would
+         * hide it as +-1): the caller reports it */
+        for (int i = 0; i < n; i++)
+            v[i] = simd_not_finite(v[i]) ? NAN : tanh(J->scale * v[i] + J->offset);
         break;
     default: /* vanilladot: the inner product itself */
         break;
@@ -234,17 +237,19 @@ static KF_ATTR void KF(tile)(int d, const double *a, const double *const *bp, in
         for (int k = 0; k < d; k++) {
             VD a0, t;
             memcpy(&a0, a + (size_t) k * 8, sizeof a0);
-            t = a0 - b0[k]; c0 += t * t; t = a0 - b1[k]; c1 += t * t;
-            t = a0 - b2[k]; c2 += t * t; t = a0 - b3[k]; c3 += t * t;
-            t = a0 - b4[k]; c4 += t * t; t = a0 - b5[k]; c5 += t * t;
-            t = a0 - b6[k]; c6 += t * t; t = a0 - b7[k]; c7 += t * t;
+            t = a0 - b0[k]; c0 = VOP(FMA)(t, t, c0); t = a0 - b1[k]; c1 = VOP(FMA)(t, t, c1);
+            t = a0 - b2[k]; c2 = VOP(FMA)(t, t, c2); t = a0 - b3[k]; c3 = VOP(FMA)(t, t, c3);
+            t = a0 - b4[k]; c4 = VOP(FMA)(t, t, c4); t = a0 - b5[k]; c5 = VOP(FMA)(t, t, c5);
+            t = a0 - b6[k]; c6 = VOP(FMA)(t, t, c6); t = a0 - b7[k]; c7 = VOP(FMA)(t, t, c7);
         }
     } else {
         for (int k = 0; k < d; k++) {
             VD a0;
             memcpy(&a0, a + (size_t) k * 8, sizeof a0);
-            c0 += a0 * b0[k]; c1 += a0 * b1[k]; c2 += a0 * b2[k]; c3 += a0 * b3[k];
-            c4 += a0 * b4[k]; c5 += a0 * b5[k]; c6 += a0 * b6[k]; c7 += a0 * b7[k];
+            c0 = VOP(FMA)(a0, VOP(SPLAT)(b0[k]), c0); c1 = VOP(FMA)(a0, VOP(SPLAT)(b1[k]), c1);
+            c2 = VOP(FMA)(a0, VOP(SPLAT)(b2[k]), c2); c3 = VOP(FMA)(a0, VOP(SPLAT)(b3[k]), c3);
+            c4 = VOP(FMA)(a0, VOP(SPLAT)(b4[k]), c4); c5 = VOP(FMA)(a0, VOP(SPLAT)(b5[k]), c5);
+            c6 = VOP(FMA)(a0, VOP(SPLAT)(b6[k]), c6); c7 = VOP(FMA)(a0, VOP(SPLAT)(b7[k]), c7);
         }
     }
     memcpy(acc, &c0, sizeof c0);          memcpy(acc + ld, &c1, sizeof c1);
@@ -268,20 +273,26 @@ static KF_ATTR void KF(tile)(int d, const double *a, const double *const *bp, in
                 memcpy(&a0, ah + (size_t) k * 8, sizeof a0);
                 memcpy(&a1, ah + (size_t) k * 8 + W, sizeof a1);
                 VD t;
-                t = a0 - b0[k]; c00 += t * t; t = a1 - b0[k]; c10 += t * t;
-                t = a0 - b1[k]; c01 += t * t; t = a1 - b1[k]; c11 += t * t;
-                t = a0 - b2[k]; c02 += t * t; t = a1 - b2[k]; c12 += t * t;
-                t = a0 - b3[k]; c03 += t * t; t = a1 - b3[k]; c13 += t * t;
+                t = a0 - b0[k]; c00 = VOP(FMA)(t, t, c00);
+                t = a1 - b0[k]; c10 = VOP(FMA)(t, t, c10);
+                t = a0 - b1[k]; c01 = VOP(FMA)(t, t, c01);
+                t = a1 - b1[k]; c11 = VOP(FMA)(t, t, c11);
+                t = a0 - b2[k]; c02 = VOP(FMA)(t, t, c02);
+                t = a1 - b2[k]; c12 = VOP(FMA)(t, t, c12);
+                t = a0 - b3[k]; c03 = VOP(FMA)(t, t, c03);
+                t = a1 - b3[k]; c13 = VOP(FMA)(t, t, c13);
             }
         } else {
             for (int k = 0; k < d; k++) {
                 VD a0, a1;
                 memcpy(&a0, ah + (size_t) k * 8, sizeof a0);
                 memcpy(&a1, ah + (size_t) k * 8 + W, sizeof a1);
-                c00 += a0 * b0[k]; c10 += a1 * b0[k];
-                c01 += a0 * b1[k]; c11 += a1 * b1[k];
-                c02 += a0 * b2[k]; c12 += a1 * b2[k];
-                c03 += a0 * b3[k]; c13 += a1 * b3[k];
+                VD w0 = VOP(SPLAT)(b0[k]), w1 = VOP(SPLAT)(b1[k]), w2 = VOP(SPLAT)(b2[k]),
+                   w3 = VOP(SPLAT)(b3[k]);
+                c00 = VOP(FMA)(a0, w0, c00); c10 = VOP(FMA)(a1, w0, c10);
+                c01 = VOP(FMA)(a0, w1, c01); c11 = VOP(FMA)(a1, w1, c11);
+                c02 = VOP(FMA)(a0, w2, c02); c12 = VOP(FMA)(a1, w2, c12);
+                c03 = VOP(FMA)(a0, w3, c03); c13 = VOP(FMA)(a1, w3, c13);
             }
         }
         double *o = acc + h;
@@ -292,6 +303,35 @@ static KF_ATTR void KF(tile)(int d, const double *a, const double *const *bp, in
     }
 }
 #endif
+
+/* The kernel's function on rows r0..r1-1 of columns c0..c1-1 of the block
+ * (the products or distances KF(columns) left there), the distances from
+ * the norms refined where they may have lost digits (refine_values()).
+ * Returns 1 if a value is not finite. */
+static KF_ATTR int KF(finish_rows)(const fast_job *J, int c0, int c1, int r0, int r1)
+{
+    int bad = 0;
+    for (int jc = c0; jc < c1; jc++) {
+        int i0 = J->lower_only && jc > r0 ? jc : r0;
+        if (i0 >= r1) continue;
+        double *seg = J->out + (size_t) jc * J->rows + i0;
+        int len = r1 - i0;
+        if (J->expanded) {
+            /* the distances kept for refine_values() (len <= row_block
+             * <= FAST_SEGMENT) */
+            double sbuf[FAST_SEGMENT];
+            memcpy(sbuf, seg, (size_t) len * sizeof(double));
+            KF(transform)(J, seg, len);
+            refine_values(J, J->a + (size_t) i0 * J->d, J->anorms + i0,
+                          J->b + (size_t) jc * J->d, J->bnorms[jc], len, sbuf, seg,
+                          KF(transform));
+        } else {
+            KF(transform)(J, seg, len);
+        }
+        bad |= KF(any_nonfinite)(seg, len);
+    }
+    return bad;
+}
 
 /* Columns c0..c1-1 of the block (see fast_job in kernel_fast.c): row block
  * by row block, the tiles of each group of KF_TC columns, then the kernel's
@@ -329,24 +369,15 @@ static KF_ATTR int KF(columns)(const fast_job *J, int c0, int c1)
                     const double *av = acc + 8 * c; /* row i is av[i - t] */
                     if (J->expanded) {
                         double bn = J->bnorms[jc];
-                        for (int i = i0; i < i1; i++) {
-                            double v = J->anorms[i] + bn - 2.0 * av[i - t];
-                            col[i] = v > 0.0 ? v : 0.0;
-                        }
+                        for (int i = i0; i < i1; i++)
+                            col[i] = sq_distance_from_norms(J->anorms[i], bn, av[i - t]);
                     } else {
                         for (int i = i0; i < i1; i++) col[i] = av[i - t];
                     }
                 }
             }
         }
-        for (int jc = c0; jc < c1; jc++) {
-            int i0 = J->lower_only && jc > r0 ? jc : r0;
-            if (i0 >= r1) continue;
-            double *seg = J->out + (size_t) jc * rows + i0;
-            int len = r1 - i0;
-            KF(transform)(J, seg, len);
-            bad |= KF(any_nonfinite)(seg, len);
-        }
+        bad |= KF(finish_rows)(J, c0, c1, r0, r1);
     }
     return bad;
 }

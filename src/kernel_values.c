@@ -5,6 +5,7 @@
  * It calls nothing of the package above it: kernel.c's interpreter,
  * kernel_fast.c's blocks, sparse.c and sparse_tiles.c all come here. */
 #include "fastkpca.h"
+#include "simd.h"
 #include <Rmath.h>
 #include <float.h>
 #include <math.h>
@@ -22,16 +23,24 @@ double kernel_dot(const double *a, const double *b, int d)
     return s;
 }
 
+/* ||a - b||^2 summed from the differences, as the definition. */
+double kernel_diff_distance(const double *a, const double *b, int d)
+{
+    double s = 0.0;
+    for (int k = 0; k < d; k++) s += (a[k] - b[k]) * (a[k] - b[k]);
+    return s;
+}
+
+/* ||a - b||^2 from the norms aa, bb and the inner product
+ * (sq_distance_from_norms()); where that is not finite (the norms
+ * overflowed: Inf - Inf is NaN), summed from the differences, which give
+ * Inf only where the distance itself overflows. The cancellation is the
+ * caller's (kernel_fast_refine()). */
 double kernel_sq_distance(const double *a, const double *b, int d, double aa, double bb)
 {
-    double d2 = aa + bb - 2.0 * kernel_dot(a, b, d);
-    if (!(d2 <= DBL_MAX)) {
-        /* the norms overflowed (Inf - Inf is NaN): sum the differences instead,
-         * which gives Inf only when the distance itself overflows */
-        d2 = 0.0;
-        for (int k = 0; k < d; k++) d2 += (a[k] - b[k]) * (a[k] - b[k]);
-    }
-    return d2 > 0.0 ? d2 : 0.0;
+    double d2 = sq_distance_from_norms(aa, bb, kernel_dot(a, b, d));
+    if (simd_not_finite(d2)) d2 = kernel_diff_distance(a, b, d);
+    return d2;
 }
 
 /* R's bessel_j_ex gives 0 with a warning ("value out of range") for
@@ -75,10 +84,12 @@ double kernel_of_product(const kernel_spec *k, double s, double *work)
     case KERNEL_LAPLACE:
         return exp(-k->sigma * sqrt(s));
     case KERNEL_TANH:
-        return tanh(k->scale * s + k->offset);
+        /* an overflowed inner product stays not finite: reported */
+        return simd_not_finite(s) ? NAN : tanh(k->scale * s + k->offset);
     case KERNEL_BESSEL: {
         double t = k->sigma * sqrt(s);
         if (t < 1e-4) return 1.0; /* the limit at t = 0, as kernlab */
+        if (t > DBL_MAX) return 0.0; /* the limit as t grows: J_nu(t) t^-nu -> 0 */
         double j = t > BESSEL_LARGE_T ? bessel_j_large(t, k->order)
                                       : bessel_j_ex(t, k->order, work);
         double v = j * R_pow(t, -k->order);
@@ -98,7 +109,11 @@ double kernel_value(const kernel_spec *k, const double *a, const double *b,
     case KERNEL_VANILLA: case KERNEL_POLY: case KERNEL_TANH:
         return kernel_of_product(k, kernel_dot(a, b, d), work);
     case KERNEL_RBF: case KERNEL_LAPLACE: case KERNEL_BESSEL:
-        return kernel_of_product(k, kernel_sq_distance(a, b, d, aa, bb), work);
+        /* from the differences: the square root of laplacedot and
+         * besseldot would magnify the norms' rounding in small distances
+         * (as sparse.c and kernel_fast.c do for them) */
+        (void) aa; (void) bb;
+        return kernel_of_product(k, kernel_diff_distance(a, b, d), work);
     case KERNEL_ANOVA: {
         double s = 0.0;
         for (int j = 0; j < d; j++) {

@@ -164,4 +164,51 @@ void simd_request(int request);
 int simd_rank(int path);
 const char *simd_name(int path);
 
+
+/* ---- Squared distances from norms, and the not-finite test ----------------
+ * Written once, here, for every evaluator (kernel_values.c, kernel_fast.c,
+ * sparse.c, sparse_tiles.c).
+ *
+ * simd_not_finite(x): whether x is Inf or NaN, from its exponent's bits: an
+ * integer test a compiler vectorizes in a loop, where a comparison of
+ * doubles stays scalar.
+ *
+ * sq_distance_from_norms(an, bn, ab): ||a - b||^2 = an + bn - 2 ab from the
+ * squared norms and the inner product, clamped at 0 below; Inf and NaN
+ * (norms that overflowed) stay as they are, for sq_distance_lost().
+ *
+ * sq_distance_lost(s, an, bn, slope): the one rule for when such a
+ * distance must be summed again from the differences: where it is not
+ * finite (the norms or the product overflowed: the differences give Inf
+ * only where the distance itself does), or where the cancellation in
+ * an + bn - 2 ab, whose rounding is about SQ_DISTANCE_ROUNDING (an + bn),
+ * may move the kernel's value by more than SQ_DISTANCE_TOL: slope is the
+ * kernel's |dk/ds| at s (rbfdot: k sigma; laplacedot: k sigma / (2 sqrt s)).
+ * On ordinary data only near-duplicate pairs qualify (a pair's distance
+ * far below the norms of its points, from the shift), and exact
+ * duplicates then give exactly 0. */
+#include <stdint.h>
+#include <string.h>
+#include <float.h>
+#define SQ_DISTANCE_ROUNDING (4.0 * DBL_EPSILON)
+#define SQ_DISTANCE_TOL 1e-12
+
+static inline int simd_not_finite(double x)
+{
+    uint64_t u;
+    memcpy(&u, &x, sizeof u);
+    return (int) ((u >> 52 & 0x7ff) == 0x7ff);
+}
+
+static inline double sq_distance_from_norms(double an, double bn, double ab)
+{
+    double s = an + bn - 2.0 * ab;
+    return s < 0.0 ? 0.0 : s;
+}
+
+static inline int sq_distance_lost(double s, double an, double bn, double slope)
+{
+    return simd_not_finite(s) | (slope * (SQ_DISTANCE_ROUNDING * (an + bn)) > SQ_DISTANCE_TOL);
+}
+
 #endif

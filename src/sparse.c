@@ -28,6 +28,7 @@
  * The points are not shifted by column means (that would make them
  * dense); sparse data are counts and weights near the origin. */
 #include "fastkpca.h"
+#include "simd.h"
 #include <float.h>
 #include <limits.h>
 #include <Rmath.h>
@@ -227,14 +228,21 @@ static double merged_spline(sparse_row a, sparse_row b)
     return prod;
 }
 
-/* ||a - b||^2 from the squared norms and the gathered product a'b,
- * clamped at 0; where the norms overflowed, summed as differences. */
-static inline double squared_distance(double an, double bn, double ab, sparse_row a,
-                                      sparse_row b)
+/* ||a - b||^2 from the squared norms and the gathered product a'b
+ * (sq_distance_from_norms()), summed again over the union of the columns
+ * where simd.h's rule says it may be wrong (sq_distance_lost(): norms that
+ * overflowed, or a cancellation that may move rbfdot's value beyond
+ * SQ_DISTANCE_TOL; its value exp(-sigma s) is formed only for the pairs
+ * whose norms are large enough for that, rare on sparse data). */
+double sparse_rbf_distance(double sigma, double an, double bn, double ab,
+                           const sparse_csr *A, int ra, const sparse_csr *B, int rb)
 {
-    double s = an + bn - 2.0 * ab;
-    if (!(s <= DBL_MAX)) s = merged_sq_distance(a, b);
-    return s > 0.0 ? s : 0.0;
+    double s = sq_distance_from_norms(an, bn, ab);
+    if (simd_not_finite(s) ||
+        (sigma * (SQ_DISTANCE_ROUNDING * (an + bn)) > SQ_DISTANCE_TOL &&
+         sq_distance_lost(s, an, bn, sigma * exp(-sigma * s))))
+        s = merged_sq_distance(row_of(A, ra), row_of(B, rb));
+    return s;
 }
 
 /* The kernel's function of the len products or squared distances in v, in
@@ -279,7 +287,9 @@ void sparse_segment(const kernel_spec *spec, const kernel_points *a, const kerne
         for (int i = i0; i < i1; i++) {
             sparse_row ai = row_of(A, a->first + i);
             double s = gather_dot(ai, w);
-            dst[i - i0] = dist ? squared_distance(a->sparse_norms[i], bn, s, ai, bj) : s;
+            dst[i - i0] = dist ? sparse_rbf_distance(spec->sigma, a->sparse_norms[i], bn, s, A,
+                                                     a->first + i, b->sparse, b->first + j)
+                               : s;
         }
         for (int t = 0; t < bj.len; t++) w[bj.j[t]] = 0.0;
         break;
@@ -297,6 +307,46 @@ static int gathered_kernel(const kernel_spec *spec)
         return 1;
     default:
         return 0;
+    }
+}
+
+/* sparse_columns()'s rows i0..i1-1 (from q on, lower: the lower
+ * triangle) against the nq <= SPARSE_COLUMNS rows q.. of b scattered side
+ * by side in W: each row of a gathered once for 8 inner products (rbfdot:
+ * squared distances by sparse_rbf_distance()), into out's columns 0..nq-1
+ * (leading dimension ldo; out's row 0 is row i0). */
+static void gathered_rows(const kernel_spec *spec, const kernel_points *a,
+                          const kernel_points *b, int q, int nq, int i0, int i1, int lower,
+                          const double *W, double *out, size_t ldo)
+{
+    const sparse_csr *A = a->sparse, *B = b->sparse;
+    int dist = spec->code == KERNEL_RBF;
+    int from = lower && q > i0 ? q : i0;
+    for (int i = from; i < i1; i++) {
+        sparse_row ai = row_of(A, a->first + i);
+        double s0 = 0.0, s1 = 0.0, s2 = 0.0, s3 = 0.0, s4 = 0.0, s5 = 0.0, s6 = 0.0,
+            s7 = 0.0;
+        for (int t = 0; t < ai.len; t++) {
+            const double *w = W + SPARSE_COLUMNS * (size_t) ai.j[t];
+            double v = ai.x[t];
+            s0 += v * w[0];
+            s1 += v * w[1];
+            s2 += v * w[2];
+            s3 += v * w[3];
+            s4 += v * w[4];
+            s5 += v * w[5];
+            s6 += v * w[6];
+            s7 += v * w[7];
+        }
+        double sums[SPARSE_COLUMNS] = {s0, s1, s2, s3, s4, s5, s6, s7};
+        for (int c = 0; c < nq; c++) {
+            if (lower && i < q + c) continue;
+            double v = sums[c];
+            if (dist)
+                v = sparse_rbf_distance(spec->sigma, a->sparse_norms[i], b->sparse_norms[q + c],
+                                        v, A, a->first + i, B, b->first + q + c);
+            out[(size_t) c * ldo + (i - i0)] = v;
+        }
     }
 }
 
@@ -330,7 +380,6 @@ void sparse_columns(const kernel_spec *spec, const kernel_points *a, const kerne
         }
         return;
     }
-    int dist = spec->code == KERNEL_RBF;
     double *W = work;
     for (int q = c0; q < c0 + nc; q += SPARSE_COLUMNS) {
         int nq = c0 + nc - q < SPARSE_COLUMNS ? c0 + nc - q : SPARSE_COLUMNS;
@@ -340,33 +389,7 @@ void sparse_columns(const kernel_spec *spec, const kernel_points *a, const kerne
             for (int t = 0; t < rows[c].len; t++)
                 W[SPARSE_COLUMNS * (size_t) rows[c].j[t] + c] = rows[c].x[t];
         }
-        int from = lower && q > i0 ? q : i0;
-        for (int i = from; i < i1; i++) {
-            sparse_row ai = row_of(A, a->first + i);
-            double s0 = 0.0, s1 = 0.0, s2 = 0.0, s3 = 0.0, s4 = 0.0, s5 = 0.0, s6 = 0.0,
-                s7 = 0.0;
-            for (int t = 0; t < ai.len; t++) {
-                const double *w = W + SPARSE_COLUMNS * (size_t) ai.j[t];
-                double v = ai.x[t];
-                s0 += v * w[0];
-                s1 += v * w[1];
-                s2 += v * w[2];
-                s3 += v * w[3];
-                s4 += v * w[4];
-                s5 += v * w[5];
-                s6 += v * w[6];
-                s7 += v * w[7];
-            }
-            double sums[SPARSE_COLUMNS] = {s0, s1, s2, s3, s4, s5, s6, s7};
-            for (int c = 0; c < nq; c++) {
-                if (lower && i < q + c) continue;
-                double v = sums[c];
-                if (dist)
-                    v = squared_distance(a->sparse_norms[i], b->sparse_norms[q + c], v, ai,
-                                         rows[c]);
-                out[(size_t) (q + c - c0) * ldo + (i - i0)] = v;
-            }
-        }
+        gathered_rows(spec, a, b, q, nq, i0, i1, lower, W, out + (size_t) (q - c0) * ldo, ldo);
         for (int c = 0; c < nq; c++)
             for (int t = 0; t < rows[c].len; t++)
                 W[SPARSE_COLUMNS * (size_t) rows[c].j[t] + c] = 0.0;
@@ -377,6 +400,89 @@ void sparse_columns(const kernel_spec *spec, const kernel_points *a, const kerne
                 product_kernel(spec, col, i1 - start, work + SPARSE_COLUMNS * (size_t) d);
             }
         }
+    }
+}
+
+/* The column of each of the nnz values of sparse_rows(): from the column
+ * starts cs (by_columns) or given (triplets, checked against d); the rows
+ * ri checked against n. */
+static const int *value_columns(const int *ri, const int *cs, int nnz, int n, int d,
+                                int by_columns)
+{
+    int *col = (int *) R_alloc((size_t) nnz + 1, sizeof(int));
+    for (int c = 0, t = 0; t < nnz; t++) {
+        if (by_columns) {
+            while (cs[c + 1] <= t) c++;
+            col[t] = c;
+        } else {
+            col[t] = cs[t];
+            if (col[t] < 0 || col[t] >= d) error_argument("a column index is out of range");
+        }
+        if (ri[t] < 0 || ri[t] >= n) error_argument("a row index is out of range");
+    }
+    return col;
+}
+
+/* The values of sparse_rows() in the order of the rows, each row's in the
+ * order of their columns: a counting sort by column (stable; compressed
+ * columns are in that order already), then one by row (stable). Returns
+ * the values' numbers in that order; *rowstart gets each row's first. */
+static const int *values_by_row(const int *ri, const int *col, int nnz, int n, int d,
+                                int by_columns, const int **rowstart)
+{
+    int *order = (int *) R_alloc((size_t) nnz + 1, sizeof(int));
+    if (by_columns) {
+        for (int t = 0; t < nnz; t++) order[t] = t;
+    } else {
+        int *start = (int *) R_alloc((size_t) d + 1, sizeof(int));
+        memset(start, 0, ((size_t) d + 1) * sizeof(int));
+        for (int t = 0; t < nnz; t++) start[col[t] + 1]++;
+        for (int c = 0; c < d; c++) start[c + 1] += start[c];
+        for (int t = 0; t < nnz; t++) order[start[col[t]]++] = t;
+    }
+    int *rs = (int *) R_alloc((size_t) n + 1, sizeof(int));
+    memset(rs, 0, ((size_t) n + 1) * sizeof(int));
+    for (int t = 0; t < nnz; t++) rs[ri[t] + 1]++;
+    for (int r = 0; r < n; r++) rs[r + 1] += rs[r];
+    int *by_row = (int *) R_alloc((size_t) nnz + 1, sizeof(int));
+    int *next = (int *) R_alloc((size_t) n + 1, sizeof(int));
+    memcpy(next, rs, (size_t) n * sizeof(int));
+    for (int u = 0; u < nnz; u++) {
+        int t = order[u];
+        by_row[next[ri[t]]++] = t;
+    }
+    *rowstart = rs;
+    return by_row;
+}
+
+/* The compressed rows p, j, x (elements 0, 1, 2 of the list ans) of the
+ * values in row order (values_by_row()); a column twice in a row summed;
+ * values vx (NULL: all 1). */
+static void compress_rows(const int *col, const double *vx, const int *rowstart,
+                          const int *by_row, int n, SEXP ans)
+{
+    int distinct = 0;
+    for (int r = 0; r < n; r++)
+        for (int u = rowstart[r]; u < rowstart[r + 1]; u++)
+            if (u == rowstart[r] || col[by_row[u]] != col[by_row[u - 1]]) distinct++;
+    SET_VECTOR_ELT(ans, 0, allocVector(INTSXP, (R_xlen_t) n + 1));
+    SET_VECTOR_ELT(ans, 1, allocVector(INTSXP, distinct));
+    SET_VECTOR_ELT(ans, 2, allocVector(REALSXP, distinct));
+    int *pp = INTEGER(VECTOR_ELT(ans, 0)), *jj = INTEGER(VECTOR_ELT(ans, 1)), out = 0;
+    double *xx = REAL(VECTOR_ELT(ans, 2));
+    pp[0] = 0;
+    for (int r = 0; r < n; r++) {
+        for (int u = rowstart[r]; u < rowstart[r + 1]; u++) {
+            int t = by_row[u];
+            double v = vx ? vx[t] : 1.0;
+            if (u > rowstart[r] && col[t] == jj[out - 1]) {
+                xx[out - 1] += v;
+            } else {
+                jj[out] = col[t];
+                xx[out++] = v;
+            }
+        }
+        pp[r + 1] = out;
     }
 }
 
@@ -412,75 +518,15 @@ SEXP sparse_rows(SEXP index, SEXP second, SEXP values, SEXP dim, SEXP layout)
     } else if (XLENGTH(second) != nnz) {
         error_argument("'index' and 'second' must have one length");
     }
-    /* the column of each value, then a counting sort by column (stable)
-     * and one by row (stable): columns increase within each row */
-    int *col = (int *) R_alloc((size_t) nnz + 1, sizeof(int));
-    for (int c = 0, t = 0; t < nnz; t++) {
-        if (by_columns) {
-            while (cs[c + 1] <= t) c++;
-            col[t] = c;
-        } else {
-            col[t] = cs[t];
-            if (col[t] < 0 || col[t] >= d) error_argument("a column index is out of range");
-        }
-        if (ri[t] < 0 || ri[t] >= n) error_argument("a row index is out of range");
-    }
-    int *order = (int *) R_alloc((size_t) nnz + 1, sizeof(int));
-    if (by_columns) {
-        for (int t = 0; t < nnz; t++) order[t] = t;
-    } else {
-        int *start = (int *) R_alloc((size_t) d + 1, sizeof(int));
-        memset(start, 0, ((size_t) d + 1) * sizeof(int));
-        for (int t = 0; t < nnz; t++) start[col[t] + 1]++;
-        for (int c = 0; c < d; c++) start[c + 1] += start[c];
-        for (int t = 0; t < nnz; t++) order[start[col[t]]++] = t;
-    }
-    int *rowstart = (int *) R_alloc((size_t) n + 1, sizeof(int));
-    memset(rowstart, 0, ((size_t) n + 1) * sizeof(int));
-    for (int t = 0; t < nnz; t++) rowstart[ri[t] + 1]++;
-    for (int r = 0; r < n; r++) rowstart[r + 1] += rowstart[r];
-    int *by_row = (int *) R_alloc((size_t) nnz + 1, sizeof(int));
-    int *next = (int *) R_alloc((size_t) n + 1, sizeof(int));
-    memcpy(next, rowstart, (size_t) n * sizeof(int));
-    for (int u = 0; u < nnz; u++) {
-        int t = order[u];
-        by_row[next[ri[t]]++] = t;
-    }
-    /* duplicates (a column twice in a row) summed: count the distinct ones */
-    int distinct = 0;
-    for (int r = 0; r < n; r++)
-        for (int u = rowstart[r]; u < rowstart[r + 1]; u++)
-            if (u == rowstart[r] || col[by_row[u]] != col[by_row[u - 1]]) distinct++;
-    SEXP P = PROTECT(allocVector(INTSXP, (R_xlen_t) n + 1));
-    SEXP J = PROTECT(allocVector(INTSXP, distinct));
-    SEXP X = PROTECT(allocVector(REALSXP, distinct));
-    int *pp = INTEGER(P), *jj = INTEGER(J);
-    double *xx = REAL(X);
-    int out = 0;
-    pp[0] = 0;
-    for (int r = 0; r < n; r++) {
-        for (int u = rowstart[r]; u < rowstart[r + 1]; u++) {
-            int t = by_row[u];
-            double v = vx ? vx[t] : 1.0;
-            if (u > rowstart[r] && col[t] == jj[out - 1]) {
-                xx[out - 1] += v;
-            } else {
-                jj[out] = col[t];
-                xx[out++] = v;
-            }
-        }
-        pp[r + 1] = out;
-    }
-    SEXP D = PROTECT(allocVector(INTSXP, 2));
-    INTEGER(D)[0] = n;
-    INTEGER(D)[1] = d;
+    const int *col = value_columns(ri, cs, nnz, n, d, by_columns);
+    const int *rowstart, *by_row = values_by_row(ri, col, nnz, n, d, by_columns, &rowstart);
     SEXP ans = PROTECT(allocVector(VECSXP, 4));
-    SET_VECTOR_ELT(ans, 0, P);
-    SET_VECTOR_ELT(ans, 1, J);
-    SET_VECTOR_ELT(ans, 2, X);
-    SET_VECTOR_ELT(ans, 3, D);
+    compress_rows(col, vx, rowstart, by_row, n, ans);
+    SET_VECTOR_ELT(ans, 3, allocVector(INTSXP, 2));
+    INTEGER(VECTOR_ELT(ans, 3))[0] = n;
+    INTEGER(VECTOR_ELT(ans, 3))[1] = d;
     const char *names[] = {"p", "j", "x", "dim"};
     set_list_names(ans, names);
-    UNPROTECT(5);
+    UNPROTECT(1);
     return ans;
 }

@@ -32,6 +32,7 @@
  * head, 10.5 with the head at a share of 1/4 or 1/8, 13 to 16 at 1/16.
  * Whole fits: NEWS.md and the Benchmarks article (bench/sparse.R). */
 #include "fastkpca.h"
+#include "simd.h"
 #include <float.h>
 #include <limits.h>
 #include <math.h>
@@ -48,15 +49,8 @@
 #define SPARSE_HEAD_MAX 128
 /* tail values of the row side indexed at a time, per thread */
 #define SPARSE_TAIL_CAP 65536
-
-/* Whether x is Inf or NaN, from its exponent's bits: an integer test the
- * compiler vectorizes in a loop, where a comparison of doubles stays scalar. */
-static inline int not_finite(double x)
-{
-    uint64_t u;
-    memcpy(&u, &x, sizeof u);
-    return (int) ((u >> 52 & 0x7ff) == 0x7ff);
-}
+/* see sparse_tiles_prepare() */
+#define SPARSE_DENSE_MAP 4
 
 /* One side's rows as head and tail. */
 typedef struct {
@@ -70,11 +64,12 @@ struct sparse_tiles {
     const kernel_spec *spec;
     kernel_points a, b;
     int nhead, d, threads, cap;
-    int may_overflow;    /* a squared norm of at least DBL_MAX / 4 */
+    int dc;              /* the tails' columns, numbered by tail_columns() */
+    int may_lose;        /* a pair's distance from the norms may need redoing */
     split_rows A, B;
-    /* per thread: the row side's tail values of a tile, by column */
-    int *colstart, *colend; /* d each: a column's values (colend 0 between tiles) */
-    uint64_t *present;      /* d / 64 + 1 words each: the columns with values */
+    /* per thread: the row side's tail values of a tile, by (numbered) column */
+    int *colstart, *colend; /* dc each: a column's values (colend 0 between tiles) */
+    uint64_t *present;      /* dc / 64 + 1 words each: the columns with values */
     int *distinct, *erow;   /* cap each: the columns; the row of each value */
     double *ex;             /* cap each: the values */
 };
@@ -108,27 +103,58 @@ static int earlier_column(const void *x, const void *y)
     return a->column < b->column ? -1 : a->column > b->column;
 }
 
-/* The head columns of the rows of s: the most frequent of those stored in
- * at least SPARSE_HEAD_SHARE of the rows, at most SPARSE_HEAD_MAX, in
- * increasing order. slot (d ints) gets each column's place in the head,
- * -1 for the tail. Returns their number. */
-static int choose_head(const sparse_csr *s, int *slot)
+static int int_order(const void *x, const void *y)
 {
-    int d = s->d;
-    int *count = (int *) R_alloc((size_t) d + 1, sizeof(int));
-    memset(count, 0, ((size_t) d + 1) * sizeof(int));
-    double rows = s->n;
-    for (int u = 0; u < s->p[s->n]; u++) count[s->j[u]]++;
-    double need = SPARSE_HEAD_SHARE * rows;
+    int a = *(const int *) x, b = *(const int *) y;
+    return a < b ? -1 : a > b;
+}
+
+/* v[0..n-1] sorted, duplicates dropped in place: returns their number. */
+static int sort_unique(int *v, int n)
+{
+    if (n == 0) return 0;
+    qsort(v, (size_t) n, sizeof(int), int_order);
+    int m = 1;
+    for (int u = 1; u < n; u++)
+        if (v[u] != v[m - 1]) v[m++] = v[u];
+    return m;
+}
+
+/* The place of column c in the increasing list cols[0..n-1], -1 if absent. */
+static int find_column(const int *cols, int n, int c)
+{
+    int lo = 0, hi = n - 1;
+    while (lo <= hi) {
+        int mid = lo + (hi - lo) / 2;
+        if (cols[mid] < c) lo = mid + 1; else if (cols[mid] > c) hi = mid - 1; else return mid;
+    }
+    return -1;
+}
+
+/* The head columns of the rows of s (head: SPARSE_HEAD_MAX ints): the most
+ * frequent of those stored in at least SPARSE_HEAD_SHARE of the rows, at
+ * most SPARSE_HEAD_MAX, in increasing order. Returns their number. The
+ * columns are counted from a sorted copy of the stored columns: O(nnz)
+ * memory, nothing per column of the data (2^28 hashed columns). */
+static int choose_head(const sparse_csr *s, int *head)
+{
+    int nnz = s->p[s->n];
+    int *cols = (int *) R_alloc((size_t) nnz + 1, sizeof(int));
+    memcpy(cols, s->j, (size_t) nnz * sizeof(int));
+    qsort(cols, (size_t) nnz, sizeof(int), int_order);
+    double need = SPARSE_HEAD_SHARE * (double) s->n;
     if (need < 1.0) need = 1.0;
-    column_count *cand = (column_count *) R_alloc((size_t) d + 1, sizeof(column_count));
+    /* the candidates, in column order, over the first part of cols */
+    column_count *cand = (column_count *) R_alloc((size_t) (nnz / need) + 2, sizeof(column_count));
     int ncand = 0;
-    for (int c = 0; c < d; c++) {
-        slot[c] = -1;
-        if (count[c] >= need) {
-            cand[ncand].column = c;
-            cand[ncand++].count = count[c];
+    for (int u = 0; u < nnz;) {
+        int v = u;
+        while (v < nnz && cols[v] == cols[u]) v++;
+        if (v - u >= need) {
+            cand[ncand].column = cols[u];
+            cand[ncand++].count = v - u;
         }
+        u = v;
     }
     /* more than SPARSE_HEAD_MAX: the most frequent (the earlier column of
      * two as frequent), then back in column order */
@@ -137,20 +163,46 @@ static int choose_head(const sparse_csr *s, int *slot)
         ncand = SPARSE_HEAD_MAX;
         qsort(cand, (size_t) ncand, sizeof(column_count), earlier_column);
     }
-    for (int q = 0; q < ncand; q++) slot[cand[q].column] = q;
+    for (int q = 0; q < ncand; q++) head[q] = cand[q].column;
     return ncand;
 }
 
-/* s's rows split by slot into a dense head (nhead x n) and a compressed tail. */
-static split_rows split(const sparse_csr *s, const int *slot, int nhead)
+/* The tail columns of the sets A and B (those not in head), increasing:
+ * the tails' columns are numbered by their place here (tail_rank), so
+ * that a tile's index over them has one entry per column the data use,
+ * not per column of the data. The numbering keeps the columns' order, so
+ * every sum runs over the same terms in the same order. */
+static int tail_columns(const sparse_csr *A, const sparse_csr *B, const int *head, int nhead,
+                        int **out)
+{
+    int na = A->p[A->n], nb = B == A ? 0 : B->p[B->n];
+    int *cols = (int *) R_alloc((size_t) na + nb + 1, sizeof(int));
+    int m = 0;
+    for (int u = 0; u < na; u++)
+        if (find_column(head, nhead, A->j[u]) < 0) cols[m++] = A->j[u];
+    for (int u = 0; u < nb; u++)
+        if (find_column(head, nhead, B->j[u]) < 0) cols[m++] = B->j[u];
+    *out = cols;
+    return sort_unique(cols, m);
+}
+
+/* s's rows split into a dense head (nhead x n, head: the head's columns)
+ * and a compressed tail whose columns are their places in tcols. */
+static split_rows split(const sparse_csr *s, const int *head, int nhead, const int *tcols,
+                        int ntcols, const int *slot, const int *rank)
 {
     split_rows r;
     r.s = s;
     size_t n = (size_t) s->n;
+    int nnz = s->p[s->n];
+    int *place = (int *) R_alloc((size_t) nnz + 1, sizeof(int)); /* head place, or -1 */
     int ntail = 0;
-    for (int u = 0; u < s->p[s->n]; u++) ntail += slot[s->j[u]] < 0;
-    double *head = (double *) R_alloc((size_t) nhead * n + 1, sizeof(double));
-    memset(head, 0, ((size_t) nhead * n + 1) * sizeof(double));
+    for (int u = 0; u < nnz; u++) {
+        place[u] = slot ? slot[s->j[u]] : find_column(head, nhead, s->j[u]);
+        ntail += place[u] < 0;
+    }
+    double *hd = (double *) R_alloc((size_t) nhead * n + 1, sizeof(double));
+    memset(hd, 0, ((size_t) nhead * n + 1) * sizeof(double));
     int *tp = (int *) R_alloc(n + 1, sizeof(int));
     int *tj = (int *) R_alloc((size_t) ntail + 1, sizeof(int));
     double *tx = (double *) R_alloc((size_t) ntail + 1, sizeof(double));
@@ -158,17 +210,17 @@ static split_rows split(const sparse_csr *s, const int *slot, int nhead)
     tp[0] = 0;
     for (size_t i = 0; i < n; i++) {
         for (int u = s->p[i]; u < s->p[i + 1]; u++) {
-            int q = slot[s->j[u]];
+            int q = place[u];
             if (q >= 0) {
-                head[i * nhead + q] = s->x[u];
+                hd[i * nhead + q] = s->x[u];
             } else {
-                tj[out] = s->j[u];
+                tj[out] = rank ? rank[s->j[u]] : find_column(tcols, ntcols, s->j[u]);
                 tx[out++] = s->x[u];
             }
         }
         tp[i + 1] = out;
     }
-    r.head = head;
+    r.head = hd;
     r.tp = tp;
     r.tj = tj;
     r.tx = tx;
@@ -187,23 +239,45 @@ sparse_tiles *sparse_tiles_prepare(const kernel_spec *spec, const kernel_points 
     P->b = *b;
     P->d = a->sparse->d;
     P->threads = threads < 1 ? 1 : threads;
-    for (int i = 0; i < a->n; i++) P->may_overflow |= !(a->sparse_norms[i] < DBL_MAX / 4);
-    for (int i = 0; i < b->n; i++) P->may_overflow |= !(b->sparse_norms[i] < DBL_MAX / 4);
-    int *slot = (int *) R_alloc((size_t) P->d + 1, sizeof(int));
+    /* sparse_rbf_distance()'s rule can flag a pair only if its norms
+     * overflow or are large enough for the cancellation to matter */
+    double top = 0.0;
+    for (int i = 0; i < a->n; i++) top = a->sparse_norms[i] > top ? a->sparse_norms[i] : top;
+    for (int i = 0; i < b->n; i++) top = b->sparse_norms[i] > top ? b->sparse_norms[i] : top;
+    P->may_lose = spec->code == KERNEL_RBF &&
+        !(spec->sigma * (SQ_DISTANCE_ROUNDING * 2.0 * top) <= SQ_DISTANCE_TOL &&
+          top < DBL_MAX / 4);
+    int head[SPARSE_HEAD_MAX], *tcols;
     /* the head from all the rows of the column side's set, whatever part
      * of it the call takes (a matrix-free pass takes a view of its rows) */
-    P->nhead = choose_head(b->sparse, slot);
-    P->A = split(a->sparse, slot, P->nhead);
-    P->B = b->sparse == a->sparse ? P->A : split(b->sparse, slot, P->nhead);
+    P->nhead = choose_head(b->sparse, head);
+    /* the tails' columns numbered 0 .. P->dc - 1 (tail_columns()) */
+    P->dc = tail_columns(a->sparse, b->sparse, head, P->nhead, &tcols);
+    /* data of few columns (at most SPARSE_DENSE_MAP times their stored
+     * values): the columns' places by look-up in two maps of one int per
+     * column, rather than by binary search (the same places) */
+    int *slot = NULL, *rank = NULL;
+    size_t nnz = (size_t) a->sparse->p[a->sparse->n] +
+        (b->sparse == a->sparse ? 0 : (size_t) b->sparse->p[b->sparse->n]);
+    if ((size_t) P->d <= SPARSE_DENSE_MAP * (nnz + 1)) {
+        slot = (int *) R_alloc((size_t) P->d + 1, sizeof(int));
+        rank = (int *) R_alloc((size_t) P->d + 1, sizeof(int));
+        for (int c = 0; c < P->d; c++) slot[c] = rank[c] = -1;
+        for (int q = 0; q < P->nhead; q++) slot[head[q]] = q;
+        for (int q = 0; q < P->dc; q++) rank[tcols[q]] = q;
+    }
+    P->A = split(a->sparse, head, P->nhead, tcols, P->dc, slot, rank);
+    P->B = b->sparse == a->sparse ? P->A
+        : split(b->sparse, head, P->nhead, tcols, P->dc, slot, rank);
     /* the index holds at least the longest tail row of the row side */
     int longest = 0;
     for (int r = 0; r < a->sparse->n; r++)
         if (P->A.tp[r + 1] - P->A.tp[r] > longest) longest = P->A.tp[r + 1] - P->A.tp[r];
     P->cap = longest > SPARSE_TAIL_CAP ? longest : SPARSE_TAIL_CAP;
-    size_t T = (size_t) P->threads, words = (size_t) P->d / 64 + 1;
-    P->colstart = (int *) R_alloc(T * P->d + 1, sizeof(int));
-    P->colend = (int *) R_alloc(T * P->d + 1, sizeof(int));
-    memset(P->colend, 0, (T * P->d + 1) * sizeof(int));
+    size_t T = (size_t) P->threads, words = (size_t) P->dc / 64 + 1;
+    P->colstart = (int *) R_alloc(T * P->dc + 1, sizeof(int));
+    P->colend = (int *) R_alloc(T * P->dc + 1, sizeof(int));
+    memset(P->colend, 0, (T * P->dc + 1) * sizeof(int));
     P->present = (uint64_t *) R_alloc(T * words, sizeof(uint64_t));
     memset(P->present, 0, T * words * sizeof(uint64_t));
     P->distinct = (int *) R_alloc(T * P->cap, sizeof(int));
@@ -223,8 +297,8 @@ sparse_tiles *sparse_tiles_prepare(const kernel_spec *spec, const kernel_points 
 static void tail_products(const sparse_tiles *P, int t, int r0, int nr, int c0, int nc,
                           double *out, size_t ldo)
 {
-    int *colstart = P->colstart + (size_t) t * P->d, *colend = P->colend + (size_t) t * P->d;
-    uint64_t *present = P->present + (size_t) t * ((size_t) P->d / 64 + 1);
+    int *colstart = P->colstart + (size_t) t * P->dc, *colend = P->colend + (size_t) t * P->dc;
+    uint64_t *present = P->present + (size_t) t * ((size_t) P->dc / 64 + 1);
     int *distinct = P->distinct + (size_t) t * P->cap, *erow = P->erow + (size_t) t * P->cap;
     double *ex = P->ex + (size_t) t * P->cap;
     const int *atp = P->A.tp, *atj = P->A.tj, *btp = P->B.tp, *btj = P->B.tj;
@@ -301,23 +375,21 @@ int sparse_tile(const sparse_tiles *P, int r0, int nr, int c0, int nc, double *o
         if (rbf) {
             /* ||a||^2 + ||b||^2 - 2 a'b, clamped at 0, in a vector loop
              * where OpenMP's simd is there (R's -O2 leaves it scalar
-             * otherwise); where it may overflow (|a'b| is at most
-             * the larger squared norm), summed again as differences where
-             * it did */
+             * otherwise); where the norms are large (may_lose), each
+             * value by sparse_rbf_distance()'s rule instead */
             const double *an = P->a.sparse_norms + r0;
             double bn = P->b.sparse_norms[c0 + j];
+            if (P->may_lose) {
+                for (int i = 0; i < nr; i++)
+                    col[i] = sparse_rbf_distance(spec->sigma, an[i], bn, col[i], P->a.sparse,
+                                                 P->a.first + r0 + i, P->b.sparse,
+                                                 P->b.first + c0 + j);
+            } else {
 #ifdef _OPENMP
 #pragma omp simd
 #endif
-            for (int i = 0; i < nr; i++) {
-                double s = an[i] + bn - 2.0 * col[i];
-                col[i] = s < 0.0 ? 0.0 : s;
+                for (int i = 0; i < nr; i++) col[i] = sq_distance_from_norms(an[i], bn, col[i]);
             }
-            if (P->may_overflow)
-                for (int i = 0; i < nr; i++)
-                    if (not_finite(col[i]))
-                        col[i] = sparse_squared_distance(P->a.sparse, P->a.first + r0 + i,
-                                                         P->b.sparse, P->b.first + c0 + j);
             /* a point's distance to itself */
             if (P->a.sparse == P->b.sparse) {
                 int self = P->b.first + c0 + j - P->a.first - r0;
@@ -335,7 +407,7 @@ int sparse_tile(const sparse_tiles *P, int r0, int nr, int c0, int nc, double *o
 #ifdef _OPENMP
 #pragma omp simd reduction(|:bad)
 #endif
-            for (int i = 0; i < nr; i++) bad |= not_finite(col[i]);
+            for (int i = 0; i < nr; i++) bad |= simd_not_finite(col[i]);
         }
     }
     return bad;
