@@ -5,6 +5,7 @@
  * is taken in an order fixed by n alone, so any thread count gives the same
  * bits. */
 #include "fastkpca.h"
+#include "simd.h"
 #include <float.h>
 #include <math.h>
 
@@ -102,9 +103,9 @@ void center_in_place(double *K, int n, double *colmeans, double *grand_mean,
         total += colmeans[i];
     }
     double g = total / n;
-    if (!(fabs(g) <= DBL_MAX)) not_finite_error();
+    if (simd_not_finite(g)) not_finite_error();
     for (int i = 0; i < n; i++)
-        if (!(fabs(colmeans[i]) <= DBL_MAX)) not_finite_error();
+        if (simd_not_finite(colmeans[i])) not_finite_error();
     double largest = 0.0;
     for (int c0 = 0, c1; c0 < n; c0 = c1) {
         c1 = next_block_end(c0, n, (size_t) n / 2 + 1);
@@ -121,7 +122,7 @@ void center_in_place(double *K, int n, double *colmeans, double *grand_mean,
             for (int i = j; i < n; i++) {
                 double v = col[i] - (colmeans[i] + cj);
                 col[i] = v;
-                bad |= !(fabs(v) <= DBL_MAX);
+                bad |= simd_not_finite(v);
                 col_max = fabs(v) > col_max ? fabs(v) : col_max;
             }
             nonfinite |= bad;

@@ -7,6 +7,7 @@
  * sparse rows' (sparse_segment()), or the dense points' (the fast kernels'
  * distance or product and their vector transform, else kernel_value()). */
 #include "fastkpca.h"
+#include "simd.h"
 #include <Rmath.h>
 #include <math.h>
 #include <float.h>
@@ -170,7 +171,7 @@ void kernel_diagonal(const kernel_eval *k, const kernel_points *p, double *out)
     for (int i = 0; i < p->n; i++) {
         kernel_points v = kernel_points_view(k, p, i, 1, wbuf);
         program_segment(k, &v, &v, 0, 0, out + i, stack, work);
-        if (!(fabs(out[i]) <= DBL_MAX)) kernel_nonfinite_error(k, "");
+        if (simd_not_finite(out[i])) kernel_nonfinite_error(k, "");
         if (i % 4096 == 4095) R_CheckUserInterrupt();
     }
 }
@@ -192,7 +193,7 @@ static int generic_columns(const kernel_eval *k, const kernel_points *a,
         int i0 = lower_only ? c : 0;
         if (i0 >= rows) continue;
         if (step == 1) program_segment(k, a, b, c, i0, col, stack, work);
-        for (int i = i0; i < rows; i++) bad |= !(fabs(col[i]) <= DBL_MAX); /* Inf or NaN */
+        for (int i = i0; i < rows; i++) bad |= simd_not_finite(col[i]);
     }
     return bad;
 }

@@ -194,6 +194,6 @@ int kernel_tile(const kernel_tiles *P, int r0, int nr, int c0, int nc, double *o
     double *work = P->work + P->work_len * (size_t) (t < P->threads ? t : 0);
     int bad = 0;
     sparse_columns(P->spec, &P->a, &P->b, c0, nc, r0, r0 + nr, 0, out, (size_t) nr, work);
-    for (size_t i = 0; i < (size_t) nr * nc; i++) bad |= !(fabs(out[i]) <= DBL_MAX);
+    for (size_t i = 0; i < (size_t) nr * nc; i++) bad |= simd_not_finite(out[i]);
     return bad;
 }

@@ -8,7 +8,7 @@
  * from the others, robust_shift()), so that ||x - y||^2 = ||x||^2 + ||y||^2 - 2 x'y keeps
  * its digits on data far from the origin. */
 #include "fastkpca.h"
-#include <float.h>
+#include "simd.h"
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -70,7 +70,7 @@ static void robust_shift(const double *x, int ldx, int n, int d, double *shift)
     for (int i = 0; i < n; i++) total += r[i];
     memcpy(q, r, (size_t) n * sizeof(double));
     double rmed = median_of(q, n);
-    if (rmed <= DBL_MAX && rmed >= SHIFT_TYPICAL * (total / n)) return; /* Inf: go on */
+    if (!simd_not_finite(rmed) && rmed >= SHIFT_TYPICAL * (total / n)) return; /* Inf: go on */
     double *med = (double *) R_alloc((size_t) d + 1, sizeof(double));
     memset(q, 0, (size_t) n * sizeof(double));
     for (int j = 0; j < d; j++) {
@@ -115,7 +115,7 @@ const double *kernel_shift(const kernel_eval *k, const double *x, int ldx, int n
         double s = 0.0;
         for (int i = 0; i < n; i++) s += col[i];
         shift[j] = s / n;
-        if (!R_FINITE(shift[j])) shift[j] = 0.0; /* huge data: no shift */
+        if (simd_not_finite(shift[j])) shift[j] = 0.0; /* huge data: no shift */
     }
     robust_shift(x, ldx, n, d, shift);
     return shift;

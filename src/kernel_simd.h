@@ -172,7 +172,7 @@ static inline KF_ATTR int KF(any_nonfinite)(const double *v, int n)
     long long all = -1;
     for (int l = 0; l < W; l++) all &= ok[l];
     int bad = all != -1;
-    for (; i < n; i++) bad |= !(fabs(v[i]) <= DBL_MAX);
+    for (; i < n; i++) bad |= simd_not_finite(v[i]);
     return bad;
 }
 

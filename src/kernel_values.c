@@ -89,7 +89,7 @@ double kernel_of_product(const kernel_spec *k, double s, double *work)
     case KERNEL_BESSEL: {
         double t = k->sigma * sqrt(s);
         if (t < 1e-4) return 1.0; /* the limit at t = 0, as kernlab */
-        if (t > DBL_MAX) return 0.0; /* the limit as t grows: J_nu(t) t^-nu -> 0 */
+        if (isinf(t)) return 0.0; /* the limit as t grows: J_nu(t) t^-nu -> 0 */
         double j = t > BESSEL_LARGE_T ? bessel_j_large(t, k->order)
                                       : bessel_j_ex(t, k->order, work);
         double v = j * R_pow(t, -k->order);

@@ -15,6 +15,7 @@
  * register tiles (tiles.c) rather than the BLAS's dsyrk: every entry of the
  * result is summed in the same order whatever the number of threads. */
 #include "fastkpca.h"
+#include "simd.h"
 #include <float.h>
 #include <math.h>
 #include <string.h>
@@ -165,13 +166,13 @@ static int kmeanspp_next(double *d2, const double *diag, const double *kc, int n
 {
     double total = 0.0;
     for (int i = 0; i < n; i++) {
-        double dist = diag[i] + diag[c] - 2.0 * kc[i];
-        if (!(dist > 0.0)) dist = 0.0;
+        double dist = sq_distance_from_norms(diag[i], diag[c], kc[i]);
+        if (isnan(dist)) dist = 0.0;  /* never drawn */
         if (dist < d2[i]) d2[i] = dist;
         if (i == c) d2[i] = 0.0; /* a landmark is never drawn again */
         total += d2[i];
     }
-    if (!(total > 0.0) || !R_FINITE(total)) return -1;
+    if (!(total > 0.0) || simd_not_finite(total)) return -1;
     double u = unif_rand() * total, run = 0.0;
     int next = -1;
     for (int i = 0; i < n; i++) {

@@ -48,6 +48,7 @@
  * strings of a call (string_kernels_prepare(), from kernel_point_sets())
  * and gives the base kernel's values on a column segment (string_segment()). */
 #include "fastkpca.h"
+#include "simd.h"
 #include <Rmath.h>
 #include <limits.h>
 #include <float.h>
@@ -819,7 +820,7 @@ void string_kernels_prepare(kernel_eval *k, SEXP strings, int threads)
         }
         if (b->self != NULL) {  /* the nodes' k(s, s), from the index */
             for (int s = 0; s < n; s++)
-                if (!(b->self[s] <= DBL_MAX))
+                if (simd_not_finite(b->self[s]))
                     error_data("string kernel values are not finite: try another 'lambda'");
             continue;
         }
@@ -841,7 +842,7 @@ void string_kernels_prepare(kernel_eval *k, SEXP strings, int threads)
             int t = 0;
 #endif
             self[s] = base_raw(b, s, s, work + wlen * (size_t) t);
-            bad |= !(self[s] <= DBL_MAX);
+            bad |= simd_not_finite(self[s]);
         }
         if (bad) error_data("string kernel values are not finite: try another 'lambda'");
         b->self = self;

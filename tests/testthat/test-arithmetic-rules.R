@@ -9,20 +9,27 @@
 #    simd.h's helpers (VOP(FMA), VD4_FMA, SD_MUL_ADD, ...), never
 #    `acc += x * y`, whose rounding would follow the compiler's
 #    contraction flags rather than the copy's rule.
+# 3. Two small kernels are written once, in simd.h, and used everywhere:
+#    the squared distance from the norms (an + bn - 2 ab, clamped at 0:
+#    sq_distance_from_norms()) and the test of a value for Inf or NaN
+#    (simd_not_finite(); R_FINITE stays for the checks of arguments), so
+#    that no file keeps its own overflow policy or idiom.
 
 # The package's C sources, from the source tree (tests run from
-# tests/testthat) or, installed without them, none.
+# tests/testthat) or, under R CMD check, from the sources it unpacks beside
+# the tests (00_pkg_src); none where neither is.
 engine_sources <- function() {
-  dir <- file.path(testthat::test_path(), "..", "..", "src")
-  if (!dir.exists(dir)) return(character())
-  list.files(dir, pattern = "\\.(c|h)$", full.names = TRUE)
+  for (dir in file.path(testthat::test_path(), c("../../src", "../../00_pkg_src/fastkpca/src")))
+    if (file.exists(file.path(dir, "init.c")))
+      return(list.files(dir, pattern = "\\.(c|h)$", full.names = TRUE))
+  character()
 }
 
 # Lines of a C file with comments blanked (block and line comments), so
 # that a comment naming dgemm or showing `c += a * b` is not counted.
 code_lines <- function(file) {
   text <- paste(readLines(file, warn = FALSE), collapse = "\n")
-  text <- gsub("/\\*.*?\\*/", " ", text, perl = TRUE)
+  text <- gsub("(?s)/\\*.*?\\*/", " ", text, perl = TRUE)
   lines <- strsplit(text, "\n", fixed = TRUE)[[1]]
   sub("//.*$", "", lines)
 }
@@ -99,4 +106,37 @@ test_that("vector code multiplies and adds through simd.h's helpers", {
   expect_true(all(c("tiles.c", "tiles_vector.h", "kernel_simd.h", "kernel_fast.c") %in%
                     basename(vector)))
   expect_identical(multiply_adds(vector), character())
+})
+
+# "file:line: code" for each line of files matching pattern
+lines_matching <- function(files, pattern) {
+  unlist(lapply(files, function(f) {
+    lines <- code_lines(f)
+    at <- grep(pattern, lines)
+    sprintf("%s:%d: %s", basename(f), at, trimws(lines[at]))
+  }))
+}
+# a comparison with DBL_MAX itself (the idioms !(fabs(v) <= DBL_MAX) and
+# !(v <= DBL_MAX) of a not-finite test; DBL_MAX / 4 as a bound is not one)
+not_finite_idiom <- "[<>]=?[[:space:]]*DBL_MAX[[:space:]]*[);&|?]"
+# a sum of two terms less twice a third: a distance from the norms
+distance_idiom <- "[+][^;]*-[[:space:]]*2(\\.0)?[[:space:]]*[*]"
+
+test_that("the distance from the norms and the not-finite test are simd.h's", {
+  f <- tempfile(fileext = ".c")
+  writeLines(c("bad |= !(fabs(col[i]) <= DBL_MAX);", "if (!(s <= DBL_MAX)) s = 0;",
+               "double d2 = aa + bb - 2.0 * dot(a, b, d);", "int big = top < DBL_MAX / 4;",
+               "*at_edge = fabs(t - c) > half - 2.0 * tol;"), f)
+  expect_equal(sub("^[^:]*:", "", lines_matching(f, not_finite_idiom)),
+               c("1: bad |= !(fabs(col[i]) <= DBL_MAX);", "2: if (!(s <= DBL_MAX)) s = 0;"))
+  expect_equal(sub("^[^:]*:", "", lines_matching(f, distance_idiom)),
+               "3: double d2 = aa + bb - 2.0 * dot(a, b, d);")
+  files <- engine_sources()
+  skip_if(length(files) == 0L, "the package's C sources are not here")
+  others <- files[basename(files) != "simd.h"]
+  simd <- files[basename(files) == "simd.h"]
+  expect_length(lines_matching(simd, "static inline [a-z]+ (sq_distance_from_norms|simd_not_finite)[(]"),
+                2L)
+  expect_identical(lines_matching(others, not_finite_idiom), character())
+  expect_identical(lines_matching(others, distance_idiom), character())
 })
