@@ -245,6 +245,18 @@ double sparse_rbf_distance(double sigma, double an, double bn, double ab,
     return s;
 }
 
+/* sparse_rbf_distance() with its common case inlined: norms too small for
+ * the rule to flag the pair (the check before any exp) and a finite
+ * distance; the call measured 12% of a sparse cross kernel otherwise. */
+static inline double rbf_distance(double sigma, double an, double bn, double ab,
+                                  const sparse_csr *A, int ra, const sparse_csr *B, int rb)
+{
+    double s = sq_distance_from_norms(an, bn, ab);
+    if (!simd_not_finite(s) && !(sigma * (SQ_DISTANCE_ROUNDING * (an + bn)) > SQ_DISTANCE_TOL))
+        return s;
+    return sparse_rbf_distance(sigma, an, bn, ab, A, ra, B, rb);
+}
+
 /* The kernel's function of the len products or squared distances in v, in
  * place, as the dense points' values get it; work: the value function's
  * scratch. */
@@ -287,8 +299,8 @@ void sparse_segment(const kernel_spec *spec, const kernel_points *a, const kerne
         for (int i = i0; i < i1; i++) {
             sparse_row ai = row_of(A, a->first + i);
             double s = gather_dot(ai, w);
-            dst[i - i0] = dist ? sparse_rbf_distance(spec->sigma, a->sparse_norms[i], bn, s, A,
-                                                     a->first + i, b->sparse, b->first + j)
+            dst[i - i0] = dist ? rbf_distance(spec->sigma, a->sparse_norms[i], bn, s, A,
+                                              a->first + i, b->sparse, b->first + j)
                                : s;
         }
         for (int t = 0; t < bj.len; t++) w[bj.j[t]] = 0.0;
@@ -343,8 +355,8 @@ static void gathered_rows(const kernel_spec *spec, const kernel_points *a,
             if (lower && i < q + c) continue;
             double v = sums[c];
             if (dist)
-                v = sparse_rbf_distance(spec->sigma, a->sparse_norms[i], b->sparse_norms[q + c],
-                                        v, A, a->first + i, B, b->first + q + c);
+                v = rbf_distance(spec->sigma, a->sparse_norms[i], b->sparse_norms[q + c], v, A,
+                                 a->first + i, B, b->first + q + c);
             out[(size_t) c * ldo + (i - i0)] = v;
         }
     }
