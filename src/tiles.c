@@ -780,12 +780,14 @@ static size_t symv_block_offset(int n, int b)
 # define TV_ATTR
 # define TV_VECTOR 1
 # define TV_FMA(x, y, acc) VD4H_FMA(x, y, acc)
+# define TV_FMA2(x, y, acc) VD2_FMA(x, y, acc)
 # define TV_FMA1(x, y, acc) VD2_FMA1(x, y, acc)
 # include "tiles_vector.h"
 # undef TV
 # undef TV_ATTR
 # undef TV_VECTOR
 # undef TV_FMA
+# undef TV_FMA2
 # undef TV_FMA1
 #endif
 

@@ -165,10 +165,60 @@ static TV_ATTR void TV(gemv_t)(int n, int k, const double *A, int lda, const dou
     }
 }
 
+/* y[r0..r1-1] += a[r0..r1-1] xk, and the dot product of a and x over those
+ * rows, returned: in four lanes (row r0 + 4m + l in lane l; two vectors of
+ * two in the two-double copy, TV_FMA2), summed ((l0 + l1) + (l2 + l3)),
+ * then the rows left over in order. The split is written here, not left to
+ * the compiler: an "omp simd" reduction split the sum as gcc chose, clang
+ * left the AVX2 copy's loop scalar, and neither split it without OpenMP,
+ * so the bits depended on the compiler. */
+static TV_ATTR double TV(symm_chunk)(const double *a, const double *x, double *y, double xk,
+                                     int r0, int r1)
+{
+    int i = r0;
+#if TV_VECTOR && defined(TV_FMA2)
+    vd2 lo = {0.0, 0.0}, hi = lo, xkv = {xk, xk};
+    for (; i + 4 <= r1; i += 4) {
+        vd2 a0 = *(const vd2u *) (a + i), a1 = *(const vd2u *) (a + i + 2);
+        *(vd2u *) (y + i) = TV_FMA2(a0, xkv, *(const vd2u *) (y + i));
+        *(vd2u *) (y + i + 2) = TV_FMA2(a1, xkv, *(const vd2u *) (y + i + 2));
+        lo = TV_FMA2(a0, *(const vd2u *) (x + i), lo);
+        hi = TV_FMA2(a1, *(const vd2u *) (x + i + 2), hi);
+    }
+    double s = (lo[0] + lo[1]) + (hi[0] + hi[1]);
+#elif TV_VECTOR
+    vd4 acc = VD4_SPLAT(0.0), xkv = VD4_SPLAT(xk);
+    for (; i + 4 <= r1; i += 4) {
+        vd4 ai = *(const vd4u *) (a + i);
+        *(vd4u *) (y + i) = TV_FMA(ai, xkv, *(const vd4u *) (y + i));
+        acc = TV_FMA(ai, *(const vd4u *) (x + i), acc);
+    }
+    double s = VD4_SUM(acc);
+#else
+    double s0 = 0.0, s1 = 0.0, s2 = 0.0, s3 = 0.0;
+    for (; i + 4 <= r1; i += 4) {
+        y[i] = TV_FMA1(a[i], xk, y[i]);
+        y[i + 1] = TV_FMA1(a[i + 1], xk, y[i + 1]);
+        y[i + 2] = TV_FMA1(a[i + 2], xk, y[i + 2]);
+        y[i + 3] = TV_FMA1(a[i + 3], xk, y[i + 3]);
+        s0 = TV_FMA1(a[i], x[i], s0);
+        s1 = TV_FMA1(a[i + 1], x[i + 1], s1);
+        s2 = TV_FMA1(a[i + 2], x[i + 2], s2);
+        s3 = TV_FMA1(a[i + 3], x[i + 3], s3);
+    }
+    double s = (s0 + s1) + (s2 + s3);
+#endif
+    for (; i < r1; i++) {
+        y[i] = TV_FMA1(a[i], xk, y[i]);
+        s = TV_FMA1(a[i], x[i], s);
+    }
+    return s;
+}
+
 /* Y[, c0..c1-1] = A X[, c0..c1-1], A symmetric in its lower triangle (n x
  * n), X and Y n x l: each entry of A below the diagonal serves twice, in
- * one pass over A, panel by panel; the compiler vectorizes the inner loop
- * (its dot product an "omp simd" reduction). */
+ * one pass over A, panel by panel, the rows below the diagonal block by
+ * TV(symm_chunk). */
 static TV_ATTR void TV(symm)(const double *A, int n, const double *X, double *Y, int c0,
                              int c1)
 {
@@ -193,18 +243,8 @@ static TV_ATTR void TV(symm)(const double *A, int n, const double *X, double *Y,
             for (int c = c0; c < c1; c++) {
                 const double *x = X + (size_t) c * n;
                 double *y = Y + (size_t) c * n;
-                for (int k = j0; k < j1; k++) {
-                    const double *a = A + (size_t) k * n;
-                    double xk = x[k], s = 0.0;
-#ifdef _OPENMP
-#pragma omp simd reduction(+:s)
-#endif
-                    for (int i = r0; i < r1; i++) {
-                        y[i] = TV_FMA1(a[i], xk, y[i]);
-                        s = TV_FMA1(a[i], x[i], s);
-                    }
-                    y[k] += s;
-                }
+                for (int k = j0; k < j1; k++)
+                    y[k] += TV(symm_chunk)(A + (size_t) k * n, x, y, x[k], r0, r1);
             }
         }
     }
