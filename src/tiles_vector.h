@@ -243,8 +243,10 @@ static TV_ATTR void TV(symm)(const double *A, int n, const double *X, double *Y,
             for (int c = c0; c < c1; c++) {
                 const double *x = X + (size_t) c * n;
                 double *y = Y + (size_t) c * n;
-                for (int k = j0; k < j1; k++)
-                    y[k] += TV(symm_chunk)(A + (size_t) k * n, x, y, x[k], r0, r1);
+                for (int k = j0; k < j1; k++) {
+                    const double *a = A + (size_t) k * n;
+                    y[k] += TV(symm_chunk)(a, x, y, x[k], r0, r1);
+                }
             }
         }
     }
