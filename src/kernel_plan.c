@@ -72,12 +72,12 @@ static void sparse_tiles_block(const kernel_eval *k, const kernel_points *a,
  *   parts of the rows; those keep the 8-column products, one rule for every
  *   row, so a row of newdata gets the same bits alone or among others.
  * - Any other single kernel on sparse rows: the 8-column products.
- * - Anything else (kernel expressions, strings, the kernels of kernel.c's
- *   values alone): the generic interpreter. */
+ * - Anything else (kernel expressions, strings, the kernels only
+ *   kernel_values.c computes): the generic interpreter. */
 kernel_evaluator kernel_plan(const kernel_eval *k, const kernel_points *a,
                              const kernel_points *b, kernel_use use)
 {
-    if (k->nops == 1 && !k->sparse && kernel_fast_supported(k->bases)) return EVAL_FAST;
+    if (kernel_fast_points(k)) return EVAL_FAST;
     if (k->nops != 1 || !k->sparse) return EVAL_GENERIC;
     int whole_set_with_itself = a->sparse == b->sparse && a->first == 0 && b->first == 0 &&
         a->n == a->sparse->n && b->n == b->sparse->n;
