@@ -45,6 +45,14 @@ static int loop_threads(double doubles, int threads)
     return threads > 1 && doubles * KRYLOV_LOOP_WORK >= krylov_thread_work() ? threads : 1;
 }
 
+/* The threads of a loop over b whole columns of n rows: loop_threads(),
+ * at most one per column, at least one. */
+static int column_threads(int n, int b, int threads)
+{
+    int nt = loop_threads((double) n * b, threads);
+    return nt > b ? (b > 0 ? b : 1) : nt;
+}
+
 /* The products of these steps (blas.c's matrix_product(), with their own
  * floor). */
 static void krylov_product(int m, int n, int k, const double *A, int lda, int transa,
@@ -76,8 +84,7 @@ static int block_threads(int n, int b, int threads)
 static void center_in_columns(int n, int b, const double *src, double *dst, double scale,
                               int threads)
 {
-    int nt = loop_threads((double) n * b, threads);
-    if (nt > b) nt = b;
+    int nt = column_threads(n, b, threads);
 #ifdef _OPENMP
 #pragma omp parallel for num_threads(nt) schedule(static) if (nt > 1)
 #endif
@@ -119,8 +126,7 @@ static void remove_basis(int n, int b, double *W, const double *Q, int used, dou
                          double *T, int threads)
 {
     if (used == 0 || b == 0) return;
-    int nt = loop_threads((double) n * b, threads);
-    if (nt > b) nt = b;
+    int nt = column_threads(n, b, threads);
     for (int round = 0; round < 2; round++) {
         krylov_product(used, b, n, Q, n, 1, W, n, 0, C, used, threads);
         krylov_product(n, b, used, Q, n, 0, C, used, 0, T, n, threads);
@@ -253,8 +259,7 @@ static const int *chosen_columns(SEXP columns_, int *b)
 static void copy_columns(int n, int b, const double *src, const int *columns, int center,
                          double *W, int threads)
 {
-    int nt = loop_threads((double) n * b, threads);
-    if (nt > b) nt = b > 0 ? b : 1;
+    int nt = column_threads(n, b, threads);
 #ifdef _OPENMP
 #pragma omp parallel for num_threads(nt) schedule(static) if (nt > 1)
 #endif
@@ -300,8 +305,7 @@ SEXP orthonormal_columns(SEXP W_, SEXP columns_, SEXP center_, SEXP Q_, SEXP use
                          : NULL;
     int kept = b;
     for (int time = 0; time < 2 && kept > 0; time++) {
-        int nt = loop_threads((double) n * kept, threads);
-        if (nt > kept) nt = kept;
+        int nt = column_threads(n, kept, threads);
 #ifdef _OPENMP
 #pragma omp parallel for num_threads(nt) schedule(static) if (nt > 1)
 #endif
@@ -421,8 +425,7 @@ SEXP rayleigh_ritz_vectors(SEXP Q_, SEXP AQ_, SEXP used_, SEXP Y_, SEXP values_,
                    threads);
     const double *values = REAL(values_);
     double *Xp = REAL(X), *AXp = REAL(AX), *Rp = REAL(R), *np = REAL(norms);
-    int nt = loop_threads((double) n * p, threads);
-    if (nt > p) nt = p > 0 ? p : 1;
+    int nt = column_threads(n, p, threads);
 #ifdef _OPENMP
 #pragma omp parallel for num_threads(nt) schedule(static) if (nt > 1)
 #endif
