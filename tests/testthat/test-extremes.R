@@ -6,16 +6,8 @@
 # interpreter (kernel expressions), and sparse rows (sparse tiles, the
 # 8-column products, the interpreter's sparse segments). Small n throughout.
 
-ext_kpar <- list(
-  vanilladot = list(),
-  polydot = list(degree = 2, scale = 0.5, offset = 1),
-  rbfdot = list(sigma = 0.1),
-  laplacedot = list(sigma = 0.3),
-  tanhdot = list(scale = 0.01, offset = 0.1),
-  besseldot = list(sigma = 0.5, order = 1, degree = 2),
-  anovadot = list(sigma = 0.5, degree = 2),
-  splinedot = list()
-)
+# helper-oracles.R's kernel_cases, with the issue's rbfdot(0.1)
+ext_kpar <- utils::modifyList(kernel_cases, list(rbfdot = list(sigma = 0.1)))
 
 # k(x_i, y_j) for one pair, straight from the definitions.
 ext_value <- function(kernel, p, a, b) {
@@ -49,7 +41,7 @@ ext_oracle <- function(kernel, x, y = x) {
   out
 }
 
-ext_kernel <- function(kernel) do.call(kern, c(list(kernel), ext_kpar[[kernel]]))
+ext_kernel <- function(kernel) kern_case(kernel, ext_kpar[[kernel]])
 
 # Evaluate expr under the options, restoring them.
 ext_with <- function(opts, expr) {
