@@ -87,6 +87,8 @@ static void center_in_columns(int n, int b, const double *src, double *dst, doub
     int nt = column_threads(n, b, threads);
 #ifdef _OPENMP
 #pragma omp parallel for num_threads(nt) schedule(static) if (nt > 1)
+#else
+    (void) nt;
 #endif
     for (int j = 0; j < b; j++) {
         const double *x = src + (size_t) j * n;
@@ -127,6 +129,9 @@ static void remove_basis(int n, int b, double *W, const double *Q, int used, dou
 {
     if (used == 0 || b == 0) return;
     int nt = column_threads(n, b, threads);
+#ifndef _OPENMP
+    (void) nt;
+#endif
     for (int round = 0; round < 2; round++) {
         krylov_product(used, b, n, Q, n, 1, W, n, 0, C, used, threads);
         krylov_product(n, b, used, Q, n, 0, C, used, 0, T, n, threads);
@@ -262,6 +267,8 @@ static void copy_columns(int n, int b, const double *src, const int *columns, in
     int nt = column_threads(n, b, threads);
 #ifdef _OPENMP
 #pragma omp parallel for num_threads(nt) schedule(static) if (nt > 1)
+#else
+    (void) nt;
 #endif
     for (int j = 0; j < b; j++) {
         const double *from = src + (size_t) (columns ? columns[j] - 1 : j) * n;
@@ -308,6 +315,8 @@ SEXP orthonormal_columns(SEXP W_, SEXP columns_, SEXP center_, SEXP Q_, SEXP use
         int nt = column_threads(n, kept, threads);
 #ifdef _OPENMP
 #pragma omp parallel for num_threads(nt) schedule(static) if (nt > 1)
+#else
+        (void) nt;
 #endif
         for (int j = 0; j < kept; j++) before[j] = column_norm(n, W + (size_t) j * n);
         remove_basis(n, kept, W, Q, used, C, T, threads);
@@ -428,6 +437,8 @@ SEXP rayleigh_ritz_vectors(SEXP Q_, SEXP AQ_, SEXP used_, SEXP Y_, SEXP values_,
     int nt = column_threads(n, p, threads);
 #ifdef _OPENMP
 #pragma omp parallel for num_threads(nt) schedule(static) if (nt > 1)
+#else
+    (void) nt;
 #endif
     for (int j = 0; j < p; j++) {
         const double *x = Xp + (size_t) j * n, *ax = AXp + (size_t) j * n;
