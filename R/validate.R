@@ -46,55 +46,6 @@ check_features <- function(features, n) {
 
 check_th <- function(th) check_number(th, "th", lo = 0)
 
-#' Default number of threads
-#'
-#' The number of threads fastkpca uses when `threads` is not given:
-#' `getOption("fastkpca.threads")` if set, else the smaller of 2 and the
-#' number of available cores.
-#'
-#' @section BLAS threads:
-#' These threads compute the kernel matrix and its centering. The exact
-#' solver's LAPACK steps (and the iterative solver's matrix-vector
-#' products) run afterwards, on the threads of the BLAS R is linked to, so
-#' the two pools never run at the same time and results do not depend on
-#' either. fastkpca does not change the BLAS's thread count: a
-#' multithreaded BLAS such as OpenBLAS reads its own setting, for example
-#' the environment variable `OPENBLAS_NUM_THREADS` (or `OMP_NUM_THREADS`),
-#' set before R starts, or `RhpcBLASctl::blas_set_num_threads()` from R.
-#' Measured with OpenBLAS on 2 cores (`bench/openblas-threads.R` in the package's
-#' repository), two BLAS threads were 1.5 times as fast as one when the
-#' machine was nearly idle (load about 1), and one was twice as fast as two when other
-#' busy processes oversubscribed the cores, for fastkpca and kernlab alike.
-#'
-#' @return An integer of at least 1.
-#' @examples
-#' kpca_threads()
-#' old <- options(fastkpca.threads = 1)
-#' kpca_threads()
-#' options(old)
-#' @export
-kpca_threads <- function() {
-  opt <- getOption("fastkpca.threads")
-  if (!is.null(opt)) return(check_threads(opt, "getOption(\"fastkpca.threads\")"))
-  cores <- detected_cores()
-  if (is.na(cores)) 1L else as.integer(min(2L, cores))
-}
-
-# parallel::detectCores(), asked once per session: on Linux it runs a shell
-# command, which costs milliseconds, and kernlab's functions call fastkpca's
-# kernels once per row or pivot (R/kernlab_kernels.R).
-detected_cores <- local({
-  cores <- NULL
-  function() {
-    if (is.null(cores)) cores <<- parallel::detectCores()
-    cores
-  }
-})
-
-check_threads <- function(threads, arg = "threads") {
-  check_whole(threads, arg, 1, engine_limits()$threads)
-}
-
 # The limits of the C engine (threads, besseldot's order, kernel powers,
 # solver iterations), written once, in src/fastkpca.h; read once per session.
 engine_limits <- local({

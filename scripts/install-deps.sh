@@ -19,6 +19,8 @@ r_packages+=(generics recipes ggplot2 tibble rlang)
 # with the tidymodels packages, below), with progress, and a real database
 # for the chunked-source tests (Suggests; all in Debian as r-cran-*)
 r_packages+=(future future.apply future.batchtools progressr DBI RSQLite)
+# the default thread count's rules (R/threads.R; Suggests, in Debian)
+r_packages+=(parallelly)
 # the pkgdown site (scripts/site.sh), which scripts/test.sh builds and
 # tests/testthat/test-site.R opens in headless Chromium (not an R
 # dependency of the package: Debian's r-cran-pkgdown, or CRAN)

@@ -1,8 +1,8 @@
 /* What the .Call entry points share: argument checks (R validates and
  * coerces first; these re-check what would crash C if a caller, or a
  * garbage .Call, got it wrong), progress, the blocks of columns between
- * interrupt checks and LAPACK's info. The bottom of the engine with
- * simd.c: it calls nothing of the package but errors.c. */
+ * interrupt checks and LAPACK's info. Near the bottom of the engine: it
+ * calls nothing of the package but errors.c and threads.c. */
 #include "fastkpca.h"
 
 int as_count(SEXP s, const char *what, int lo, int hi)
@@ -13,9 +13,11 @@ int as_count(SEXP s, const char *what, int lo, int hi)
     return INTEGER(s)[0];
 }
 
+/* 'threads', checked, then cut to what the process may run (thread_cap()
+ * in threads.c: one in a forked child, at most OpenMP's thread limit). */
 int as_threads(SEXP s)
 {
-    return as_count(s, "threads", 1, MAX_THREADS);
+    return threads_usable(as_count(s, "threads", 1, MAX_THREADS));
 }
 
 double as_number(SEXP s, const char *what)

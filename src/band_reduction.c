@@ -37,9 +37,6 @@
 #include "simd.h"
 #include <math.h>
 #include <string.h>
-#if defined(__unix__) || defined(__APPLE__)
-# include <sched.h>
-#endif
 
 /* Eigenvector columns per unit of work of stage 2's back-transformation,
  * and the sweeps per group of its reflectors. */
@@ -270,20 +267,12 @@ BAND_INLINE double band_reflector(band_state *st, int s, int r, int c, int len, 
 
 static void sweep_wait(const int *prev, int steps)
 {
-    if (prev == NULL) return;
-    for (long spins = 0; __atomic_load_n(prev, __ATOMIC_ACQUIRE) < steps; spins++) {
-#if defined(__x86_64__) || defined(__i386__)
-        __builtin_ia32_pause();
-#endif
-#if defined(__unix__) || defined(__APPLE__)
-        if (spins % 4096 == 4095) sched_yield();  /* a busy machine */
-#endif
-    }
+    if (prev != NULL) wait_for_count(prev, steps);  /* threads.c: spins, then yields */
 }
 
 static void sweep_done(int *mine, int steps)
 {
-    __atomic_store_n(mine, steps, __ATOMIC_RELEASE);
+    count_publish(mine, steps);
 }
 
 /* Sweep s: column s annihilated below its subdiagonal, the bulge chased
@@ -357,8 +346,8 @@ static band_sweep_fn band_sweep_for(simd_path path)
 
 /* Stage 2: the band of b subdiagonals in A's lower triangle to the
  * tridiagonal (diag, offdiag); the reflectors to A's strict upper
- * triangle. The sweeps are dealt round the threads (sweep s to thread
- * s mod threads), in regions of SWEEPS_PER_CHECK sweeps a thread with an
+ * triangle. The sweeps are dealt round the team (sweep s to thread
+ * s mod the team's size), in regions of SWEEPS_PER_CHECK sweeps a thread with an
  * interrupt check between them. */
 void band_chase(double *A, int n, int b, double *diag, double *offdiag, int threads)
 {
@@ -381,12 +370,17 @@ void band_chase(double *A, int n, int b, double *diag, double *offdiag, int thre
 #pragma omp parallel num_threads(nt) if (nt > 1)
 #endif
         {
-            int id = 0;
+            /* the sweeps dealt round the team OpenMP gave, which may be
+             * smaller than nt (OMP_DYNAMIC, a thread limit): a sweep dealt
+             * to a thread that does not exist would never run, and the
+             * next would wait for it forever */
+            int id = 0, team = 1;
 #ifdef _OPENMP
             id = omp_get_thread_num();
+            team = omp_get_num_threads();
 #endif
             double *v = scratch + (3 * (size_t) b + 3) * id, *u = v + b + 1, *work = u + b + 1;
-            for (int s = s0 + id; s < s1; s += nt)
+            for (int s = s0 + id; s < s1; s += team)
                 sweep(&st, s, v, u, work, s > s0 ? done + s - 1 : NULL, done + s);
         }
         R_CheckUserInterrupt();

@@ -441,6 +441,16 @@ int top_eigen_lanczos(const double *A, int n, int k, int ncv, double tol, int ma
                       double *values, double *vectors, int *restarts,
                       double *residual, int threads);
 
+/* threads.c: how many threads a call may have, and how a thread waits on
+ * another (the bottom, with errors.c and simd.c) */
+void threads_record_process(void);
+int threads_forked(void);
+int thread_cap(void);
+int threads_usable(int requested);
+SEXP thread_limits(void);
+void wait_for_count(const int *count, int at_least);
+void count_publish(int *count, int value);
+
 /* args.c: checks shared by the entry points */
 int as_count(SEXP s, const char *what, int lo, int hi);
 int as_threads(SEXP s);

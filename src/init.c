@@ -38,6 +38,7 @@ static const R_CallMethodDef call_methods[] = {
     CALLDEF(simd_path_resolve, 1),
     CALLDEF(sparse_rows, 5),
     CALLDEF(engine_entry_paths, 0),
+    CALLDEF(thread_limits, 0),
     {NULL, NULL, 0}
 };
 
@@ -46,4 +47,5 @@ void R_init_fastkpca(DllInfo *dll)
     R_registerRoutines(dll, NULL, call_methods, NULL, NULL);
     R_useDynamicSymbols(dll, FALSE);
     R_forceSymbols(dll, TRUE);
+    threads_record_process();  /* a fork of this process computes on one thread */
 }

@@ -197,25 +197,11 @@ static void tile_pipeline(const kernel_eval *k, const kernel_tiles *plan, int r0
                 values += (double) ni * nj;
                 tile_gemm_add(ni, b, nj, Tt, ni, V + c0 + j0, n, Yr + i0, ldr);
                 if (!square || J < I) {
-                    if (I > b0) {
-                        int ahead;
-                        do {
-#ifdef _OPENMP
-#pragma omp atomic read
-#endif
-                            ahead = done[I - 1];
-                        } while (ahead <= J);
-#ifdef _OPENMP
-#pragma omp flush
-#endif
-                    }
+                    /* threads.c: spins, then yields to the thread it waits for */
+                    if (I > b0) wait_for_count(done + I - 1, J + 1);
                     tile_gemm(nj, b, ni, Tt, ni, 1, V + r0 + i0, n, 0, 1.0, Yc + j0, ldc, 1);
                 }
-#ifdef _OPENMP
-#pragma omp flush
-#pragma omp atomic write
-#endif
-                done[I] = J + 1;
+                count_publish(done + I, J + 1);
             }
         }
         *count += values;

@@ -1,0 +1,196 @@
+# Threads: the default count (kpca_threads()), the cap of every `threads`
+# (check_threads()), and the process's limits they are read from
+# (thread_limits(), src/threads.c).
+
+#' Default number of threads
+#'
+#' The number of threads fastkpca uses when `threads` is not given: every
+#' core this process may use, within the limits its user, its scheduler
+#' and OpenMP set.
+#'
+#' @section The default:
+#' `getOption("fastkpca.threads")` if set (a whole number). Otherwise the
+#' smallest of:
+#' * the cores this process may use: `parallelly::availableCores()` where
+#'   the parallelly package is installed (it reads the CPUs the process is
+#'   bound to, its cgroup's CPU quota, `getOption("mc.cores")`, the job
+#'   schedulers' settings such as Slurm's `SLURM_CPUS_PER_TASK`, and gives
+#'   at most 2 under `R CMD check`, where `_R_CHECK_LIMIT_CORES_` is set, as
+#'   CRAN requires); otherwise the same rules read by fastkpca itself
+#'   (`parallel::detectCores()`, the process's CPU affinity on Linux, the
+#'   cgroup CPU quota, `mc.cores`, `_R_CHECK_LIMIT_CORES_`, Slurm, PBS, SGE
+#'   and LSF);
+#' * the first number of the environment variable `OMP_NUM_THREADS`, where
+#'   set;
+#' * the limits below.
+#'
+#' @section Limits: forked processes and OpenMP:
+#' Every count of threads, the default and any `threads` a function is
+#' given (and `getOption("fastkpca.threads")`), is cut to what the process
+#' may run, and a fit records the count it ran on:
+#' * **A forked process computes on one thread.** R forks in
+#'   `parallel::mclapply()`, `parallel::mcparallel()`, doMC and future's
+#'   `multicore` plan. GNU OpenMP (libgomp, which gcc builds use) cannot
+#'   start threads in a process forked after its parent ran threads: the
+#'   child would wait forever. fastkpca knows its forked children by their
+#'   process id, and runs them on one thread, with the same results. (LLVM's
+#'   OpenMP, which clang builds use, starts threads in a child, but
+#'   fastkpca runs its children on one thread there too: a forked worker
+#'   usually has one core of its own.) To have threads in each worker,
+#'   start fresh processes: future's `multisession` or `cluster` plan, or
+#'   `parallel::makePSOCKcluster()`, and pass `threads` to the calls made on
+#'   them.
+#' * **OpenMP's thread limit**, `OMP_THREAD_LIMIT`, is never exceeded. When
+#'   OpenMP gives fewer threads than asked (`OMP_DYNAMIC=true`, a limit, a
+#'   nested region), the work is dealt among the threads it gave, and the
+#'   results are the same bits.
+#' * Built without OpenMP, fastkpca computes on one thread.
+#'
+#' @section A busy machine:
+#' Threads that wait for one another (the exact solver's band reduction,
+#' the matrix-free solver's passes) spin for a few microseconds, then give
+#' their core to other processes until the thread they wait for has caught
+#' up, so that threads do not cost time on a machine whose cores are taken
+#' by other work. Work is dealt in pieces, so that a thread that the
+#' system holds back leaves its share to the others. To leave cores to
+#' other work, set `options(fastkpca.threads = )` or `OMP_NUM_THREADS`.
+#'
+#' @section BLAS threads:
+#' These threads compute the kernel matrix, its centering and the exact
+#' solver's own steps. The steps that call LAPACK (and the products given
+#' to an optimized BLAS) run on the threads of the BLAS R is linked to,
+#' never at the same time as fastkpca's, and results do not depend on
+#' either. fastkpca does not change the BLAS's thread count: a
+#' multithreaded BLAS such as OpenBLAS reads its own setting, for example
+#' the environment variable `OPENBLAS_NUM_THREADS` (or `OMP_NUM_THREADS`),
+#' set before R starts, or `RhpcBLASctl::blas_set_num_threads()` from R.
+#' Measured with OpenBLAS on 2 cores (`bench/openblas-threads.R` in the package's
+#' repository), two BLAS threads were 1.5 times as fast as one when the
+#' machine was nearly idle (load about 1), and one was twice as fast as two when other
+#' busy processes oversubscribed the cores, for fastkpca and kernlab alike.
+#'
+#' @return An integer of at least 1.
+#' @examples
+#' kpca_threads()
+#' old <- options(fastkpca.threads = 1)
+#' kpca_threads()
+#' options(old)
+#' @export
+kpca_threads <- function() {
+  opt <- getOption("fastkpca.threads")
+  if (!is.null(opt)) return(check_threads(opt, "getOption(\"fastkpca.threads\")"))
+  limits <- thread_limits()
+  counts <- c(available_cores(), omp_num_threads(), limits$cap)
+  max(1L, as.integer(min(counts, na.rm = TRUE)))
+}
+
+# A count of threads checked (a whole number from 1 to the engine's limit),
+# then cut to what the process may run: one in a forked child, at most
+# OpenMP's thread limit (src/threads.c cuts it again, for every call).
+check_threads <- function(threads, arg = "threads") {
+  threads <- check_whole(threads, arg, 1, engine_limits()$threads)
+  min(threads, thread_limits()$cap)
+}
+
+# What src/threads.c reads of the process, at each call (a fork or a
+# changed affinity shows at once): cap (the most threads a call may run),
+# forked (a fork of the process that loaded the package), openmp (built
+# with it), thread_limit (OMP_THREAD_LIMIT, NA when none), affinity (the
+# CPUs the process may run on, NA where the system does not say).
+thread_limits <- function() engine_call(.Call(C_thread_limits))
+
+# The cores the process may use: parallelly's rules where it is installed,
+# the same rules read here otherwise (own_available_cores()).
+available_cores <- function() {
+  if (requireNamespace("parallelly", quietly = TRUE))
+    return(as.integer(parallelly::availableCores()))
+  own_available_cores()
+}
+
+# parallelly::availableCores()'s rules (the smallest of the counts it
+# finds), read without it: the system's cores, the CPUs the process is
+# bound to, its cgroup's CPU quota, mc.cores, R CMD check's limit, and the
+# job schedulers' settings.
+own_available_cores <- function(env = Sys.getenv(), mc_cores = getOption("mc.cores")) {
+  counts <- c(
+    system = detected_cores(),
+    affinity = thread_limits()$affinity,
+    cgroup = cgroup_cpu_quota(),
+    mc.cores = positive_count(mc_cores),
+    check = if (limit_cores_for_check(env)) 2L else NA,
+    slurm = positive_count(env_value(env, "SLURM_CPUS_PER_TASK")),
+    pbs = positive_count(env_value(env, "NCPUS")),
+    sge = positive_count(env_value(env, "NSLOTS")),
+    lsf = positive_count(env_value(env, "LSB_DJOB_NUMPROC")))
+  if (all(is.na(counts))) return(1L)
+  max(1L, as.integer(min(counts, na.rm = TRUE)))
+}
+
+# parallel::detectCores(), asked once per session: on Linux it runs a shell
+# command, which costs milliseconds, and kernlab's functions call fastkpca's
+# kernels once per row or pivot (R/kernlab_kernels.R).
+detected_cores <- local({
+  cores <- NULL
+  function() {
+    if (is.null(cores)) cores <<- parallel::detectCores()
+    cores
+  }
+})
+
+env_value <- function(env, name) if (name %in% names(env)) env[[name]] else ""
+
+# A whole number of at least 1 from an option or a variable's text; NA
+# otherwise.
+positive_count <- function(value) {
+  if (is.null(value) || length(value) != 1L) return(NA_integer_)
+  v <- suppressWarnings(as.numeric(value))
+  if (is.na(v) || v < 1 || v != round(v)) NA_integer_ else as.integer(v)
+}
+
+# R CMD check --as-cran sets _R_CHECK_LIMIT_CORES_ (to "TRUE", or
+# "warn"): a check may use 2 cores.
+limit_cores_for_check <- function(env = Sys.getenv()) {
+  value <- tolower(env_value(env, "_R_CHECK_LIMIT_CORES_"))
+  nzchar(value) && value != "false"
+}
+
+# The first count of OMP_NUM_THREADS ("4" or "4,2" for nested levels); NA
+# where unset.
+omp_num_threads <- function(env = Sys.getenv()) {
+  positive_count(sub(",.*$", "", trimws(env_value(env, "OMP_NUM_THREADS"))))
+}
+
+# The cgroup's CPU quota, rounded up: cgroup v2's cpu.max ("max 100000" or
+# "200000 100000"), else v1's cpu.cfs_quota_us over cpu.cfs_period_us, for
+# the process's own cgroup (/proc/self/cgroup); NA without a quota, or
+# off Linux.
+cgroup_cpu_quota <- function(root = "/sys/fs/cgroup", self = "/proc/self/cgroup") {
+  lines <- tryCatch(readLines(self, warn = FALSE), error = function(e) character())
+  if (!length(lines)) return(NA_integer_)
+  v2 <- sub("^0::", "", grep("^0::", lines, value = TRUE))
+  quota <- function(q, p) {
+    q <- suppressWarnings(as.numeric(q)); p <- suppressWarnings(as.numeric(p))
+    if (length(q) != 1L || length(p) != 1L || is.na(q) || is.na(p) || q <= 0 || p <= 0)
+      return(NA_integer_)
+    max(1L, as.integer(ceiling(q / p)))
+  }
+  read_one <- function(path) tryCatch(readLines(path, n = 1L, warn = FALSE),
+                                      error = function(e) character(), warning = function(w) character())
+  if (length(v2)) {
+    for (dir in unique(c(file.path(root, v2[[1]]), root))) {
+      line <- read_one(file.path(dir, "cpu.max"))
+      if (length(line)) {
+        parts <- strsplit(trimws(line), "\\s+")[[1]]
+        return(if (length(parts) == 2L) quota(parts[1], parts[2]) else NA_integer_)
+      }
+    }
+    return(NA_integer_)
+  }
+  v1 <- sub("^[0-9]+:[^:]*\\bcpu\\b[^:]*:", "", grep("^[0-9]+:[^:]*\\bcpu\\b[^:]*:", lines, value = TRUE))
+  for (dir in unique(c(file.path(root, "cpu", v1), file.path(root, "cpu,cpuacct", v1),
+                       file.path(root, "cpu"), file.path(root, "cpu,cpuacct")))) {
+    q <- read_one(file.path(dir, "cpu.cfs_quota_us"))
+    if (length(q)) return(quota(q, read_one(file.path(dir, "cpu.cfs_period_us"))))
+  }
+  NA_integer_
+}
