@@ -472,7 +472,9 @@ static void band_back_stage2(const double *A, int n, int b, double *Z, int k, in
         /* each group 2 (b + g) g k multiply-adds */
         int nt = 2.0 * (b + g) * g * k * count < tile_thread_work() ? 1 : nt0;
 #ifdef _OPENMP
-#pragma omp parallel for num_threads(nt) schedule(static) if (nt > 1)
+/* dynamic: on a busy machine a thread the system holds back leaves its
+ * chunks to the others (each chunk's columns are its own: the same bits) */
+#pragma omp parallel for num_threads(nt) schedule(dynamic, 1) if (nt > 1)
 #else
         (void) nt;
 #endif

@@ -26,6 +26,8 @@
  *   project.c rows projected onto a fit's components, block by block
  *             (predict(), and the scores of a Nystrom fit)
  *   args.c    argument checks shared by the entry points
+ *   threads.c how many threads a call may have (one in a forked child, at
+ *             most OpenMP's thread limit) and how a thread waits on another
  *   nystrom.c centered Nystrom kernel PCA: the sufficient statistics over
  *             row blocks, the landmark coefficients, k-means++ landmarks
  *   randomized.c the randomized solver (Halko, Martinsson and Tropp)

@@ -20,8 +20,12 @@
 # in all and those after the at-th (the units of work finished before the
 # code acted on the interrupt), the value of `after`, and the child's
 # output. setup, work and after are quoted expressions; the child's
-# timeout is only a guard against a hang.
-interrupted_at_step <- function(work, at, setup = NULL, after = NULL, timeout = 600) {
+# timeout is only a guard against a hang. env: the child's environment
+# variables ("NAME=value"); forked: the work, the interrupt and `after` run
+# in a child that the child R process forks (parallel::mcparallel()), after
+# `setup` (where the parent may run threads first).
+interrupted_at_step <- function(work, at, setup = NULL, after = NULL, timeout = 600,
+                                env = character(), forked = FALSE) {
   out <- tempfile(fileext = ".rds")
   on.exit(unlink(out))
   code_of <- function(e) if (is.null(e)) "NULL" else deparse(e, width.cutoff = 500L)
@@ -35,15 +39,19 @@ interrupted_at_step <- function(work, at, setup = NULL, after = NULL, timeout = 
     "  if (steps == at) tools::pskill(Sys.getpid(), tools::SIGINT)",
     "}))",
     code_of(setup),
+    "interrupted_work <- function() {",
     "status <- tryCatch({",
     code_of(work),
     "  'finished'",
     "}, interrupt = function(e) 'interrupted', error = function(e) conditionMessage(e))",
     "n_steps <- steps",
     "value <- {", code_of(after), "}",
-    sprintf("saveRDS(list(status = status, steps = n_steps, value = value), %s)",
-            deparse(out)))
-  lines <- run_child_r(code, timeout = timeout)
+    "list(status = status, steps = n_steps, value = value)",
+    "}",
+    if (forked) "result <- parallel::mccollect(parallel::mcparallel(interrupted_work()))[[1]]"
+    else "result <- interrupted_work()",
+    sprintf("saveRDS(result, %s)", deparse(out)))
+  lines <- run_child_r(code, env = env, timeout = timeout)
   res <- if (file.exists(out)) readRDS(out) else list(status = "no report", steps = NA_integer_)
   res$after <- max(0L, res$steps - as.integer(at))
   res$lines <- lines

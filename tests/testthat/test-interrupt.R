@@ -156,3 +156,33 @@ test_that("SIGINT stops a matrix-free pass between bands of tiles", {
   # nothing n x n was ever held
   expect_lt(res$value[["memory"]], 8 * n^2 / 2)
 })
+
+test_that("SIGINT stops a threaded exact fit under OpenMP's limits and in a forked child", {
+  skip_on_cran()
+  skip_under_memcheck()
+  skip_on_os("windows")
+  # the two-stage reduction (from 2000 rows), whose sweeps wait on one
+  # another, on 2 threads asked for: under a thread limit of 1, with
+  # dynamic teams, and in a child forked after the parent ran threads
+  # (issue 50: each of these hung before)
+  setup <- quote({
+    set.seed(1)
+    x <- matrix(rnorm(2500 * 10), 2500, 10)
+    invisible(kernel_matrix(rbfdot(0.1), x[1:500, ], threads = 2))
+    op <- fastkpca:::kernel_operator(x, kern("rbfdot", sigma = 0.1), 2L)
+  })
+  work <- exact_fit_code(quote(function(fraction) if (fraction >= 0.1) step()))
+  after <- quote(length(kpca(x[1:50, ], features = 2, threads = 2)$eig))
+  cases <- list(limit = list(env = "OMP_THREAD_LIMIT=1", forked = FALSE),
+                dynamic = list(env = "OMP_DYNAMIC=true", forked = FALSE),
+                forked = list(env = character(), forked = TRUE))
+  for (case in names(cases)) {
+    res <- interrupted_at_step(work, at = 1L, setup = setup, after = after,
+                               env = cases[[case]]$env, forked = cases[[case]]$forked,
+                               timeout = 300)
+    expect_identical(res$status, "interrupted", label = case, info = child_output(res))
+    expect_lte(res$after, 1L, label = case)
+    # R goes on working, threads asked for
+    expect_identical(res$value, 2L, label = case)
+  }
+})
