@@ -11,15 +11,15 @@
 #' @section The default:
 #' `getOption("fastkpca.threads")` if set (a whole number). Otherwise the
 #' smallest of:
-#' * the cores this process may use: `parallelly::availableCores()` where
-#'   the parallelly package is installed (it reads the CPUs the process is
-#'   bound to, its cgroup's CPU quota, `getOption("mc.cores")`, the job
-#'   schedulers' settings such as Slurm's `SLURM_CPUS_PER_TASK`, and gives
-#'   at most 2 under `R CMD check`, where `_R_CHECK_LIMIT_CORES_` is set, as
-#'   CRAN requires); otherwise the same rules read by fastkpca itself
-#'   (`parallel::detectCores()`, the process's CPU affinity on Linux, the
-#'   cgroup CPU quota, `mc.cores`, `_R_CHECK_LIMIT_CORES_`, Slurm, PBS, SGE
-#'   and LSF);
+#' * the cores this process may use, by the rules of
+#'   `parallelly::availableCores()`, read by fastkpca itself (parallelly
+#'   would cost every call with the default `threads` milliseconds): the
+#'   system's cores online, the CPUs the process is bound to (its affinity
+#'   mask on Linux: `taskset`, cgroup CPU sets, Slurm), its cgroup's CPU
+#'   quota (read once per process), `getOption("mc.cores")`, the job
+#'   schedulers' settings (Slurm's `SLURM_CPUS_PER_TASK`, PBS's `NCPUS`,
+#'   SGE's `NSLOTS`, LSF's `LSB_DJOB_NUMPROC`), and at most 2 under
+#'   `R CMD check`, where `_R_CHECK_LIMIT_CORES_` is set, as CRAN requires;
 #' * the first number of the environment variable `OMP_NUM_THREADS`, where
 #'   set;
 #' * the limits below.
@@ -47,13 +47,24 @@
 #' * Built without OpenMP, fastkpca computes on one thread.
 #'
 #' @section A busy machine:
-#' Threads that wait for one another (the exact solver's band reduction,
-#' the matrix-free solver's passes) spin for a few microseconds, then give
-#' their core to other processes until the thread they wait for has caught
-#' up, so that threads do not cost time on a machine whose cores are taken
-#' by other work. Work is dealt in pieces, so that a thread that the
-#' system holds back leaves its share to the others. To leave cores to
-#' other work, set `options(fastkpca.threads = )` or `OMP_NUM_THREADS`.
+#' When other processes keep the cores busy, threads that must meet often
+#' cost more than they give: a thread the system holds back for a time
+#' slice holds up the others, and OpenMP's idle threads spin for a few
+#' milliseconds after each parallel step, on cores the busy processes
+#' want. So, on Linux, fastkpca looks at the machine between the steps of
+#' a call (the kernel's blocks of columns, the centering, each panel and
+#' group of sweeps of the exact solver's reduction, each band of the
+#' matrix-free solver's tiles, `predict()`'s blocks): it runs on at most
+#' the cores that other processes leave free (the system's running
+#' threads, less this process's own, against the cores online), and on
+#' all the threads it was given again once they are free. Threads that
+#' wait for one another spin for a few microseconds, then give their core
+#' away. The results are the same bits whatever it finds; a fit records
+#' the count it was given. Measured on 2 cores beside two busy processes
+#' (`bench/busy.R` in the package's repository), the default call took
+#' the time of one thread, where it had taken 2.5 times as long. To leave
+#' cores to other work for good, set `options(fastkpca.threads = )` or
+#' `OMP_NUM_THREADS`.
 #'
 #' @section BLAS threads:
 #' These threads compute the kernel matrix, its centering and the exact
@@ -80,7 +91,7 @@ kpca_threads <- function() {
   opt <- getOption("fastkpca.threads")
   if (!is.null(opt)) return(check_threads(opt, "getOption(\"fastkpca.threads\")"))
   limits <- thread_limits()
-  counts <- c(available_cores(), omp_num_threads(), limits$cap)
+  counts <- c(available_cores(limits = limits), omp_num_threads(), limits$cap)
   max(1L, as.integer(min(counts, na.rm = TRUE)))
 }
 
@@ -94,41 +105,40 @@ check_threads <- function(threads, arg = "threads") {
 
 # What src/threads.c reads of the process, at each call (a fork or a
 # changed affinity shows at once): cap (the most threads a call may run),
+# online (the system's cores online, NA where it does not say),
 # forked (a fork of the process that loaded the package), openmp (built
 # with it), thread_limit (OMP_THREAD_LIMIT, NA when none), affinity (the
-# CPUs the process may run on, NA where the system does not say).
-thread_limits <- function() engine_call(.Call(C_thread_limits))
+# CPUs the process may run on, NA where the system does not say),
+# free_cores (with look = TRUE: the cores other processes leave free now,
+# as the steps of a call see it; NA off Linux, or not looked at).
+thread_limits <- function(look = FALSE) engine_call(.Call(C_thread_limits, isTRUE(look)))
 
-# The cores the process may use: parallelly's rules where it is installed,
-# the same rules read here otherwise (own_available_cores()).
-available_cores <- function() {
-  if (requireNamespace("parallelly", quietly = TRUE))
-    return(as.integer(parallelly::availableCores()))
-  own_available_cores()
-}
-
-# parallelly::availableCores()'s rules (the smallest of the counts it
-# finds), read without it: the system's cores, the CPUs the process is
-# bound to, its cgroup's CPU quota, mc.cores, R CMD check's limit, and the
-# job schedulers' settings.
-own_available_cores <- function(env = Sys.getenv(), mc_cores = getOption("mc.cores")) {
+# The cores the process may use, by parallelly::availableCores()'s rules
+# (the smallest of the counts it finds), read here: parallelly itself costs
+# about 90 ms to load and first call, and 8 ms a call after that, which
+# every call with the default `threads` would pay (test-thread-limits.R
+# checks that the two agree). The counts: the system's cores online, the
+# CPUs the process is bound to, its cgroup's CPU quota (read once per
+# process), mc.cores, R CMD check's limit, and the job schedulers'
+# settings. env: a function of a variable's name giving its value.
+available_cores <- function(env = Sys.getenv, mc_cores = getOption("mc.cores"),
+                            limits = thread_limits()) {
   counts <- c(
-    system = detected_cores(),
-    affinity = thread_limits()$affinity,
-    cgroup = cgroup_cpu_quota(),
+    system = if (is.na(limits$online)) detected_cores() else limits$online,
+    affinity = limits$affinity,
+    cgroup = process_cgroup_quota(),
     mc.cores = positive_count(mc_cores),
     check = if (limit_cores_for_check(env)) 2L else NA,
-    slurm = positive_count(env_value(env, "SLURM_CPUS_PER_TASK")),
-    pbs = positive_count(env_value(env, "NCPUS")),
-    sge = positive_count(env_value(env, "NSLOTS")),
-    lsf = positive_count(env_value(env, "LSB_DJOB_NUMPROC")))
+    slurm = positive_count(env("SLURM_CPUS_PER_TASK")),
+    pbs = positive_count(env("NCPUS")),
+    sge = positive_count(env("NSLOTS")),
+    lsf = positive_count(env("LSB_DJOB_NUMPROC")))
   if (all(is.na(counts))) return(1L)
   max(1L, as.integer(min(counts, na.rm = TRUE)))
 }
 
-# parallel::detectCores(), asked once per session: on Linux it runs a shell
-# command, which costs milliseconds, and kernlab's functions call fastkpca's
-# kernels once per row or pivot (R/kernlab_kernels.R).
+# parallel::detectCores(), asked once per session, where the system does
+# not give its cores online (thread_limits()): it may run a shell command.
 detected_cores <- local({
   cores <- NULL
   function() {
@@ -137,7 +147,19 @@ detected_cores <- local({
   }
 })
 
-env_value <- function(env, name) if (name %in% names(env)) env[[name]] else ""
+# cgroup_cpu_quota() of this process, read once per process (a fork reads
+# it again).
+process_cgroup_quota <- local({
+  pid <- NULL
+  quota <- NA_integer_
+  function() {
+    if (!identical(pid, Sys.getpid())) {
+      quota <<- cgroup_cpu_quota()
+      pid <<- Sys.getpid()
+    }
+    quota
+  }
+})
 
 # A whole number of at least 1 from an option or a variable's text; NA
 # otherwise.
@@ -149,15 +171,15 @@ positive_count <- function(value) {
 
 # R CMD check --as-cran sets _R_CHECK_LIMIT_CORES_ (to "TRUE", or
 # "warn"): a check may use 2 cores.
-limit_cores_for_check <- function(env = Sys.getenv()) {
-  value <- tolower(env_value(env, "_R_CHECK_LIMIT_CORES_"))
+limit_cores_for_check <- function(env = Sys.getenv) {
+  value <- tolower(env("_R_CHECK_LIMIT_CORES_"))
   nzchar(value) && value != "false"
 }
 
 # The first count of OMP_NUM_THREADS ("4" or "4,2" for nested levels); NA
 # where unset.
-omp_num_threads <- function(env = Sys.getenv()) {
-  positive_count(sub(",.*$", "", trimws(env_value(env, "OMP_NUM_THREADS"))))
+omp_num_threads <- function(env = Sys.getenv) {
+  positive_count(sub(",.*$", "", trimws(env("OMP_NUM_THREADS"))))
 }
 
 # The cgroup's CPU quota, rounded up: cgroup v2's cpu.max ("max 100000" or

@@ -9,6 +9,8 @@
 #           0.05, solver "auto" (the iterative one), bench/case.R;
 #   mf20k:  the matrix-free fit at n = 20000, 10 features, 2 threads
 #           (bench/matrix-free.R's child "mf2");
+#   default2k, default3k: the default call kpca(x) at n = 2000 and 3000
+#           (d = 10, default threads; bench/case.R; issue 50);
 #   sparse_predict, sparse_nystrom, dense_kernel: bench/sparse-case.R's
 #           (issue 46: predict() and Nystrom on sparse rows, whose sets are
 #           read once per call, and a dense kernel matrix).
@@ -30,6 +32,8 @@ run_case <- function(case, lib) {
   cmd <- switch(case,
     auto5 = c(file.path(bench, "case.R"), "auto", "3000", "10", "5", "0.05", out),
     mf20k = c(file.path(bench, "matrix-free.R"), "child", "mf2", "20000", out),
+    default2k = c(file.path(bench, "case.R"), "exact", "2000", "10", "default", "0.1", out),
+    default3k = c(file.path(bench, "case.R"), "exact", "3000", "10", "default", "0.1", out),
     c(file.path(bench, "sparse-case.R"), case, out))
   if (system2("Rscript", shQuote(cmd), env = env, stdout = FALSE) != 0L || !file.exists(out))
     stop("the case ", case, " failed under ", lib)
@@ -39,7 +43,8 @@ run_case <- function(case, lib) {
 
 load_average <- function() paste(strsplit(readLines("/proc/loadavg"), " ")[[1]][1:3], collapse = " ")
 cat(sprintf("load before: %s\n", load_average()))
-cases <- c("auto5", "mf20k", "sparse_predict", "sparse_nystrom", "dense_kernel")
+cases <- c("auto5", "default2k", "default3k", "mf20k", "sparse_predict", "sparse_nystrom",
+           "dense_kernel")
 if (any(grepl("^cases=", args)))
   cases <- strsplit(sub("^cases=", "", grep("^cases=", args, value = TRUE)), ",")[[1]]
 times <- array(NA_real_, c(length(cases), length(libs), rounds),

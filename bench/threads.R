@@ -32,7 +32,9 @@
 #            over passes x n^2 / 2), and its serial part measured directly: the
 #            passes timed inside the fit, and the fit's time outside them;
 #   workers: the same fit under plan(multisession) with k workers of one
-#            thread each.
+#            thread each;
+#   busy:    the default threads against one beside two busy processes
+#            (bench/busy.R, run from here: its own table).
 # Each table row gives the speed-up over 1 thread and the serial fraction
 # e that the speed-up s on p threads implies (Karp and Flatt: e = (1/s -
 # 1/p) / (1 - 1/p)); from the most threads measured, the speed-up that
@@ -175,6 +177,12 @@ if (!length(threads_list)) {
   threads_list <- threads_list[threads_list <= cores]
 }
 parts <- if (length(args)) args else c("kernels", "fits", "mf", "workers")
+if ("busy" %in% parts) {
+  status <- system2(file.path(R.home("bin"), "Rscript"),
+                    shQuote(file.path(dirname(script), "busy.R")))
+  parts <- setdiff(parts, "busy")
+  if (!length(parts)) quit(save = "no", status = status)
+}
 cases <- unique(c(if ("kernels" %in% parts) c("km", "cross", "predict"),
            if ("fits" %in% parts) c("default", "auto5", "exact5", "nystrom", "kcca", "kica"),
            if ("default" %in% parts) "default",

@@ -139,7 +139,7 @@ void band_reduce(double *A, int n, int b, double *tau1, int threads)
                                   sizeof(double));
     memset(tau1, 0, (size_t) n * sizeof(double));
     for (int j0 = 0; j0 + b < n; j0 += b) {
-        band_panel(A, n, j0, b, tau1, &s, threads);
+        band_panel(A, n, j0, b, tau1, &s, threads_unless_busy(threads));
         R_CheckUserInterrupt();
         progress_at(PROGRESS_REDUCE, 0.9 * (1.0 - pow((double) (n - j0 - b) / n, 3)));
     }
@@ -358,14 +358,17 @@ void band_chase(double *A, int n, int b, double *diag, double *offdiag, int thre
     for (int j = 0; j < n; j++)
         for (int i = j; i <= j + b && i < n; i++) BAND(&st, i, j) = A[i + (size_t) j * n];
     /* about 6 b^2 multiply-adds a step, n / b steps a sweep */
-    int nt = threads > 1 && 6.0 * n * b * SWEEPS_PER_CHECK >= tile_thread_work()
+    int nt0 = threads > 1 && 6.0 * n * b * SWEEPS_PER_CHECK >= tile_thread_work()
         ? threads : 1;
     band_sweep_fn sweep = band_sweep_for(simd_active());
-    double *scratch = (double *) R_alloc((3 * (size_t) b + 3) * nt, sizeof(double));
+    double *scratch = (double *) R_alloc((3 * (size_t) b + 3) * nt0, sizeof(double));
     int *done = (int *) R_alloc((size_t) n, sizeof(int));
     memset(done, 0, (size_t) n * sizeof(int));
-    for (int s0 = 0; s0 < n - 1; s0 += SWEEPS_PER_CHECK * nt) {
-        int s1 = s0 + SWEEPS_PER_CHECK * nt < n - 1 ? s0 + SWEEPS_PER_CHECK * nt : n - 1;
+    for (int s0 = 0; s0 < n - 1; s0 += SWEEPS_PER_CHECK * nt0) {
+        int s1 = s0 + SWEEPS_PER_CHECK * nt0 < n - 1 ? s0 + SWEEPS_PER_CHECK * nt0 : n - 1;
+        /* the sweeps meet at every step: one thread on a busy machine */
+        int nt = threads_unless_busy(nt0);
+        (void) nt;  /* without OpenMP */
 #ifdef _OPENMP
 #pragma omp parallel num_threads(nt) if (nt > 1)
 #endif
@@ -470,7 +473,7 @@ static void band_back_stage2(const double *A, int n, int b, double *Z, int k, in
         for (int t = 0; S + 1 + t * b <= n - 1; t++)
             band_group_make(A, n, b, S, gs, t, grp + count++, &pool, V, T, gram, tau);
         /* each group 2 (b + g) g k multiply-adds */
-        int nt = 2.0 * (b + g) * g * k * count < tile_thread_work() ? 1 : nt0;
+        int nt = 2.0 * (b + g) * g * k * count < tile_thread_work() ? 1 : threads_unless_busy(nt0);
 #ifdef _OPENMP
 /* dynamic: on a busy machine a thread the system holds back leaves its
  * chunks to the others (each chunk's columns are its own: the same bits) */
@@ -513,7 +516,8 @@ void band_back_transform(const double *A, int n, int b, const double *tau1, doub
     for (int j0 = last; j0 >= 0; j0 -= b) {
         int m = n - j0 - b, kk = m < b ? m : b;
         apply_block_reflector(A + (j0 + b) + (size_t) j0 * n, n, m, kk, tau1 + j0, T, b,
-                              Z + (j0 + b), n, k, cols, Vb, gram, work, threads);
+                              Z + (j0 + b), n, k, cols, Vb, gram, work,
+                              threads_unless_busy(threads));
         progress_at(PROGRESS_BACK, 0.5 + 0.5 * (1.0 - pow((double) j0 / n, 2)));
     }
 }

@@ -96,6 +96,7 @@ void center_in_place(double *K, int n, double *colmeans, double *grand_mean,
                      double *trace, int threads)
 {
     double kmax;
+    threads = threads_unless_busy(threads);  /* the cores others leave free */
     symmetric_row_sums(K, n, colmeans, &kmax, threads);
     double total = 0.0;
     for (int i = 0; i < n; i++) {

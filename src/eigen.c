@@ -156,10 +156,12 @@ static void reduce_tridiagonal(double *A, int n, double *diag, double *offdiag,
             if (panel < 1) panel = 1;
         }
         double *Aii = A + i + (size_t) i * n;
-        tridiagonal_panel(m, panel, Aii, n, offdiag + i, tau + i, W, n, panel_work, threads);
+        /* a region per column: one thread on a busy machine (threads.c) */
+        int nt = threads_unless_busy(threads);
+        tridiagonal_panel(m, panel, Aii, n, offdiag + i, tau + i, W, n, panel_work, nt);
         R_CheckUserInterrupt();
         symmetric_rank2k_update(m - panel, panel, Aii + panel, W + panel, n,
-                                Aii + panel + (size_t) panel * n, n, update_work, threads);
+                                Aii + panel + (size_t) panel * n, n, update_work, nt);
         /* dlatrd leaves the reflectors' first entries in the subdiagonal */
         for (int j = i; j < i + panel; j++) {
             A[j + 1 + (size_t) j * n] = offdiag[j];
@@ -206,7 +208,7 @@ static void back_transform(double *A, int n, const double *tau, double *Z, int k
     for (int i = ((nq - 1) / nb) * nb; i >= 0; i -= nb) {
         int ib = nq - i < nb ? nq - i : nb, rows = nq - i;
         block_reflector_apply(V + i + (size_t) i * n, n, rows, ib, tau + i, T, ldt, C + i,
-                              n, k, cols, scratch, work, threads);
+                              n, k, cols, scratch, work, threads_unless_busy(threads));
         progress_at(PROGRESS_BACK, pow((double) (nq - i) / nq, 2));
     }
 }

@@ -449,7 +449,8 @@ void threads_record_process(void);
 int threads_forked(void);
 int thread_cap(void);
 int threads_usable(int requested);
-SEXP thread_limits(void);
+int threads_unless_busy(int threads);
+SEXP thread_limits(SEXP look);
 void wait_for_count(const int *count, int at_least);
 void count_publish(int *count, int value);
 

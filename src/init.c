@@ -38,7 +38,7 @@ static const R_CallMethodDef call_methods[] = {
     CALLDEF(simd_path_resolve, 1),
     CALLDEF(sparse_rows, 5),
     CALLDEF(engine_entry_paths, 0),
-    CALLDEF(thread_limits, 0),
+    CALLDEF(thread_limits, 1),
     {NULL, NULL, 0}
 };
 

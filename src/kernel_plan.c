@@ -99,6 +99,7 @@ void kernel_block(const kernel_eval *k, const kernel_points *a, const kernel_poi
                   int lower_only, double *out, int threads, const char *what)
 {
     if (a->d != b->d) error_argument("kernel points of %d and %d coordinates", a->d, b->d);
+    threads = threads_unless_busy(threads);  /* the cores others leave free */
     switch (kernel_plan(k, a, b, KERNEL_USE_BLOCK)) {
     case EVAL_FAST:
         if (kernel_fast_block(k->bases, a, b, lower_only, out, threads, KERNEL_BLOCK_WORK))

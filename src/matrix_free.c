@@ -179,9 +179,12 @@ static void tile_pipeline(const kernel_eval *k, const kernel_tiles *plan, int r0
     for (int b0 = 0; b0 < NI; b0 += band) {
         int b1 = NI - b0 < band ? NI : b0 + band, bad = 0;
         double values = 0.0;
+        /* the row blocks wait on one another: one thread on a busy machine */
+        int nt = threads_unless_busy(threads);
+        (void) nt;  /* without OpenMP */
 #ifdef _OPENMP
-#pragma omp parallel for num_threads(threads) schedule(dynamic, 1) \
-    reduction(|:bad) reduction(+:values) if (threads > 1 && b1 - b0 > 1)
+#pragma omp parallel for num_threads(nt) schedule(dynamic, 1) \
+    reduction(|:bad) reduction(+:values) if (nt > 1 && b1 - b0 > 1)
 #endif
         for (int I = b0; I < b1; I++) {
 #ifdef _OPENMP

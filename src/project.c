@@ -121,6 +121,7 @@ static int project_block_by_threads(const kernel_eval *k, const kernel_points *z
                                     int threads)
 {
     int nb = zp->n, pr = thread_panel_rows(m);
+    threads = threads_unless_busy(threads);  /* the cores others leave free */
     kernel_fast_plan *plan = kernel_fast_prepare(k->bases, zp, xp);
     size_t k_len = (size_t) pr * m, p_len = (size_t) pr * f;
     double *K = (double *) R_alloc((size_t) threads * k_len, sizeof(double));

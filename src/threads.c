@@ -33,6 +33,9 @@
 # endif
 #endif
 #include "fastkpca.h"
+#include <limits.h>
+#include <stdio.h>
+#include <string.h>
 #if defined(__unix__) || defined(__APPLE__)
 # include <sched.h>
 # include <time.h>
@@ -86,6 +89,16 @@ int threads_usable(int requested)
     return requested < cap ? requested : cap;
 }
 
+/* The system's cores online; NA where it does not say. */
+static int cores_online(void)
+{
+#if defined(__unix__) || defined(__APPLE__)
+    long online = sysconf(_SC_NPROCESSORS_ONLN);
+    if (online >= 1 && online < INT_MAX) return (int) online;
+#endif
+    return NA_INTEGER;
+}
+
 /* The CPUs this process may run on (its affinity mask); NA where the
  * system does not say. */
 static int affinity_cpus(void)
@@ -98,28 +111,110 @@ static int affinity_cpus(void)
     return NA_INTEGER;
 }
 
-/* fastkpca:::thread_limits(): what the default count and the cap of
- * every 'threads' are read from. */
-SEXP thread_limits(void)
+/* ---- a busy machine ------------------------------------------------------- */
+
+/* Steps whose threads meet often (a band reduction's panels and sweeps, the
+ * matrix-free pipeline's tiles) lose on a machine whose cores are taken by
+ * other processes: a thread the system holds back for a time slice holds
+ * up the others at every meeting, and OpenMP's idle threads spin for a few
+ * milliseconds after each region, on cores the busy processes and the
+ * main thread want (measured at n = 2000 beside two busy processes on 2
+ * cores: 2.5 to 4 times the time of one thread). So such a step asks
+ * threads_unless_busy() between its regions, on the main thread: at most
+ * the cores that other processes leave free, and at least one. The
+ * other processes' demand is the system's count of running threads
+ * (/proc/loadavg), less this process's own (those of its threads in state
+ * R: OpenMP's idle threads spin for a while after each region), the
+ * least of three looks (a thread that only passes by is not counted);
+ * the cores, those online. The main thread's own wait for a core (its
+ * schedstat) would not do: beside two busy processes on two cores the
+ * system often gives the one thread of this process a core of its own,
+ * and the second thread then shares the other core with both. A look
+ * costs about 0.1 ms; the answer is kept for BUSY_LOOK_NS. Elsewhere than
+ * Linux the machine counts as idle. The results do not depend on it: the
+ * same bits on any number of threads. */
+#define BUSY_LOOK_NS 10e6  /* 10 ms */
+
+#ifdef __linux__
+# include <dirent.h>
+
+/* The system's running threads (the fourth field of /proc/loadavg,
+ * "running/total"); -1 if unread. */
+static int system_running(void)
 {
-    const char *names[] = {"cap", "forked", "openmp", "thread_limit", "affinity", ""};
-    SEXP ans = PROTECT(allocVector(VECSXP, 5));
-    SET_VECTOR_ELT(ans, 0, ScalarInteger(thread_cap()));
-    SET_VECTOR_ELT(ans, 1, ScalarLogical(threads_forked()));
-#ifdef _OPENMP
-    SET_VECTOR_ELT(ans, 2, ScalarLogical(1));
-    int limit = omp_get_thread_limit();
-    SET_VECTOR_ELT(ans, 3, ScalarInteger(limit >= 1 && limit < INT_MAX ? limit : NA_INTEGER));
-#else
-    SET_VECTOR_ELT(ans, 2, ScalarLogical(0));
-    SET_VECTOR_ELT(ans, 3, ScalarInteger(NA_INTEGER));
+    FILE *f = fopen("/proc/loadavg", "r");
+    if (f == NULL) return -1;
+    double l1, l5, l15;
+    int running = -1, total = 0;
+    if (fscanf(f, "%lf %lf %lf %d/%d", &l1, &l5, &l15, &running, &total) != 5) running = -1;
+    fclose(f);
+    return running;
+}
+
+/* This process's threads in state R. */
+static int own_running(void)
+{
+    DIR *d = opendir("/proc/self/task");
+    if (d == NULL) return 1;
+    int count = 0;
+    struct dirent *e;
+    while ((e = readdir(d)) != NULL) {
+        if (e->d_name[0] < '0' || e->d_name[0] > '9') continue;
+        char path[64], buf[512];
+        snprintf(path, sizeof path, "/proc/self/task/%.20s/stat", e->d_name);
+        FILE *f = fopen(path, "r");
+        if (f == NULL) continue;
+        size_t len = fread(buf, 1, sizeof buf - 1, f);
+        fclose(f);
+        buf[len] = '\0';
+        const char *close = strrchr(buf, ')');  /* the state follows the name */
+        if (close != NULL && close[1] == ' ' && close[2] == 'R') count++;
+    }
+    closedir(d);
+    return count > 0 ? count : 1;
+}
+
+static double monotonic_ns(void)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return t.tv_sec * 1e9 + t.tv_nsec;
+}
 #endif
-    SET_VECTOR_ELT(ans, 4, ScalarInteger(affinity_cpus()));
-    SEXP nm = PROTECT(allocVector(STRSXP, 5));
-    for (int i = 0; i < 5; i++) SET_STRING_ELT(nm, i, mkChar(names[i]));
-    setAttrib(ans, R_NamesSymbol, nm);
-    UNPROTECT(2);
-    return ans;
+
+static int free_cores = -1;  /* the last look's answer; -1: none yet */
+static double free_cores_at = 0.0;
+
+/* The cores other processes leave free, at least 1; INT_MAX where the
+ * system does not say. */
+static int cores_left_free(void)
+{
+#ifdef __linux__
+    double now = monotonic_ns();
+    if (free_cores >= 0 && now - free_cores_at < BUSY_LOOK_NS) return free_cores;
+    long online = sysconf(_SC_NPROCESSORS_ONLN);
+    int others = -1;
+    for (int look = 0; look < 3; look++) {
+        int running = system_running();
+        if (running < 0) return INT_MAX;
+        int o = running - own_running();
+        if (o < 0) o = 0;
+        if (others < 0 || o < others) others = o;
+    }
+    free_cores = online > others ? (int) (online - others) : 1;
+    free_cores_at = now;
+    return free_cores;
+#else
+    return INT_MAX;
+#endif
+}
+
+/* Call on the main thread, between parallel regions. */
+int threads_unless_busy(int threads)
+{
+    if (threads <= 1) return threads;
+    int free = cores_left_free();
+    return threads < free ? threads : free;
 }
 
 /* ---- waits between threads ----------------------------------------------- */
@@ -164,4 +259,35 @@ void wait_for_count(const int *count, int at_least)
 void count_publish(int *count, int value)
 {
     __atomic_store_n(count, value, __ATOMIC_RELEASE);
+}
+
+/* ---- for R ---------------------------------------------------------------- */
+
+/* fastkpca:::thread_limits(): what the default count and the cap of
+ * every 'threads' are read from. */
+SEXP thread_limits(SEXP look)
+{
+    const char *names[] = {"cap", "forked", "openmp", "thread_limit", "affinity", "free_cores",
+                           "online"};
+    SEXP ans = PROTECT(allocVector(VECSXP, 7));
+    SET_VECTOR_ELT(ans, 0, ScalarInteger(thread_cap()));
+    SET_VECTOR_ELT(ans, 1, ScalarLogical(threads_forked()));
+#ifdef _OPENMP
+    SET_VECTOR_ELT(ans, 2, ScalarLogical(1));
+    int limit = omp_get_thread_limit();
+    SET_VECTOR_ELT(ans, 3, ScalarInteger(limit >= 1 && limit < INT_MAX ? limit : NA_INTEGER));
+#else
+    SET_VECTOR_ELT(ans, 2, ScalarLogical(0));
+    SET_VECTOR_ELT(ans, 3, ScalarInteger(NA_INTEGER));
+#endif
+    SET_VECTOR_ELT(ans, 4, ScalarInteger(affinity_cpus()));
+    /* the machine looked at only when asked (a look costs about 0.1 ms) */
+    int free = asLogical(look) == TRUE ? cores_left_free() : INT_MAX;
+    SET_VECTOR_ELT(ans, 5, ScalarInteger(free == INT_MAX ? NA_INTEGER : free));
+    SET_VECTOR_ELT(ans, 6, ScalarInteger(cores_online()));
+    SEXP nm = PROTECT(allocVector(STRSXP, 7));
+    for (int i = 0; i < 7; i++) SET_STRING_ELT(nm, i, mkChar(names[i]));
+    setAttrib(ans, R_NamesSymbol, nm);
+    UNPROTECT(2);
+    return ans;
 }

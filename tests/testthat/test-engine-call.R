@@ -10,7 +10,8 @@
 entry_path_exempt <- c(
   engine_settings = "it passes the settings: engine_call() calls it before any other entry point",
   engine_defaults = "engine_settings() reads it (once a session) to pass the settings",
-  engine_entry_paths = "it reads the record of the paths, and records nothing itself")
+  engine_entry_paths = "it reads the record of the paths, and records nothing itself",
+  thread_limits = "it reads the process's limits on threads (src/threads.c), and computes nothing on a vector path")
 
 # For each other entry point, a minimal valid call through the package's R
 # code that reaches it: `setup` prepares the arguments, `call` is the R

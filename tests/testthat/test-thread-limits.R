@@ -125,7 +125,9 @@ test_that("OMP_DYNAMIC=true: whatever teams OpenMP gives, the default kpca() has
 # with env (and, with cpus, bound to those CPUs by taskset).
 child_default_count <- function(env = character(), cpus = NULL) {
   code <- c("suppressPackageStartupMessages(library(fastkpca))",
-            "cat('count', kpca_threads(), fastkpca:::own_available_cores(), '\\n')")
+            "cat('count', kpca_threads(), fastkpca:::available_cores(),",
+            "    if (requireNamespace('parallelly', quietly = TRUE)) parallelly::availableCores() else NA,",
+            "    '\\n')")
   if (is.null(cpus)) {
     lines <- run_child_r(code, env = env, timeout = 60)
   } else {
@@ -150,21 +152,31 @@ test_that("the default count follows the process's limits, with parallelly and w
   expect_identical(child_default_count(c(no_check, "OMP_THREAD_LIMIT=1"))[1], 1L)
   expect_identical(child_default_count(c(no_check, "OMP_NUM_THREADS=1,2"))[1], 1L)
   # R CMD check's limit: at most 2, by both rules
-  expect_true(all(child_default_count("_R_CHECK_LIMIT_CORES_=TRUE") <= 2L))
+  expect_true(all(child_default_count("_R_CHECK_LIMIT_CORES_=TRUE") <= 2L, na.rm = TRUE))
   # one CPU of the affinity mask: one thread, by both rules
   skip_if(!nzchar(Sys.which("taskset")), "no taskset")
   skip_if(!identical(Sys.info()[["sysname"]], "Linux"), "affinity is read on Linux")
-  expect_identical(child_default_count(no_check, cpus = "0"), c(1L, 1L))
+  counts <- child_default_count(no_check, cpus = "0")
+  expect_identical(counts[1:2], c(1L, 1L))
+  # and parallelly agrees, where installed
+  if (!is.na(counts[3])) expect_identical(counts[3], 1L)
 })
 
-test_that("the rules without parallelly read what parallelly reads", {
-  env <- c("_R_CHECK_LIMIT_CORES_" = "false")
-  expect_identical(fastkpca:::own_available_cores(env = env, mc_cores = 1), 1L)
-  expect_identical(fastkpca:::own_available_cores(env = c(env, SLURM_CPUS_PER_TASK = "1")), 1L)
-  expect_identical(fastkpca:::own_available_cores(env = c("_R_CHECK_LIMIT_CORES_" = "TRUE"),
-                                                  mc_cores = NULL) <= 2L, TRUE)
-  expect_identical(fastkpca:::omp_num_threads(c(OMP_NUM_THREADS = "3,1")), 3L)
-  expect_identical(fastkpca:::omp_num_threads(c(OMP_NUM_THREADS = "")), NA_integer_)
+test_that("the default's rules read what parallelly reads", {
+  env_of <- function(...) {
+    values <- c(...)
+    function(name) if (name %in% names(values)) values[[name]] else ""
+  }
+  no_check <- c("_R_CHECK_LIMIT_CORES_" = "false")
+  expect_identical(fastkpca:::available_cores(env = env_of(no_check), mc_cores = 1), 1L)
+  expect_identical(fastkpca:::available_cores(env = env_of(no_check, SLURM_CPUS_PER_TASK = "1"),
+                                              mc_cores = NULL), 1L)
+  expect_identical(fastkpca:::available_cores(env = env_of(no_check, NSLOTS = "1"),
+                                              mc_cores = NULL), 1L)
+  expect_true(fastkpca:::available_cores(env = env_of("_R_CHECK_LIMIT_CORES_" = "TRUE"),
+                                         mc_cores = NULL) <= 2L)
+  expect_identical(fastkpca:::omp_num_threads(env_of(OMP_NUM_THREADS = "3,1")), 3L)
+  expect_identical(fastkpca:::omp_num_threads(env_of()), NA_integer_)
   # cgroup quotas: v2's cpu.max and v1's pair of files, for the process's
   # own cgroup
   root <- tempfile()
@@ -183,10 +195,12 @@ test_that("the rules without parallelly read what parallelly reads", {
   expect_identical(fastkpca:::cgroup_cpu_quota(v1, self), 1L)
   writeLines("-1", file.path(v1, "cpu", "job", "cpu.cfs_quota_us"))
   expect_identical(fastkpca:::cgroup_cpu_quota(v1, self), NA_integer_)
-  # with parallelly, the two agree on this process
+  # parallelly's own answer, on this process and with mc.cores set
   skip_if_not_installed("parallelly")
-  expect_identical(fastkpca:::own_available_cores(),
-                   as.integer(parallelly::availableCores()))
+  expect_identical(fastkpca:::available_cores(), as.integer(parallelly::availableCores()))
+  old <- options(mc.cores = 1)
+  on.exit(options(old))
+  expect_identical(fastkpca:::available_cores(), as.integer(parallelly::availableCores()))
 })
 
 test_that("every resolved count is cut to the process's cap, and bad counts are errors", {
@@ -198,4 +212,30 @@ test_that("every resolved count is cut to the process's cap, and bad counts are 
   old <- options(fastkpca.threads = "two")
   on.exit(options(old))
   expect_error(kpca_threads(), "fastkpca.threads")
+})
+
+test_that("beside processes that take every core, the steps run on one thread, with the same bits", {
+  skip_on_os("windows")
+  skip_if(!identical(Sys.info()[["sysname"]], "Linux"), "the machine is read on Linux")
+  cores <- parallel::detectCores()
+  skip_if(is.na(cores) || cores > 8L, "more cores than busy processes to start")
+  # one busy shell loop per core: the system's running threads then
+  # leave no core free, whatever else runs
+  pids <- vapply(seq_len(cores), function(i) {
+    f <- tempfile()
+    system(sprintf("sh -c 'while :; do :; done' >/dev/null 2>&1 & echo $! > %s", f))
+    as.integer(readLines(f))
+  }, 0L)
+  on.exit(tools::pskill(pids), add = TRUE)
+  Sys.sleep(0.2)
+  expect_identical(fastkpca:::thread_limits(look = TRUE)$free_cores, 1L)
+  set.seed(7)
+  x <- matrix(rnorm(2100 * 4), 2100)
+  busy <- kpca(x, threads = 2)
+  tools::pskill(pids)
+  one <- kpca(x, threads = 1)
+  expect_identical(eig(busy), eig(one))
+  expect_identical(rotated(busy), rotated(one))
+  # the fit records the count it was given
+  expect_identical(busy$threads, min(2L, fastkpca:::thread_limits()$cap))
 })
