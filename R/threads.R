@@ -27,7 +27,7 @@
 #' @section Limits: forked processes and OpenMP:
 #' Every count of threads, the default and any `threads` a function is
 #' given (and `getOption("fastkpca.threads")`), is cut to what the process
-#' may run, and a fit records the count it ran on:
+#' may run, and a fit records the count after the cut:
 #' * **A forked process computes on one thread.** R forks in
 #'   `parallel::mclapply()`, `parallel::mcparallel()`, doMC and future's
 #'   `multicore` plan. GNU OpenMP (libgomp, which gcc builds use) cannot
@@ -187,7 +187,8 @@ omp_num_threads <- function(env = Sys.getenv) {
 # the process's own cgroup (/proc/self/cgroup); NA without a quota, or
 # off Linux.
 cgroup_cpu_quota <- function(root = "/sys/fs/cgroup", self = "/proc/self/cgroup") {
-  lines <- tryCatch(readLines(self, warn = FALSE), error = function(e) character())
+  lines <- tryCatch(suppressWarnings(readLines(self, warn = FALSE)),
+                    error = function(e) character())
   if (!length(lines)) return(NA_integer_)
   v2 <- sub("^0::", "", grep("^0::", lines, value = TRUE))
   quota <- function(q, p) {
@@ -196,8 +197,8 @@ cgroup_cpu_quota <- function(root = "/sys/fs/cgroup", self = "/proc/self/cgroup"
       return(NA_integer_)
     max(1L, as.integer(ceiling(q / p)))
   }
-  read_one <- function(path) tryCatch(readLines(path, n = 1L, warn = FALSE),
-                                      error = function(e) character(), warning = function(w) character())
+  read_one <- function(path) tryCatch(suppressWarnings(readLines(path, n = 1L, warn = FALSE)),
+                                      error = function(e) character())
   if (length(v2)) {
     for (dir in unique(c(file.path(root, v2[[1]]), root))) {
       line <- read_one(file.path(dir, "cpu.max"))

@@ -267,6 +267,8 @@ void count_publish(int *count, int value)
  * every 'threads' are read from. */
 SEXP thread_limits(SEXP look)
 {
+    if (!isLogical(look) || XLENGTH(look) != 1 || LOGICAL(look)[0] == NA_LOGICAL)
+        error_argument("'look' must be TRUE or FALSE");
     const char *names[] = {"cap", "forked", "openmp", "thread_limit", "affinity", "free_cores",
                            "online"};
     SEXP ans = PROTECT(allocVector(VECSXP, 7));
@@ -282,7 +284,7 @@ SEXP thread_limits(SEXP look)
 #endif
     SET_VECTOR_ELT(ans, 4, ScalarInteger(affinity_cpus()));
     /* the machine looked at only when asked (a look costs about 0.1 ms) */
-    int free = asLogical(look) == TRUE ? cores_left_free() : INT_MAX;
+    int free = LOGICAL(look)[0] ? cores_left_free() : INT_MAX;
     SET_VECTOR_ELT(ans, 5, ScalarInteger(free == INT_MAX ? NA_INTEGER : free));
     SET_VECTOR_ELT(ans, 6, ScalarInteger(cores_online()));
     SEXP nm = PROTECT(allocVector(STRSXP, 7));

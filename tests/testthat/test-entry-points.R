@@ -46,7 +46,9 @@ entry_accepts <- list(list("kernel_matrix", 1L, "1 x 1"),
   list("available_bytes", 1L, "integer matrix"),
   # the groups of the largest number of rows a matrix can have (computed in
   # 64 bits: the 32-bit sum overflowed and wrote below the array)
-  list("matrix_free_groups", 1L, "integer max"))
+  list("matrix_free_groups", 1L, "integer max"),
+  # the process's limits on threads, with the machine looked at or not
+  list("thread_limits", 1L, "TRUE"))
 
 entry_routines <- function() getDLLRegisteredRoutines("fastkpca")$.Call
 
