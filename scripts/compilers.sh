@@ -78,6 +78,26 @@ native_build() {  # name cc openmp_flag
        >"$dir/load.log" 2>&1; then
     cat "$dir/load.log"; echo "compilers: $name: FAIL - did not load or fit"; return 1
   fi
+  # with OpenMP: a child forked after threaded work, and the two-stage
+  # reduction (2100 rows) under a thread limit of 1, finish with the bits
+  # of one thread (issue 50: both hung under libgomp; clang's libomp is the
+  # other runtime CRAN's builds use)
+  if [ -n "$omp" ] && ! R_LIBS="$dir/lib" timeout 300 Rscript -e '
+      library(fastkpca); set.seed(1); x <- matrix(rnorm(2100 * 4), 2100)
+      k1 <- kernel_matrix(rbfdot(0.1), x[1:800, ], threads = 1)
+      k2 <- kernel_matrix(rbfdot(0.1), x[1:800, ], threads = 2)
+      r <- parallel::mclapply(1:2, function(i) kernel_matrix(rbfdot(0.1), x[1:800, ], threads = 2),
+                              mc.cores = 2)
+      stopifnot(identical(k1, k2), identical(r[[1]], k1), identical(r[[2]], k1))
+      f1 <- kpca(x, threads = 1)
+      f2 <- system2(file.path(R.home("bin"), "Rscript"), c("-e", shQuote(paste(
+        "library(fastkpca); set.seed(1); x <- matrix(rnorm(2100 * 4), 2100);",
+        "saveRDS(eig(kpca(x, threads = 2)), \"'"$dir"'/eig.rds\")"))),
+        env = "OMP_THREAD_LIMIT=1")
+      stopifnot(f2 == 0, identical(readRDS("'"$dir"'/eig.rds"), eig(f1)))' \
+       >"$dir/threads.log" 2>&1; then
+    cat "$dir/threads.log"; echo "compilers: $name: FAIL - a forked child or a thread limit"; return 1
+  fi
   echo "compilers: $name ($cc${omp:+, $omp}): clean, $(( $(date +%s) - start )) s"
 }
 
