@@ -209,10 +209,14 @@ static int cores_left_free(void)
 #endif
 }
 
-/* Call on the main thread, between parallel regions. */
+/* Call on the main thread, between parallel regions (inside one it gives
+ * threads as they are: the look is the main thread's). */
 int threads_unless_busy(int threads)
 {
     if (threads <= 1) return threads;
+#ifdef _OPENMP
+    if (omp_in_parallel()) return threads;
+#endif
     int free = cores_left_free();
     return threads < free ? threads : free;
 }
