@@ -65,9 +65,8 @@ int tiles_at_every_size(void)
  * bits.) The thread count is not part of the rule: a product's path, and
  * so its bits, do not depend on it. */
 #define TILE_HANDBACK_WORK 1048576.0
-int tiles_preferred(double work, int threads)
+int tiles_preferred(double work)
 {
-    (void) threads;
     return tiles_at_every_size() || work < TILE_HANDBACK_WORK;
 }
 
@@ -89,7 +88,7 @@ void matrix_product_floor(int m, int n, int k, const double *A, int lda, int tra
                           int ldc, int threads, double min_work)
 {
     if (m <= 0 || n <= 0) return;
-    if (!tiles_preferred((double) m * n * k, threads)) {
+    if (!tiles_preferred((double) m * n * k)) {
         double one = 1.0;
         F77_CALL(dgemm)(transa ? "T" : "N", transb ? "T" : "N", &m, &n, &k, &one, A, &lda,
                         B, &ldb, &beta, C, &ldc FCONE FCONE);

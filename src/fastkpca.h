@@ -1,20 +1,29 @@
 /* fastkpca: declarations shared by the C engine.
  *
  * One C file per step of the algorithm:
- *   kernel.c  kernels and their algebra, evaluated block by block: the program
- *             reader, its validator and interpreter, the points of a call (double
- *             rows, or strings), the fit's lower triangle, cross-kernels, Gram
- *             matrices
+ *   kernel.c  the kernel matrix's entry points (kernel_matrix, kernel_cross,
+ *             kernel_self) and the exact fit's fill
+ *   kernel_program.c the kernel of a call read once: the program R makes,
+ *             checked, and its base kernels' parameters
+ *   kernel_points.c the points of a call read once (dense rows, sparse rows or
+ *             strings): kernel_call_read(), every evaluating entry's prologue
+ *   kernel_plan.c the one choice of an evaluator (kernel_plan()), and the
+ *             block loop that follows it (kernel_block())
+ *   kernel_generic.c the generic evaluator: any program on any points, one
+ *             column segment at a time
+ *   kernel_values.c the base kernels' values, below every evaluator
  *   kernel_fast.c (with kernel_simd.h) the fast blocks of the kernels of an
  *             inner product or a squared distance, a copy per vector path
- *             (plain, SSE2, AVX2, NEON) chosen by simd.h's switch
+ *             (plain, SSE2, AVX2, AVX-512, NEON) chosen by simd.h's switch
  *   string_kernel.c the values of the string base kernels (kernlab's stringdot
  *             types): the strings of a call indexed once (a generalized suffix
  *             array, then profiles or the suffix tree's nodes as a dense matrix
  *             and an inverted index), the value function behind KERNEL_STRING
  *   center.c  double centering of the fit buffer in place
- *   eigen.c   top eigenpairs with LAPACK (dsytrd, then dstemr or dstebz/dstein,
- *             then dormtr; dsyevr for small problems)
+ *   eigen.c   top eigenpairs with LAPACK (dsytrd's steps, then dstemr or
+ *             dstebz/dstein, then dormtr; dsyevr for small problems)
+ *   band_reduction.c the two-stage reduction (dense to band to tridiagonal)
+ *             and its back-transformation for the wanted vectors only
  *   lanczos.c top eigenpairs by thick-restart Lanczos (the iterative solver)
  *   matrix_free.c the kernel's rows times a block of vectors, tile by tile,
  *             never stored (the matrix-free solver's passes)
@@ -39,6 +48,8 @@
  *   kcca.c    kernel canonical correlation: incomplete Cholesky for any kernel
  *   sparse.c  sparse rows (CSR) from R's sparse matrices, and the kernel
  *             values of sparse points (scatter and gather, or a merge)
+ *   sparse_tiles.c the tiles of a gathered-product kernel on sparse rows (a
+ *             dense head of the frequent columns, sorted tails)
  *   simd.h    the arithmetic layer: the vector types (GCC and clang vector
  *             extensions: SSE2, AVX2, AVX-512, NEON) and the one switch,
  *             the session's vector path, that every vector kernel honours
@@ -51,6 +62,8 @@
  *             statistics), symmetric and general matrix-vector, the
  *             randomized solver's symmetric product, the string kernels'
  *             dense products (through the general one)
+ *   tiles_vector.h the matrix-vector products' bodies, compiled per copy of
+ *             tiles.c (plain, two-double, AVX2)
  *   tile_product.c the tests' entry point to the tiles, through the copy
  *             of a named path (tiles.h)
  *   blas.c    which BLAS is loaded, and which products go to it (a rule
@@ -306,8 +319,6 @@ void kernel_fill_lower(const kernel_eval *k, const double *x, int n, int d,
  * SPARSE_COLUMNS x d doubles of scratch */
 #define SPARSE_COLUMNS 8
 int is_sparse_rows(SEXP x);
-int data_rows(SEXP x);
-int data_columns(SEXP x);
 void sparse_rows_from_R(SEXP x, const char *what, sparse_csr *s);
 const double *sparse_row_norms(const sparse_csr *s, int row0, int n);
 void sparse_segment(const kernel_spec *spec, const kernel_points *a, const kernel_points *b,
@@ -315,7 +326,6 @@ void sparse_segment(const kernel_spec *spec, const kernel_points *a, const kerne
 void sparse_columns(const kernel_spec *spec, const kernel_points *a, const kernel_points *b,
                     int c0, int nc, int i0, int i1, int lower, double *out, size_t ldo,
                     double *work);
-double sparse_squared_distance(const sparse_csr *A, int ra, const sparse_csr *B, int rb);
 double sparse_rbf_distance(double sigma, double an, double bn, double ab,
                            const sparse_csr *A, int ra, const sparse_csr *B, int rb);
 
@@ -463,7 +473,6 @@ void check_lapack_info(int info, const char *routine);
 void set_list_names(SEXP ans, const char **names);
 int column_block_end(int j0, int cols, int rows, int lower_only, int diag,
                      double value_cost, double column_cost, double budget, int min_cols);
-SEXP engine_limits(void);
 void check_step(SEXP step);   /* NULL or an R function ... */
 void call_step(SEXP step);    /* ... called between blocks (a progress bar) */
 
@@ -471,11 +480,14 @@ void call_step(SEXP step);    /* ... called between blocks (a progress bar) */
  * checkpoints of its steps; every step may report a fraction of itself
  * done, and a step the solver does not run has no share. */
 typedef enum {
-    PROGRESS_FILL = 0,    /* the kernel matrix (kernel.c, kernel_fast.c) */
+    PROGRESS_FILL = 0,    /* the kernel matrix (kernel_plan.c, kernel_generic.c,
+                           * kernel_fast.c) */
     PROGRESS_CENTER,      /* its centering (center.c) */
-    PROGRESS_REDUCE,      /* the tridiagonal reduction's panels (eigen.c) */
+    PROGRESS_REDUCE,      /* the tridiagonal reduction's panels (eigen.c,
+                           * band_reduction.c) */
     PROGRESS_SOLVE,       /* the tridiagonal problem, or the iterative solver */
-    PROGRESS_BACK,        /* the back-transformation's blocks (eigen.c) */
+    PROGRESS_BACK,        /* the back-transformation's blocks (eigen.c,
+                           * band_reduction.c) */
     PROGRESS_STEPS
 } progress_step;
 void progress_begin(SEXP step, const double *work);
@@ -613,7 +625,7 @@ SEXP tile_product(SEXP a, SEXP b, SEXP c, SEXP trans_a, SEXP trans_b, SEXP threa
  * The only callers of the level-2 and level-3 BLAS. */
 int blas_is_optimized(void);
 int tiles_at_every_size(void);
-int tiles_preferred(double work, int threads);
+int tiles_preferred(double work);
 void matrix_product(int m, int n, int k, const double *A, int lda, int transa,
                     const double *B, int ldb, int transb, double beta, double *C, int ldc,
                     int threads);
@@ -647,6 +659,7 @@ void upper_triangular_product(int k, int n, const double *T, int ldt, double *B,
 SEXP engine_settings(SEXP path, SEXP thread_work, SEXP dense_share, SEXP wide_min_d,
                      SEXP band_rows);
 SEXP engine_defaults(void);
+SEXP engine_limits(void);     /* the limits above, for R */
 SEXP simd_path_resolve(SEXP path);
 /* the path each entry point ran on, recorded at its entry (every .Call
  * entry point but engine_settings(), engine_defaults() and this reader

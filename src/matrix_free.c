@@ -485,11 +485,6 @@ static int mf_setup(SEXP x, SEXP kernel, SEXP weights, SEXP V, SEXP threads, ker
     return n;
 }
 
-static int mf_shares_tiles(const kernel_eval *k)
-{
-    return kernel_tiles_shared(k);
-}
-
 static int mf_tile(SEXP tile)
 {
     int S = as_count(tile, "tile", 8, 4096);
@@ -534,7 +529,7 @@ SEXP kernel_block_product(SEXP x, SEXP row0, SEXP nrow, SEXP kernel, SEXP weight
     SEXP ans = PROTECT(allocMatrix(REALSXP, rows, b));
     double *Y = REAL(ans);
     for (R_xlen_t i = 0; i < XLENGTH(ans); i++) Y[i] = 0.0;
-    if (mf_shares_tiles(&k)) {
+    if (kernel_tiles_shared(&k)) {
         if (first == 0 && rows == n)
             all_rows_product(&k, &xp, REAL(V), n, b, Y, nthreads, S, &count, step);
         else
@@ -609,7 +604,7 @@ SEXP kernel_pair_products(SEXP x, SEXP blocks, SEXP kernel, SEXP weights, SEXP V
     int nthreads;
     int n = mf_setup(x, kernel, weights, V, threads, &k, &xp, &nthreads), b = ncols(V);
     int S = mf_tile(tile);
-    if (!mf_shares_tiles(&k))
+    if (!kernel_tiles_shared(&k))
         error_argument("the kernel does not share tiles: pass whole rows instead");
     double count = 0.0;
     mf_pass P;
@@ -758,7 +753,7 @@ SEXP kernel_shares_tiles(SEXP kernel, SEXP x)
     kernel_eval k;
     kernel_eval_from_R(kernel, &k);
     k.sparse = !k.any_string && is_sparse_rows(x);
-    return ScalarLogical(mf_shares_tiles(&k));
+    return ScalarLogical(kernel_tiles_shared(&k));
 }
 
 /* .Call (oriented_columns() in R/matrix_free.R): a copy of the n x k double

@@ -67,24 +67,6 @@ int is_sparse_rows(SEXP x)
     return TYPEOF(x) == VECSXP && inherits(x, "fastkpca_sparse_rows");
 }
 
-static int sparse_dim(SEXP x, int which)
-{
-    SEXP dim = list_part(x, "dim", "x");
-    if (!isInteger(dim) || XLENGTH(dim) != 2) error_argument("'x' must have two dimensions");
-    return INTEGER(dim)[which];
-}
-
-/* The rows and columns of data: sparse rows or a matrix. */
-int data_rows(SEXP x)
-{
-    return is_sparse_rows(x) ? sparse_dim(x, 0) : nrows(x);
-}
-
-int data_columns(SEXP x)
-{
-    return is_sparse_rows(x) ? sparse_dim(x, 1) : ncols(x);
-}
-
 /* Read and check sparse rows from R: every invariant the value functions
  * rely on (row starts increasing from 0 to nnz, columns in range and
  * strictly increasing within a row, values finite). O(nnz), once per call. */
@@ -191,13 +173,6 @@ static double merged_sq_distance(sparse_row a, sparse_row b)
     double av, bv, sum = 0.0;
     while (merge_next(&m, &av, &bv)) sum += (av - bv) * (av - bv);
     return sum;
-}
-
-/* ||a - b||^2 of row ra of A and row rb of B, summed over the union of
- * their columns (where the norms overflow, in sparse_tiles.c). */
-double sparse_squared_distance(const sparse_csr *A, int ra, const sparse_csr *B, int rb)
-{
-    return merged_sq_distance(row_of(A, ra), row_of(B, rb));
 }
 
 /* anovadot: (sum over all d coordinates of exp(-sigma (a_k - b_k)^2))^degree,

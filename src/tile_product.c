@@ -129,7 +129,7 @@ SEXP tile_product(SEXP a, SEXP b, SEXP c, SEXP trans_a, SEXP trans_b, SEXP threa
     setAttrib(ans, install("path"), mkString(simd_name(ran)));
     setAttrib(ans, install("blas"), mkString(blas_is_optimized() ? "optimized" : "reference"));
     setAttrib(ans, install("large_products"),
-              mkString(tiles_preferred(1e9, nthreads) ? "tiles" : "blas"));
+              mkString(tiles_preferred(1e9) ? "tiles" : "blas"));
     UNPROTECT(1);
     return ans;
 }

@@ -4,18 +4,6 @@
 # and kernel.c, once a crossroads of 1000 lines, stays under 600. Read from
 # a source checkout, or under R CMD check from the sources it unpacks
 # beside the tests (00_pkg_src).
-# The functions a file defines: a definition starts at the start of a line
-# with a type and ends its parameter list with a brace; static ones too
-# (with_static = TRUE).
-c_definitions <- function(code, with_static = FALSE) {
-  starts <- regmatches(code, gregexpr(
-    "(?m)^[A-Za-z_][A-Za-z0-9_ \\*]*?[A-Za-z_][A-Za-z0-9_]*\\s*\\([^;{}]*\\)\\s*\\{",
-    code, perl = TRUE))[[1]]
-  if (!with_static) starts <- starts[!grepl("^static\\b", starts)]
-  unique(sub("\\s*\\($", "", regmatches(starts, regexpr("[A-Za-z_][A-Za-z0-9_]*\\s*\\(",
-                                                        starts))))
-}
-
 # The calls between the files of src/: one row per (from, to) pair, from
 # calling a function that to defines.
 c_file_calls <- function(dir) {
