@@ -14,8 +14,9 @@
  * back_transform_at_once(). The triangular products of the two-stage
  * reduction (band_reduction.c) have no tile copy: they are the BLAS's,
  * through here. Callers never ask the rule themselves.
- * Above the tiles and below the solvers: it calls tiles.c, band_reduction.c's
- * tile steps, the BLAS and LAPACK. */
+ * Above the tiles and below the solvers: it calls tiles.c, the BLAS and
+ * LAPACK, and holds the tile versions of LAPACK's block-reflector steps and
+ * of the rank-2k update that both reductions use. */
 #include "fastkpca.h"
 #if defined(__unix__) || defined(__APPLE__)
 # define BLAS_DLSYM 1
@@ -165,7 +166,7 @@ size_t rank2k_update_work(void)
 
 /* C (the lower triangle of an m x m matrix, leading dimension ldc) -=
  * V W' + W V', V and W m x k (leading dimension ld): on the tiles
- * (rank2k_update_tiles(), band_reduction.c, with work of
+ * (rank2k_update_tiles(), below, with work of
  * rank2k_update_work() doubles) with the reference BLAS, else dsyr2k, cut
  * into column strips of bounded work when it is large (the diagonal block
  * of a strip by dsyr2k, the rows below it by two dgemm), with an interrupt
@@ -300,7 +301,7 @@ size_t block_reflector_work(int rows, int nb)
  * trapezoidal rows x ib reflectors (leading dimension ldv) with their tau,
  * T (ib x ib, leading dimension ldt) formed here, C in column blocks of at
  * most cols with an interrupt check after each, work cols x ib doubles:
- * apply_block_reflector() (band_reduction.c, on the tiles, with scratch of
+ * apply_block_reflector() (below, on the tiles, with scratch of
  * block_reflector_work() doubles) with the reference BLAS, else dlarft
  * and dlarfb (side L, no transpose, forward, columnwise). Main thread. */
 void block_reflector_apply(double *V, int ldv, int rows, int ib, const double *tau,
@@ -426,7 +427,7 @@ void apply_block_reflector(const double *V, int ldv, int rows, int ib, const dou
  * interrupt check after each strip. Each entry is summed in one order
  * whatever the thread count; a product goes on the threads from min_work
  * multiply-adds. The rank-2k update of both reductions (eigen.c's one
- * stage, stage 1 here). */
+ * stage, band_reduction.c's stage 1). */
 size_t rank2k_square_size(void)
 {
     return (size_t) BAND_STRIP * BAND_STRIP;

@@ -1,6 +1,6 @@
 /* The fit: kernel, centering and eigenpairs on one n x n buffer.
  *
- * The buffer is the only n x n allocation. with_square_buffer() (args.c)
+ * The buffer is the only n x n allocation. with_square_buffer() (memory.c)
  * frees it when the fit returns, errors or is interrupted; other scratch
  * comes from R_alloc. */
 #include "fastkpca.h"
