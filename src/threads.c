@@ -126,14 +126,16 @@ static int affinity_cpus(void)
  * (/proc/loadavg), less this process's own (those of its threads in state
  * R: OpenMP's idle threads spin for a while after each region), the
  * least of three looks (a thread that only passes by is not counted);
- * the cores, those online. The main thread's own wait for a core (its
+ * the cores, those online. (This process's threads are counted once, the
+ * system's three times.) The main thread's own wait for a core (its
  * schedstat) would not do: beside two busy processes on two cores the
  * system often gives the one thread of this process a core of its own,
  * and the second thread then shares the other core with both. A look
- * costs about 0.1 ms; the answer is kept for BUSY_LOOK_NS. Elsewhere than
+ * costs about 0.1 ms (more with many threads: a file each); the answer is
+ * kept for BUSY_LOOK_NS. Elsewhere than
  * Linux the machine counts as idle. The results do not depend on it: the
  * same bits on any number of threads. */
-#define BUSY_LOOK_NS 10e6  /* 10 ms */
+#define BUSY_LOOK_NS 50e6  /* 50 ms */
 
 #ifdef __linux__
 # include <dirent.h>
@@ -193,11 +195,11 @@ static int cores_left_free(void)
     double now = monotonic_ns();
     if (free_cores >= 0 && now - free_cores_at < BUSY_LOOK_NS) return free_cores;
     long online = sysconf(_SC_NPROCESSORS_ONLN);
-    int others = -1;
+    int own = own_running(), others = -1;
     for (int look = 0; look < 3; look++) {
         int running = system_running();
         if (running < 0) return INT_MAX;
-        int o = running - own_running();
+        int o = running - own;
         if (o < 0) o = 0;
         if (others < 0 || o < others) others = o;
     }
