@@ -2,7 +2,7 @@
  *
  * One C file per step of the algorithm:
  *   kernel.c  the kernel matrix's entry points (kernel_matrix, kernel_cross,
- *             kernel_self) and the exact fit's fill
+ *             kernel_self)
  *   kernel_program.c the kernel of a call read once: the program R makes,
  *             checked, and its base kernels' parameters
  *   kernel_points.c the points of a call read once (dense rows, sparse rows or
@@ -308,10 +308,6 @@ typedef struct kernel_tiles kernel_tiles;
 kernel_tiles *kernel_tiles_prepare(const kernel_eval *k, const kernel_points *a,
                                    const kernel_points *b, int threads);
 int kernel_tile(const kernel_tiles *P, int r0, int nr, int c0, int nc, double *out);
-
-/* kernel.c: the kernel matrix's entry points, and the exact fit's fill */
-void kernel_fill_lower(const kernel_eval *k, const double *x, int n, int d,
-                       SEXP weights, double *K, int threads);
 
 /* sparse.c: sparse rows, read from R, and their kernel values; a single
  * kernel of a gathered product takes SPARSE_COLUMNS columns at a time

@@ -1,25 +1,10 @@
 /* Step 1: the kernel matrix, for a named kernel or an expression of them:
  * the entry points kernel_matrix (the symmetric matrix of one set),
  * kernel_cross (new rows against the training rows) and kernel_self (the
- * diagonal alone), and the exact fit's fill of its buffer's lower
- * triangle. Each reads its kernel and points once (kernel_call_read(),
+ * diagonal alone). Each reads its kernel and points once (kernel_call_read(),
  * kernel_points.c) and follows the plan of kernel_plan.c. Kernel values
  * that are not finite are an error. */
 #include "fastkpca.h"
-
-
-
-
-/* Fill the lower triangle (with diagonal) of the n x n buffer K with
- * k(x_i, x_j); x is n x d, column-major; weights: the conformal weights of
- * the rows of x. */
-void kernel_fill_lower(const kernel_eval *k, const double *x, int n, int d,
-                       SEXP weights, double *K, int threads)
-{
-    kernel_points p;
-    kernel_points_prepare(k, x, n, 0, n, d, kernel_shift(k, x, n, n, d), weights, &p);
-    kernel_block(k, &p, &p, 1, K, threads, "");
-}
 
 /* .Call (kernel_cross() in R/kernel_matrix.R): the cross-kernel k(z_i, x_j),
  * an nz x m matrix.

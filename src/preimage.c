@@ -28,11 +28,15 @@ typedef struct {
     int threads;
 } preimage_job;
 
-/* Lower triangle of k(Z, Z) + ridge I into the buffer. */
+/* Lower triangle of k(Z, Z) + ridge I into the buffer (Z's points read by
+ * kernel_call_read(), prepared here, the shift of Z's own columns). */
 static void fill_regularised(preimage_job *job, double *K)
 {
-    kernel_fill_lower(job->kernel, REAL(job->z), job->n, job->f, job->weights, K,
-                      job->threads);
+    const void *vmax = vmaxget();
+    kernel_points p;
+    kernel_points_fixed(job->kernel, job->z, job->weights, &p);
+    kernel_block(job->kernel, &p, &p, 1, K, job->threads, "");
+    vmaxset(vmax);
     for (int i = 0; i < job->n; i++) K[i + (size_t) i * job->n] += job->ridge;
 }
 
@@ -101,19 +105,16 @@ SEXP preimage_coefficients(SEXP z, SEXP kernel, SEXP weights, SEXP x, SEXP ridge
 {
     engine_entered(__func__);
     kernel_eval k;
-    kernel_eval_from_R(kernel, &k);
-    if (!isReal(z) || !isMatrix(z)) error_argument("'z' must be a double matrix");
-    if (!isReal(x) || !isMatrix(x)) error_argument("'x' must be a double matrix");
-    int n = nrows(z), f = ncols(z), d = ncols(x);
-    if (n < 1 || f < 1) error_argument("'z' must have at least one row and one column");
+    int nthreads = kernel_call_read(kernel, threads, R_NilValue, NULL, z, "z", &k);
+    check_double_matrix(z, "z");  /* the scores: never strings or sparse rows */
+    check_double_matrix(x, "x");
+    int n = k.n_fixed, f = k.d, d = ncols(x);
+    if (n < 1) error_argument("'z' must have at least one row");
     if (nrows(x) != n) error_argument("'x' must have %d rows, as 'z', not %d", n, nrows(x));
     if (d < 1) error_argument("'x' must have at least 1 column");
-    /* isNewList() accepts NULL, whose length cannot be read */
-    if (TYPEOF(weights) != VECSXP || XLENGTH(weights) != k.nweights)
-        error_argument("'weights' must be a list of %d conformal weight vectors", k.nweights);
+    check_weights(&k, weights, "weights");
     double r = as_number(ridge, "ridge");
     if (!(r > 0)) error_argument("'ridge' must be positive");
-    int nthreads = as_threads(threads);
 
     preimage_job job = {&k, z, weights, x, n, f, d, r, nthreads};
     return with_square_buffer(n, coefficient_steps, &job);
@@ -229,26 +230,25 @@ SEXP preimage_fixed_point(SEXP start, SEXP t, SEXP A, SEXP x, SEXP kernel, SEXP 
 {
     engine_entered(__func__);
     kernel_eval k;
-    kernel_eval_from_R(kernel, &k);
+    int nthreads = kernel_call_read(kernel, threads, start, "start", x, "x", &k);
     if (k.nweights != 0) error_argument("'kernel' must have no conformal part");
-    if (!isReal(start) || !isMatrix(start)) error_argument("'start' must be a double matrix");
-    if (!isReal(t) || !isMatrix(t)) error_argument("'t' must be a double matrix");
-    if (!isReal(A) || !isMatrix(A)) error_argument("'A' must be a double matrix");
-    if (!isReal(x) || !isMatrix(x)) error_argument("'x' must be a double matrix");
-    int nz = nrows(start), d = ncols(start), n = nrows(x), kk = ncols(A);
-    if (ncols(x) != d || n < 1 || d < 1) error_argument("'x' must be a matrix of %d columns", d);
+    check_double_matrix(start, "start");  /* pre-images: never strings or sparse rows */
+    check_double_matrix(x, "x");
+    check_double_matrix(t, "t");
+    check_double_matrix(A, "A");
+    int nz = k.n_moving, d = k.d, n = k.n_fixed, kk = ncols(A);
+    if (n < 1) error_argument("'x' must have at least one row");
     if (nrows(A) != n || kk < 1) error_argument("'A' must have %d rows, as 'x'", n);
     if (nrows(t) != nz || ncols(t) != kk) error_argument("'t' must be a %d x %d matrix", nz, kk);
     double eps = as_number(tol, "tol");
     if (!(eps > 0 && eps < 1)) error_argument("'tol' must be between 0 and 1");
     check_step(step);
     fixed_point_job job = {&k, {0}, NULL, REAL(x), REAL(A), R_NilValue, n, d, kk,
-                           as_count(maxit, "maxit", 1, INT_MAX), as_threads(threads),
+                           as_count(maxit, "maxit", 1, INT_MAX), nthreads,
                            eps, 0, 0, step};
     SEXP noweights = PROTECT(allocVector(VECSXP, 0));
     job.noweights = noweights;
-    job.shift = kernel_shift(&k, REAL(x), n, n, d);
-    kernel_points_prepare(&k, REAL(x), n, 0, n, d, job.shift, noweights, &job.xp);
+    job.shift = kernel_points_fixed(&k, x, noweights, &job.xp);
     SEXP z = PROTECT(duplicate(start));
     /* blocks of about 2^20 kernel values (8 MB per buffer) */
     int block = n >= (1 << 20) ? 1 : (1 << 20) / n;
