@@ -57,7 +57,9 @@
  *             fastkpca.simd))
  *   engine_settings.c the engine's settings from R, passed down to where
  *             each is used (the path to simd.c, the thread work to tiles.c,
- *             the dense share to string_kernel.c)
+ *             the dense share to string_kernel.c), and its limits for R
+ *   entry_record.c the path each entry point ran on, recorded at its entry
+ *             (for the tests)
  *   tiles.c   every register-tile product: general, rank-k (the Nystrom
  *             statistics), symmetric and general matrix-vector, the
  *             randomized solver's symmetric product, the string kernels'
@@ -660,7 +662,7 @@ SEXP simd_path_resolve(SEXP path);
 /* the path each entry point ran on, recorded at its entry (every .Call
  * entry point but engine_settings(), engine_defaults() and this reader
  * calls engine_entered(__func__) first), and read back by the tests
- * (engine_settings.c) */
+ * (entry_record.c) */
 void engine_entered(const char *name);
 SEXP engine_entry_paths(void);
 /* the settings and their defaults, where they are used and measured */
