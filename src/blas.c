@@ -56,6 +56,15 @@ int tiles_at_every_size(void)
     return !blas_is_optimized();
 }
 
+/* The smallest n from which the exact solver reduces in two stages
+ * (eigen.c): from with_tiles rows with R's reference BLAS, where both
+ * stages' products are the tiles'; never with an optimized BLAS, whose
+ * own dsytrd steps the one stage then calls. */
+double two_stage_min_rows(double with_tiles)
+{
+    return tiles_at_every_size() ? with_tiles : 2147483647.0;
+}
+
 /* Whether a general product of work multiply-adds goes to the tiles (1) or
  * to the BLAS (0). With R's reference BLAS, always the tiles
  * (tiles_at_every_size()). With an optimized BLAS, the tiles below

@@ -416,7 +416,7 @@ static double band_min_rows = BAND_MIN_ROWS;
 
 double band_min_rows_default(void)
 {
-    return tiles_at_every_size() ? BAND_MIN_ROWS : 2147483647.0;
+    return two_stage_min_rows(BAND_MIN_ROWS);  /* blas.c: the BLAS's say */
 }
 
 void band_min_rows_set(double rows)

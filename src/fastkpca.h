@@ -623,6 +623,7 @@ SEXP tile_product(SEXP a, SEXP b, SEXP c, SEXP trans_a, SEXP trans_b, SEXP threa
  * The only callers of the level-2 and level-3 BLAS. */
 int blas_is_optimized(void);
 int tiles_at_every_size(void);
+double two_stage_min_rows(double with_tiles);
 int tiles_preferred(double work);
 void matrix_product(int m, int n, int k, const double *A, int lda, int transa,
                     const double *B, int ldb, int transb, double beta, double *C, int ldc,
