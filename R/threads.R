@@ -127,7 +127,8 @@ available_cores <- function(env = Sys.getenv, mc_cores = getOption("mc.cores"),
     system = if (is.na(limits$online)) detected_cores() else limits$online,
     affinity = limits$affinity,
     cgroup = process_cgroup_quota(),
-    mc.cores = positive_count(mc_cores),
+    mc.cores = if (identical(suppressWarnings(as.numeric(mc_cores)), 0)) 1L
+               else positive_count(mc_cores),  # 0 is 1, as parallelly reads it
     check = if (limit_cores_for_check(env)) 2L else NA,
     slurm = positive_count(env("SLURM_CPUS_PER_TASK")),
     pbs = positive_count(env("NCPUS")),
@@ -182,7 +183,8 @@ omp_num_threads <- function(env = Sys.getenv) {
   positive_count(sub(",.*$", "", trimws(env("OMP_NUM_THREADS"))))
 }
 
-# The cgroup's CPU quota, rounded up: cgroup v2's cpu.max ("max 100000" or
+# The cgroup's CPU quota, rounded to the nearest count (as parallelly
+# rounds it), at least 1: cgroup v2's cpu.max ("max 100000" or
 # "200000 100000"), else v1's cpu.cfs_quota_us over cpu.cfs_period_us, for
 # the process's own cgroup (/proc/self/cgroup); NA without a quota, or
 # off Linux.
@@ -195,7 +197,7 @@ cgroup_cpu_quota <- function(root = "/sys/fs/cgroup", self = "/proc/self/cgroup"
     q <- suppressWarnings(as.numeric(q)); p <- suppressWarnings(as.numeric(p))
     if (length(q) != 1L || length(p) != 1L || is.na(q) || is.na(p) || q <= 0 || p <= 0)
       return(NA_integer_)
-    max(1L, as.integer(ceiling(q / p)))
+    max(1L, as.integer(floor(q / p + 0.5)))
   }
   read_one <- function(path) tryCatch(suppressWarnings(readLines(path, n = 1L, warn = FALSE)),
                                       error = function(e) character())

@@ -169,6 +169,7 @@ test_that("the default's rules read what parallelly reads", {
   }
   no_check <- c("_R_CHECK_LIMIT_CORES_" = "false")
   expect_identical(fastkpca:::available_cores(env = env_of(no_check), mc_cores = 1), 1L)
+  expect_identical(fastkpca:::available_cores(env = env_of(no_check), mc_cores = 0), 1L)
   expect_identical(fastkpca:::available_cores(env = env_of(no_check, SLURM_CPUS_PER_TASK = "1"),
                                               mc_cores = NULL), 1L)
   expect_identical(fastkpca:::available_cores(env = env_of(no_check, NSLOTS = "1"),
@@ -185,6 +186,8 @@ test_that("the default's rules read what parallelly reads", {
   writeLines("0::/job", self)
   writeLines("150000 100000", file.path(root, "job", "cpu.max"))
   expect_identical(fastkpca:::cgroup_cpu_quota(root, self), 2L)
+  writeLines("120000 100000", file.path(root, "job", "cpu.max"))
+  expect_identical(fastkpca:::cgroup_cpu_quota(root, self), 1L)
   writeLines("max 100000", file.path(root, "job", "cpu.max"))
   expect_identical(fastkpca:::cgroup_cpu_quota(root, self), NA_integer_)
   v1 <- tempfile()
