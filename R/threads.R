@@ -62,7 +62,7 @@
 #' away. The results are the same bits whatever it finds; a fit records
 #' the count it was given. Measured on 2 cores beside two busy processes
 #' (`bench/busy.R` in the package's repository), the default call took
-#' the time of one thread, where it had taken 2.5 times as long. To leave
+#' the time of one thread, where it had taken twice as long. To leave
 #' cores to other work for good, set `options(fastkpca.threads = )` or
 #' `OMP_NUM_THREADS`.
 #'

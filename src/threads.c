@@ -119,7 +119,8 @@ static int affinity_cpus(void)
  * up the others at every meeting, and OpenMP's idle threads spin for a few
  * milliseconds after each region, on cores the busy processes and the
  * main thread want (measured at n = 2000 beside two busy processes on 2
- * cores: 2.5 to 4 times the time of one thread). So such a step asks
+ * cores: about twice the time of one thread, up to 4 times in single
+ * runs). So such a step asks
  * threads_unless_busy() between its regions, on the main thread: at most
  * the cores that other processes leave free, and at least one. The
  * other processes' demand is the system's count of running threads
