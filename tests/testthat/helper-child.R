@@ -3,9 +3,11 @@
 # own process: the language of R's messages from the start, a file system
 # with /proc hidden. env: environment variables, "NAME=value". hide_proc:
 # run the child in a mount namespace of its own with an empty file system
-# over /proc (unshare(1)); see proc_can_be_hidden(). Returns the lines the
+# over /proc (unshare(1)); see proc_can_be_hidden(). prefix: a command and
+# its arguments that run Rscript (taskset -c 0, say). Returns the lines the
 # child wrote (stdout and stderr).
-run_child_r <- function(code, env = character(), hide_proc = FALSE, timeout = 120) {
+run_child_r <- function(code, env = character(), hide_proc = FALSE, timeout = 120,
+                        prefix = character()) {
   rscript <- file.path(R.home("bin"), "Rscript")
   script <- tempfile(fileext = ".R")
   writeLines(code, script)
@@ -20,6 +22,10 @@ run_child_r <- function(code, env = character(), hide_proc = FALSE, timeout = 12
   } else {
     command <- rscript
     args <- c("--vanilla", shQuote(script))
+  }
+  if (length(prefix)) {
+    args <- c(prefix[-1], shQuote(command), args)
+    command <- prefix[1]
   }
   suppressWarnings(system2(command, args, stdout = TRUE, stderr = TRUE, env = env,
                            timeout = timeout))

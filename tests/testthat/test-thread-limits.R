@@ -128,18 +128,8 @@ child_default_count <- function(env = character(), cpus = NULL) {
             "cat('count', kpca_threads(), fastkpca:::available_cores(),",
             "    if (requireNamespace('parallelly', quietly = TRUE)) parallelly::availableCores() else NA,",
             "    '\\n')")
-  if (is.null(cpus)) {
-    lines <- run_child_r(code, env = env, timeout = 60)
-  } else {
-    script <- tempfile(fileext = ".R")
-    writeLines(code, script)
-    on.exit(unlink(script))
-    lines <- suppressWarnings(system2("taskset", c("-c", cpus, file.path(R.home("bin"), "Rscript"),
-                                                   "--vanilla", shQuote(script)),
-                                      stdout = TRUE, stderr = TRUE, timeout = 60,
-                                      env = c(paste0("R_LIBS=", shQuote(paste(.libPaths(), collapse = ":"))),
-                                              env)))
-  }
+  lines <- run_child_r(code, env = env, timeout = 60,
+                       prefix = if (!is.null(cpus)) c("taskset", "-c", cpus))
   line <- grep("^count ", lines, value = TRUE)
   if (length(line) != 1L) stop(paste(lines, collapse = "\n"))
   as.integer(strsplit(trimws(line), " ")[[1]][-1])
