@@ -31,6 +31,9 @@ else
   cat site-install.log; echo "test: the package did not install for the site"; status=1
 fi
 export FASTKPCA_SITE_DIR="$work/site"
+# ARCHITECTURE.md is not in the tarball: tests/testthat/test-src-maps.R
+# reads the checkout's, beside the sources the check unpacks
+export FASTKPCA_ARCHITECTURE_MD="$here/ARCHITECTURE.md"
 
 # checks that need the network are switched off (offline machine); the
 # future-file-timestamps check cannot be (--as-cran forces it on), so it ends
