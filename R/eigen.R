@@ -216,11 +216,13 @@ solve_eigen <- function(op, solver, features, th, control, variance) {
   dense_eigen(op, solver, features, th, control, variance)
 }
 
-# The solvers on the n x n buffer (src/fit.c): C fills it, centers it and
-# finds the eigenpairs; the certificate then takes one product with the
-# kernel matrix: from the buffer, for the iterative and randomized solvers,
-# which leave it as it was (res$products); recomputed tile by tile for the
-# exact solver, whose reduction overwrote the buffer. One pair beyond those asked is computed when there is one: its
+# The solvers on the n x n buffer (src/fit.c), in one engine call: C reads
+# the points once, fills the buffer, centers it, finds the eigenpairs and
+# measures each pair's residual for the certificate with one product with
+# the kernel matrix: from the buffer, for the iterative and randomized
+# solvers, which leave it as it was; recomputed tile by tile from the same
+# points for the exact solver, whose reduction overwrote the buffer. One
+# pair beyond those asked is computed when there is one: its
 # value and residual bound the rest of the spectrum, which the angles of
 # the last pairs need; it is not returned. step: the function C calls with
 # the fraction of the fit done, at its interrupt checks (a progress bar;
@@ -244,13 +246,11 @@ dense_eigen <- function(op, solver, features, th, control, variance,
     stop_data(sprintf("no eigenvalue of the centered kernel matrix exceeds 'th' (%g); ", th),
               "lower 'th', set 'features', or check the kernel parameters")
   V <- res$vectors
-  AV <- if (is.null(res$products)) op$apply(V) else res$products
-  norms <- residual_norms(V, AV, res$values)
   # the rest of the spectrum: below the extra pair (the default), below th
   # (a threshold fit has every eigenvalue above it), or nothing (all n)
   rest <- if (extra == 0L && features == n) -Inf
           else if (features == 0L && is.null(variance)) th
-  cert <- eigen_certificate(res$values, norms, n, rest)
+  cert <- eigen_certificate(res$values, res$residual_norms, n, rest)
   asked <- seq_len(length(res$values) - (extra == 1L && length(res$values) > features))
   list(values = res$values[asked], vectors = V[, asked, drop = FALSE],
        residuals = cert$residuals[asked], angles = cert$angles[asked],

@@ -437,7 +437,8 @@ kpca.default <- function(x, kernel = "rbfdot", kpar = list(sigma = 0.1),
   threads_given <- !missing(threads)
   if (missing(kernel) && inherits(x, "kernelMatrix")) kernel <- "precomputed"
   kernel <- kpca_kernel(kernel, kpar, missing(kpar))
-  threads <- check_threads(threads)
+  # kpca_threads() checks and caps its own count
+  if (threads_given) threads <- check_threads(threads)
   th <- check_th(th)
   data <- kpca_data(x, na.action, center, scale., precomputed = is_precomputed(kernel))
   x <- data$x
@@ -479,7 +480,8 @@ kpca_data <- function(x, na.action, center, scale., precomputed) {
     x <- as_data_rows(x)   # sparse input stays sparse (R/sparse.R)
     x <- apply_na_action(x, na.action)
     removed <- attr(x, "na.action")
-    attr(x, "na.action") <- NULL
+    # (setting an attribute copies x, shared with the caller, even to NULL)
+    if (!is.null(removed)) attr(x, "na.action") <- NULL
     check_finite(x, "x")
     if (ncol(x) == 0L) stop_argument("'x' must have at least one column")
   }

@@ -36,7 +36,9 @@ as_data_matrix <- function(x, arg = "x") {
   if (is.null(dim(x))) x <- matrix(x, ncol = 1L, dimnames = list(names(x), NULL))
   if (length(dim(x)) != 2L)
     stop_argument(sprintf("'%s' must be a matrix, not an array", arg))
-  storage.mode(x) <- "double"
+  # storage.mode<- copies even a double matrix (x is shared with the
+  # caller); only integers and logicals need the coercion
+  if (!is.double(x)) storage.mode(x) <- "double"
   x
 }
 

@@ -1,4 +1,6 @@
-/* Step 2: double centering of the kernel matrix, in place.
+/* Step 2: double centering of the kernel matrix, in place; and the
+ * centering of a block of columns (H V), with which products with K give
+ * products with Kc without a second n x n matrix.
  *
  * Kc = K - 1 c' - c 1' + g with c = colMeans(K) and g = mean(K). K is
  * symmetric and held in its lower triangle, so colMeans = rowMeans. Each sum
@@ -87,13 +89,13 @@ static void not_finite_error(void)
 
 /* Center the lower triangle of K in place.
  * colmeans (length n) and grand_mean receive the centering terms of K, which
- * predict() needs; trace receives trace(Kc). Errors if K or Kc has a value
+ * predict() needs; trace receives trace(Kc), centered_max max |Kc|. Errors if K or Kc has a value
  * that is not finite (any Inf or NaN in K makes its row sum non-finite; an
  * overflow in the subtraction is caught in the same pass), or if Kc is so
  * small that its entries have lost their digits (to underflow, or to the
  * rounding of the centering itself). */
 void center_in_place(double *K, int n, double *colmeans, double *grand_mean,
-                     double *trace, int threads)
+                     double *trace, double *centered_max, int threads)
 {
     double kmax;
     threads = threads_unless_busy(threads);  /* the cores others leave free */
@@ -148,4 +150,41 @@ void center_in_place(double *K, int n, double *colmeans, double *grand_mean,
     for (int i = 0; i < n; i++) tr += K[i + (size_t) i * n];
     *grand_mean = g;
     *trace = tr;
+    *centered_max = largest;  /* the exact solvers' scaling needs it (eigen.c) */
+}
+
+/* dst (n x b) = (src - 1 colMeans(src)') / scale, column by column (dst
+ * may be src): each mean summed in long double, as R's colMeans() sums,
+ * but in four interleaved sums added at the end (one chain of dependent
+ * long double additions, R's, was most of the centering's time), and
+ * divided by n; then each entry minus its column's mean, divided by scale
+ * unless it is 1. Whole columns per thread (nt of them, the caller's
+ * count): the bits of one thread. The matrix-free solver's centering
+ * (krylov.c) and the exact fit's certificate (fit.c). */
+void center_in_columns(int n, int b, const double *src, double *dst, double scale, int nt)
+{
+#ifdef _OPENMP
+#pragma omp parallel for num_threads(nt) schedule(static) if (nt > 1)
+#else
+    (void) nt;
+#endif
+    for (int j = 0; j < b; j++) {
+        const double *x = src + (size_t) j * n;
+        double *y = dst + (size_t) j * n;
+        long double s0 = 0.0, s1 = 0.0, s2 = 0.0, s3 = 0.0;
+        int i = 0;
+        for (; i + 4 <= n; i += 4) {
+            s0 += x[i];
+            s1 += x[i + 1];
+            s2 += x[i + 2];
+            s3 += x[i + 3];
+        }
+        for (; i < n; i++) s0 += x[i];
+        long double sum = ((s0 + s1) + (s2 + s3)) / n;
+        double mean = (double) sum;
+        if (scale == 1.0)
+            for (i = 0; i < n; i++) y[i] = x[i] - mean;
+        else
+            for (i = 0; i < n; i++) y[i] = (x[i] - mean) / scale;
+    }
 }

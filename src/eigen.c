@@ -79,18 +79,13 @@ extern void F77_NAME(dstemr)(const char *jobz, const char *range, const int *n,
                              int *tryrac, double *work, const int *lwork, int *iwork,
                              const int *liwork, int *info FCLEN FCLEN);
 
-/* Scale A's lower triangle as dsyevr does, when its largest entry is beyond
- * about 1e77 or below 1e-146 (bisection squares the entries, which would
+/* Scale A's lower triangle as dsyevr does, when its largest entry (anrm,
+ * found by the centering's pass over it, not by another) is beyond about
+ * 1e77 or below 1e-146 (bisection squares the entries, which would
  * overflow or underflow). Returns the factor; eigenvalues are divided by it
  * at the end. */
-static double scale_lower(double *A, int n)
+static double scale_lower(double *A, int n, double anrm)
 {
-    double anrm = 0.0;
-    for (int j = 0; j < n; j++)
-        for (int i = j; i < n; i++) {
-            double v = fabs(A[i + (size_t) j * n]);
-            if (v > anrm) anrm = v;
-        }
     double smlnum = DBL_MIN / DBL_EPSILON, rmin = sqrt(smlnum),
         rmax = fmin(sqrt(1.0 / smlnum), 1.0 / sqrt(sqrt(DBL_MIN))), sigma = 1.0;
     if (anrm > 0.0 && anrm < rmin) sigma = rmin / anrm;
@@ -501,14 +496,14 @@ static int reduced_pairs(double *A, const reduction *red, double sigma, int f,
  *     that the reduction and the back-transformation can be interrupted.
  * The rule that picks one (fastkpca:::exact_method in R/eigen.R) is
  * measured by bench/exact-rule.R. */
-int exact_eigen(double *A, int n, int f, double lower, int method, double **values,
-                double **vectors, vector_store store, int threads)
+int exact_eigen(double *A, int n, double largest, int f, double lower, int method,
+                double **values, double **vectors, vector_store store, int threads)
 {
     if (method != EXACT_MRRR && method != EXACT_BISECTION)
         error_argument("unknown exact eigen method %d", method);
     *values = NULL;
     *vectors = NULL;
-    double sigma = scale_lower(A, n);
+    double sigma = scale_lower(A, n, largest);
     reduction red;
     reduce(A, n, &red, threads);
     return reduced_pairs(A, &red, sigma, f, lower * sigma, method, values, vectors, store,
@@ -524,14 +519,15 @@ int exact_eigen(double *A, int n, int f, double lower, int method, double **valu
  * from their cumulative sums from the largest, and only then are the k
  * eigenpairs computed, as exact_eigen() computes the top k. *values is
  * R_alloc'ed, the vectors in the store's space; the count is at least 1. */
-int variance_eigen(double *A, int n, double proportion, double total, int method,
-                   double **values, double **vectors, vector_store store, int threads)
+int variance_eigen(double *A, int n, double largest, double proportion, double total,
+                   int method, double **values, double **vectors, vector_store store,
+                   int threads)
 {
     if (method != EXACT_MRRR && method != EXACT_BISECTION)
         error_argument("unknown exact eigen method %d", method);
     *values = NULL;
     *vectors = NULL;
-    double sigma = scale_lower(A, n);
+    double sigma = scale_lower(A, n, largest);
     total *= sigma;
     reduction red;
     reduce(A, n, &red, threads);

@@ -19,19 +19,22 @@
  *             types): the strings of a call indexed once (a generalized suffix
  *             array, then profiles or the suffix tree's nodes as a dense matrix
  *             and an inverted index), the value function behind KERNEL_STRING
- *   center.c  double centering of the fit buffer in place
+ *   center.c  double centering of the fit buffer in place, and of blocks
+ *             of columns (H V)
  *   eigen.c   top eigenpairs with LAPACK (dsytrd's steps, then dstemr or
  *             dstebz/dstein, then dormtr; dsyevr for small problems)
  *   band_reduction.c the two-stage reduction (dense to band to tridiagonal)
  *             and its back-transformation for the wanted vectors only
  *   lanczos.c top eigenpairs by thick-restart Lanczos (the iterative solver)
  *   matrix_free.c the kernel's rows times a block of vectors, tile by tile,
- *             never stored (the matrix-free solver's passes)
+ *             never stored (the matrix-free solver's passes, the exact
+ *             fit's certificate)
  *   krylov.c  the matrix-free solver's dense steps between its passes: the
  *             basis's cross products, the Ritz vectors and residuals, each
  *             new block made orthonormal against the basis, the centering
  *             of its products, the Nystrom start's products and pairs
- *   fit.c     the .Call entry point that runs the steps on one n x n buffer
+ *   fit.c     the .Call entry point that runs the steps on one n x n buffer,
+ *             the certificate's residuals included
  *   project.c rows projected onto a fit's components, block by block
  *             (predict(), and the scores of a Nystrom fit)
  *   args.c    argument checks shared by the entry points
@@ -376,7 +379,8 @@ void string_tiles_release(const kernel_eval *k);
 
 /* center.c */
 void center_in_place(double *K, int n, double *colmeans, double *grand_mean,
-                     double *trace, int threads);
+                     double *trace, double *centered_max, int threads);
+void center_in_columns(int n, int b, const double *src, double *dst, double scale, int nt);
 
 /* eigen.c: results in decreasing order; return the number of pairs found.
  * orient_columns: the sign rule (largest-magnitude entry of each column
@@ -390,10 +394,12 @@ typedef struct {
     double *(*take)(void *ctx, int n, int k);
     void *ctx;
 } vector_store;
-int exact_eigen(double *A, int n, int f, double lower, int method, double **values,
-                double **vectors, vector_store store, int threads);
-int variance_eigen(double *A, int n, double proportion, double total, int method,
-                   double **values, double **vectors, vector_store store, int threads);
+/* largest: max |A| over its lower triangle (center_in_place() finds it) */
+int exact_eigen(double *A, int n, double largest, int f, double lower, int method,
+                double **values, double **vectors, vector_store store, int threads);
+int variance_eigen(double *A, int n, double largest, double proportion, double total,
+                   int method, double **values, double **vectors, vector_store store,
+                   int threads);
 /* the smallest n the two-stage reduction takes, and its band width
  * (eigen.c; the setting fastkpca.band_min_rows, engine_settings.c) */
 double band_min_rows_default(void);
@@ -517,6 +523,11 @@ SEXP matrix_free_groups(SEXP n);
 SEXP matrix_free_fold(SEXP n, SEXP b, SEXP blocks, SEXP sums);
 SEXP kernel_shares_tiles(SEXP kernel, SEXP x);
 SEXP oriented_columns(SEXP V);
+/* K V for the n points a caller read (the exact fit's certificate), with
+ * kernel_times_scratch(threads) doubles of scratch */
+size_t kernel_times_scratch(int threads);
+void kernel_times_vectors(const kernel_eval *k, const kernel_points *xp, const double *V,
+                          int n, int b, double *Y, int threads, double *T);
 
 /* krylov.c: the matrix-free solver's dense steps beside its passes (the
  * basis's cross products, the Ritz vectors, each new block made

@@ -99,18 +99,18 @@ static SEXP found_vectors(fit_vectors *fv, int n, int found)
  * solver: their count; *values (R_alloc'ed) and *vectors (in fv's R
  * matrix, n x the count or more); the iterative solver's convergence, its
  * restarts and largest relative residual. */
-static int fit_eigenpairs(fit_job *job, double *K, double trace, fit_vectors *fv,
-                          double **values, double **vectors, int *converged,
-                          int *restarts, double *residual)
+static int fit_eigenpairs(fit_job *job, double *K, double trace, double largest,
+                          fit_vectors *fv, double **values, double **vectors,
+                          int *converged, int *restarts, double *residual)
 {
     int n = job->n, f = job->features;
     vector_store store = {take_vectors, fv};
     if (job->variance > 0)
-        return variance_eigen(K, n, job->variance, trace, job->exact_method, values,
-                              vectors, store, job->threads);
+        return variance_eigen(K, n, largest, job->variance, trace, job->exact_method,
+                              values, vectors, store, job->threads);
     if (job->solver == SOLVER_EXACT)
-        return exact_eigen(K, n, f, job->threshold * n, job->exact_method, values, vectors,
-                           store, job->threads);
+        return exact_eigen(K, n, largest, f, job->threshold * n, job->exact_method, values,
+                           vectors, store, job->threads);
     *values = (double *) R_alloc((size_t) f, sizeof(double));
     *vectors = take_vectors(fv, n, f);
     if (job->solver == SOLVER_ITERATIVE)
@@ -124,21 +124,67 @@ static int fit_eigenpairs(fit_job *job, double *K, double trace, fit_vectors *fv
     return f;
 }
 
-/* (Kc/n) V for the certificate, where it costs a product, not a kernel
- * pass: the iterative and randomized solvers only read the buffer, so
- * it still holds Kc. R_NilValue otherwise (unprotected). */
-static SEXP certificate_products(const fit_job *job, const double *K, const double *vectors,
-                                 int found)
+/* norms[j] = ||P[, j] - value_j V[, j]|| for c columns (n rows), value_j
+ * = values[j] / n, the squares summed in order. */
+static void residual_norms(int n, int c, const double *P, const double *V,
+                           const double *values, double *norms)
 {
-    int n = job->n;
-    if (job->variance != 0 || found == 0 ||
-        (job->solver != SOLVER_ITERATIVE && job->solver != SOLVER_RANDOMIZED))
-        return R_NilValue;
-    SEXP products = allocMatrix(REALSXP, n, found);
-    symm_lower(K, n, vectors, found, REAL(products), job->threads);
-    double *P = REAL(products);
-    for (size_t i = 0; i < (size_t) n * found; i++) P[i] /= n;
-    return products;
+    for (int j = 0; j < c; j++) {
+        const double *p = P + (size_t) j * n, *v = V + (size_t) j * n;
+        double value = values[j] / n, sum = 0.0;
+        for (int i = 0; i < n; i++) {
+            double r = p[i] - value * v[i];
+            sum += r * r;
+        }
+        norms[j] = sqrt(sum);
+    }
+}
+
+/* The certificate's residual norms ||(Kc/n) v - value v|| of the found
+ * pairs (values: of Kc), from P = (Kc/n) V. The iterative and randomized
+ * solvers only read the buffer, which still holds Kc: one product. The
+ * exact ones' reduction overwrote it, and its space, of no further use,
+ * holds H V, P and the product's tiles, c vectors at a time (all of them
+ * unless they fill about half of it): K (H V) from the points the fill read and packed
+ * (kernel_times_vectors(), matrix_free.c; the user's matrix for a
+ * precomputed kernel), then P = H K H V / n. No n x n matrix, no memory
+ * beyond the buffer (but where it is too small for the tiles). Measured,
+ * not bounded. */
+static void certificate_norms(const fit_job *job, double *K, const double *vectors,
+                              const double *values, int found, double *norms)
+{
+    int n = job->n, nt = found < job->threads ? found : job->threads;
+    if (found == 0) return;
+    if (job->variance == 0 &&
+        (job->solver == SOLVER_ITERATIVE || job->solver == SOLVER_RANDOMIZED)) {
+        double *P = (double *) R_alloc((size_t) n * found, sizeof(double));
+        symm_lower(K, n, vectors, found, P, job->threads);
+        for (size_t i = 0; i < (size_t) n * found; i++) P[i] /= n;
+        residual_norms(n, found, P, vectors, values, norms);
+        return;
+    }
+    /* [H V | P | the product's tiles] in the buffer, c columns at a time */
+    size_t nn = (size_t) n * n, tiles = job->kernel ? kernel_times_scratch(job->threads) : 0;
+    int c = nn > tiles ? (int) ((nn - tiles) / (2 * (size_t) n)) : 0;
+    if (c > found) c = found;
+    double *HV = K, *P, *T;
+    if (c < 1) {  /* a buffer too small: scratch */
+        c = found;
+        HV = (double *) R_alloc(2 * (size_t) n * c + tiles, sizeof(double));
+    }
+    P = HV + (size_t) n * c;
+    T = P + (size_t) n * c;
+    for (int j0 = 0; j0 < found; j0 += c) {
+        int w = found - j0 < c ? found - j0 : c;
+        const double *V = vectors + (size_t) j0 * n;
+        center_in_columns(n, w, V, HV, 1.0, nt);
+        if (job->kernel == NULL)  /* the user's matrix */
+            matrix_product(n, w, n, REAL(job->x), n, 0, HV, n, 0, 0.0, P, n, job->threads);
+        else
+            kernel_times_vectors(job->kernel, &job->points, HV, n, w, P, job->threads, T);
+        center_in_columns(n, w, P, P, (double) n, nt);
+        residual_norms(n, w, P, V, values + j0, norms + j0);
+    }
 }
 
 /* The steps on the buffer: kernel, centering, eigenpairs; the result list. */
@@ -157,8 +203,8 @@ static SEXP fit_steps(void *data, double *K)
     progress_at(PROGRESS_FILL, 1.0);
 
     SEXP colmeans = PROTECT(allocVector(REALSXP, n));
-    double grand_mean, trace;
-    center_in_place(K, n, REAL(colmeans), &grand_mean, &trace, job->threads);
+    double grand_mean, trace, largest;
+    center_in_place(K, n, REAL(colmeans), &grand_mean, &trace, &largest, job->threads);
     progress_at(PROGRESS_CENTER, 1.0);
 
     /* eigenpairs of Kc; the eigenvalues of Kc/n are these divided by n */
@@ -167,13 +213,14 @@ static SEXP fit_steps(void *data, double *K)
     double *values, *vectors;
     fit_vectors fv;
     PROTECT_WITH_INDEX(fv.vectors = R_NilValue, &fv.index);
-    found = fit_eigenpairs(job, K, trace, &fv, &values, &vectors, &converged, &restarts,
-                           &residual);
+    found = fit_eigenpairs(job, K, trace, largest, &fv, &values, &vectors, &converged,
+                           &restarts, &residual);
     /* the exact solvers report their steps themselves (eigen.c) */
     progress_at(PROGRESS_BACK, 1.0);
     progress_end();
 
-    SEXP products = PROTECT(certificate_products(job, K, vectors, found));
+    SEXP norms = PROTECT(allocVector(REALSXP, found));
+    certificate_norms(job, K, vectors, values, found, REAL(norms));
 
     SEXP ans = PROTECT(allocVector(VECSXP, 9));
     SEXP r_values = PROTECT(allocVector(REALSXP, found));
@@ -187,9 +234,9 @@ static SEXP fit_steps(void *data, double *K)
     SET_VECTOR_ELT(ans, 5, ScalarLogical(converged));
     SET_VECTOR_ELT(ans, 6, ScalarInteger(restarts));
     SET_VECTOR_ELT(ans, 7, ScalarReal(residual));
-    SET_VECTOR_ELT(ans, 8, products);
+    SET_VECTOR_ELT(ans, 8, norms);
     const char *labels[] = {"values", "vectors", "colmeans", "grand_mean", "variance_total",
-                            "converged", "restarts", "residual", "products"};
+                            "converged", "restarts", "residual", "residual_norms"};
     set_list_names(ans, labels);
     UNPROTECT(6);
     return ans;
@@ -246,10 +293,11 @@ static void solver_settings(fit_job *job, SEXP solver, SEXP control)
  * step: NULL or an R function of the fraction of the fit done, called at
  * the checkpoints of its steps (progress_at() in args.c).
  * Returns list(values, vectors, colmeans, grand_mean, variance_total,
- * converged, restarts, residual, products): the eigenvalues of Kc/n (decreasing), the
+ * converged, restarts, residual, residual_norms): the eigenvalues of Kc/n (decreasing), the
  * unit eigenvectors (n x k, each column's largest-magnitude entry positive), the centering terms of K, trace(Kc)/n, and for
  * the iterative solver whether it converged, its restarts and its largest
- * relative residual. */
+ * relative residual, and each pair's residual norm ||(Kc/n) v - value v||
+ * (certificate_norms()). */
 SEXP dense_eigen(SEXP x, SEXP kernel, SEXP weights, SEXP features, SEXP th,
               SEXP solver, SEXP threads, SEXP control, SEXP variance, SEXP step)
 {

@@ -75,42 +75,6 @@ static int block_threads(int n, int b, int threads)
     return nt;
 }
 
-/* dst (n x b) = (src - 1 colMeans(src)') / scale, column by column (dst
- * may be src): each mean summed in long double, as R's colMeans() sums,
- * but in four interleaved sums added at the end (one chain of dependent
- * long double additions, R's, was most of the centering's time), and
- * divided by n; then each entry minus its column's mean, divided by scale
- * unless it is 1. Whole columns per thread: the bits of one thread. */
-static void center_in_columns(int n, int b, const double *src, double *dst, double scale,
-                              int threads)
-{
-    int nt = column_threads(n, b, threads);
-#ifdef _OPENMP
-#pragma omp parallel for num_threads(nt) schedule(static) if (nt > 1)
-#else
-    (void) nt;
-#endif
-    for (int j = 0; j < b; j++) {
-        const double *x = src + (size_t) j * n;
-        double *y = dst + (size_t) j * n;
-        long double s0 = 0.0, s1 = 0.0, s2 = 0.0, s3 = 0.0;
-        int i = 0;
-        for (; i + 4 <= n; i += 4) {
-            s0 += x[i];
-            s1 += x[i + 1];
-            s2 += x[i + 2];
-            s3 += x[i + 3];
-        }
-        for (; i < n; i++) s0 += x[i];
-        long double sum = ((s0 + s1) + (s2 + s3)) / n;
-        double mean = (double) sum;
-        if (scale == 1.0)
-            for (i = 0; i < n; i++) y[i] = x[i] - mean;
-        else
-            for (i = 0; i < n; i++) y[i] = (x[i] - mean) / scale;
-    }
-}
-
 /* The Euclidean norm of x (n), summed in order. */
 static double column_norm(int n, const double *x)
 {
@@ -349,7 +313,7 @@ SEXP center_columns(SEXP V_, SEXP scale_, SEXP threads_)
     if (!(scale > 0) || !R_FINITE(scale)) error_argument("'scale' must be a positive number");
     int threads = as_threads(threads_);
     SEXP out = PROTECT(allocMatrix(REALSXP, n, b));
-    center_in_columns(n, b, REAL(V_), REAL(out), scale, threads);
+    center_in_columns(n, b, REAL(V_), REAL(out), scale, column_threads(n, b, threads));
     UNPROTECT(1);
     return out;
 }

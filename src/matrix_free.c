@@ -499,6 +499,76 @@ static void set_count(SEXP ans, double count)
     UNPROTECT(1);
 }
 
+/* Y (rows x b, zeroed) += K[first + 0 .. rows - 1, ] V for a kernel
+ * without shared tiles: kernel_block() by blocks of rb rows and
+ * MF_COL_BLOCK columns (into T, rb x MF_COL_BLOCK), each times its rows
+ * of V; returns the kernel values computed. */
+static double rows_by_blocks(const kernel_eval *k, const kernel_points *xp, int first,
+                             int rows, int rb, const double *V, int n, int b, double *Y,
+                             int threads, SEXP step, double *T)
+{
+    const double **rbuf = (const double **) R_alloc((size_t) k->nweights + 1,
+                                                    sizeof(double *));
+    const double **cbuf = (const double **) R_alloc((size_t) k->nweights + 1,
+                                                    sizeof(double *));
+    double count = 0.0;
+    for (int i0 = 0; i0 < rows; i0 += rb) {
+        int nr = rows - i0 < rb ? rows - i0 : rb;
+        kernel_points a = kernel_points_view(k, xp, first + i0, nr, rbuf);
+        for (int j0 = 0; j0 < n; j0 += MF_COL_BLOCK) {
+            int nc = n - j0 < MF_COL_BLOCK ? n - j0 : MF_COL_BLOCK;
+            const void *vmax = vmaxget();
+            kernel_points c = kernel_points_view(k, xp, j0, nc, cbuf);
+            kernel_block(k, &a, &c, 0, T, threads, "");
+            vmaxset(vmax);
+            count += (double) nr * nc;
+            tile_gemm(nr, b, nc, T, nr, 0, V + j0, n, 0, 1.0, Y + i0, rows, threads);
+        }
+        R_CheckUserInterrupt();
+        call_step(step);
+    }
+    return count;
+}
+
+/* Rows of K per block of the passes by rows: as many as keep a block's
+ * values near MF_CHECK_VALUES, a multiple of 8 from 8 to MF_ROW_BLOCK. */
+static int mf_row_block(int n)
+{
+    int rb = (int) (MF_CHECK_VALUES / n);
+    return rb > MF_ROW_BLOCK ? MF_ROW_BLOCK : rb < 8 ? 8 : rb / 8 * 8;
+}
+
+/* Rows per block of kernel_times_vectors(): its scratch, a block's
+ * values on each thread, stays small beside the buffer whose dead space
+ * holds it. */
+#define MF_TIMES_ROWS 64
+
+size_t kernel_times_scratch(int threads)
+{
+    return (size_t) (threads > 1 ? threads : 1) * MF_TIMES_ROWS * MF_COL_BLOCK;
+}
+
+/* Y (n x b) = K V, K the kernel matrix of the n points of xp (read and
+ * packed once, by the caller), in one process: blocks of MF_TIMES_ROWS
+ * rows on the threads, every value of K computed once, each row summed
+ * over the columns in order (no tree of group sums: no workers' sums to
+ * match); T: kernel_times_scratch(threads) doubles. The exact fit's
+ * certificate (fit.c). */
+void kernel_times_vectors(const kernel_eval *k, const kernel_points *xp, const double *V,
+                          int n, int b, double *Y, int threads, double *T)
+{
+    memset(Y, 0, (size_t) n * b * sizeof(double));
+    if (!kernel_tiles_shared(k)) {
+        rows_by_blocks(k, xp, 0, n, MF_TIMES_ROWS, V, n, b, Y, threads, R_NilValue, T);
+        return;
+    }
+    double count = 0.0;
+    kernel_tiles *plan = all_rows_plan(k, xp, n, threads);
+    tile_kernels_ready();
+    block_product_by_rows(k, plan, n, MF_TIMES_ROWS, 0, n, V, n, b, Y, n, T, threads, &count,
+                          R_NilValue);
+}
+
 /* .Call (kernel_block_product() in R/matrix_free.R): K[rows, ] V, a
  * length(rows) x ncol(V) double matrix with the attribute kernel_values
  * (the kernel values computed), K the kernel matrix of the rows of x.
@@ -522,8 +592,7 @@ SEXP kernel_block_product(SEXP x, SEXP row0, SEXP nrow, SEXP kernel, SEXP weight
     int rows = as_count(nrow, "nrow", 1, n - first);
     int S = mf_tile(tile);
     check_step(step);
-    int rb = (int) (MF_CHECK_VALUES / n);
-    rb = rb > MF_ROW_BLOCK ? MF_ROW_BLOCK : rb < 8 ? 8 : rb / 8 * 8;
+    int rb = mf_row_block(n);
     double count = 0.0;
 
     SEXP ans = PROTECT(allocMatrix(REALSXP, rows, b));
@@ -539,27 +608,8 @@ SEXP kernel_block_product(SEXP x, SEXP row0, SEXP nrow, SEXP kernel, SEXP weight
         UNPROTECT(1);
         return ans;
     }
-    const double **rbuf = (const double **) R_alloc((size_t) k.nweights + 1,
-                                                    sizeof(double *));
-    const double **cbuf = (const double **) R_alloc((size_t) k.nweights + 1,
-                                                    sizeof(double *));
     double *T = (double *) R_alloc((size_t) rb * MF_COL_BLOCK, sizeof(double));
-    for (int i0 = 0; i0 < rows; i0 += rb) {
-        int nr = rows - i0 < rb ? rows - i0 : rb;
-        kernel_points a = kernel_points_view(&k, &xp, first + i0, nr, rbuf);
-        for (int j0 = 0; j0 < n; j0 += MF_COL_BLOCK) {
-            int nc = n - j0 < MF_COL_BLOCK ? n - j0 : MF_COL_BLOCK;
-            const void *vmax = vmaxget();
-            kernel_points c = kernel_points_view(&k, &xp, j0, nc, cbuf);
-            kernel_block(&k, &a, &c, 0, T, nthreads, "");
-            vmaxset(vmax);
-            count += (double) nr * nc;
-            tile_gemm(nr, b, nc, T, nr, 0, REAL(V) + j0, n, 0, 1.0, Y + i0, rows,
-                      nthreads);
-        }
-        R_CheckUserInterrupt();
-        call_step(step);
-    }
+    count = rows_by_blocks(&k, &xp, first, rows, rb, REAL(V), n, b, Y, nthreads, step, T);
     set_count(ans, count);
     UNPROTECT(1);
     return ans;
