@@ -6,8 +6,9 @@
  * small problems use it too); exact_eigen is the fit's exact solver, which
  * chooses the tridiagonal method. The exact solver runs dsytrd's and
  * dormtr's blocked loops itself, checking for an interrupt between blocks
- * of bounded work (tuning.eigen_check_work): a large fit stops within a fraction of
- * a second of Ctrl-C, instead of minutes later, when one LAPACK call ends. */
+ * of bounded work (tuning.eigen_check_work): a large fit stops within a
+ * fraction of a second of Ctrl-C, instead of minutes later, when one
+ * LAPACK call ends. */
 #include "fastkpca.h"
 #include <float.h>
 #include <math.h>

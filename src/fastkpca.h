@@ -150,13 +150,13 @@ typedef enum {
  * the tests and benchmarks move and users never need, one row each here,
  * the one place a setting is declared: X(kind, name, default, lower,
  * upper), kind WHOLE (an int) or NUMBER (a double), the bounds inclusive.
- * Each is the field name of the struct engine_tuning, read anywhere (on
- * any thread) as tuning.name; engine_settings() (engine_settings.c) sets
- * every field on the main thread before each call into the engine: its
- * default, or the value R's internal option fastkpca.tuning gives
+ * Each name is a field of the struct engine_tuning, read anywhere (on any
+ * thread, no R API) as tuning.name; engine_settings() (engine_settings.c)
+ * sets every field on the main thread before each call into the engine:
+ * its default, or the value R's internal option fastkpca.tuning gives
  * (R/tuning.R, which checks it against this table, read through
  * engine_defaults()). A new setting is a row here and its use. Why a
- * default is what it is is said where the setting is used. */
+ * default is what it is is said where the setting is used (or here). */
 #define ENGINE_TUNING(X)                                                     \
     /* tiles.c: the fewest multiply-adds a parallel region of the products  \
      * gets (tile_thread_work() below; krylov.c, blas.c, band_reduction.c   \
@@ -191,6 +191,7 @@ typedef struct {
 } engine_tuning;
 #undef TUNING_FIELD
 extern engine_tuning tuning;   /* engine_settings.c */
+/* the thread-work setting in force, for the loops that follow the tiles' rule */
 #define tile_thread_work() (tuning.tile_thread_work)
 
 /* Kernel parameters, passed from R as one double vector in this order
