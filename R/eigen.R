@@ -56,17 +56,12 @@ exact_method_codes <- c(bisection = 1L, mrrr = 2L)
 # in the tail a threshold keeps. Measured with bench/exact-rule.R, MRRR is
 # as fast or faster from a few components on, on the reference BLAS and on
 # OpenBLAS; for a handful of components both cost the same (dsytrd is
-# everything) and the dsyevr call is kept. The unexported option
-# fastkpca.exact_method ("mrrr" or "bisection") overrides the rule, for the
-# tests and benchmarks that compare the two; results agree to rounding.
+# everything) and the dsyevr call is kept. The tuning setting exact_method
+# ("mrrr" or "bisection", R/tuning.R) overrides the rule, for the tests and
+# benchmarks that compare the two; results agree to rounding.
 exact_method <- function(n, features) {
-  forced <- getOption("fastkpca.exact_method")
-  if (!is.null(forced)) {
-    if (!is.character(forced) || length(forced) != 1L ||
-        !forced %in% names(exact_method_codes))
-      stop_argument("option 'fastkpca.exact_method' must be \"mrrr\" or \"bisection\"")
-    return(forced)
-  }
+  forced <- tuning("exact_method")
+  if (!is.na(forced)) return(forced)
   if (features == 0L || features > exact_bisection_max) "mrrr" else "bisection"
 }
 # The most components for which the exact solver keeps dsyevr (bisection).

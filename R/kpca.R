@@ -140,9 +140,9 @@
 #' * one stage (LAPACK's `dsytrd`, driven panel by panel): half of its work
 #'   is matrix-vector products, which read the whole trailing matrix once
 #'   per column and run at the rate of the memory, not of the processor;
-#' * two stages, from `getOption("fastkpca.band_min_rows")` rows on
-#'   (2000 with R's reference BLAS; with an optimized BLAS, whose own
-#'   `dsytrd` is the default, only when the option is set): the matrix is
+#' * two stages, from 2000 rows on with R's reference BLAS (with an
+#'   optimized BLAS, whose own `dsytrd` is the default, never; the
+#'   crossover is internal tuning, not an option): the matrix is
 #'   first reduced to a band of 48 subdiagonals, panel by panel, each
 #'   panel's update of the rest two matrix products on the package's
 #'   register tiles; then the band is reduced to tridiagonal form by
@@ -163,10 +163,9 @@
 #' pipelined) and its back-transformation; the matrix-free
 #' passes, and their steps between passes (the start's kernel values and
 #' products, the Rayleigh-Ritz vectors, the orthogonalization, the
-#' centering) where a step has at least 1/32 of
-#' `options(fastkpca.tile_thread_work)` of work (a few regions a pass; the
-#' Gram-Schmidt block within a new block, with its barriers, the whole
-#' setting): they grow as n while the passes grow as n^2; Nyström's kernel
+#' centering) where a step has about 10^6 multiply-adds of work or more (a
+#' few regions a pass; the Gram-Schmidt block within a new block, with its
+#' barriers, 3 x 10^7): they grow as n while the passes grow as n^2; Nyström's kernel
 #' blocks, statistics and scores; `predict()` (panels of rows per thread)
 #' and [kernel_matrix()]. What runs on one: LAPACK's steps on the
 #' tridiagonal matrix and the small eigenproblems (the matrix-free fit's

@@ -35,7 +35,7 @@
 #' new block made orthonormal against the basis, the centering of each
 #' product) are \eqn{O(n b^2)} dense work in C, in the calling process; they
 #' run on the fit's `threads` too where a step has the work for them (from
-#' 1/32 of `options(fastkpca.tile_thread_work)`, [simd_path()]), and give the
+#' about 10^6 multiply-adds), and give the
 #' same bits on any number of threads.
 #'
 #' The method is a block Krylov iteration with thick restarts: starting

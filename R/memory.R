@@ -17,9 +17,9 @@ memory_readers <- c(meminfo = 1L, sysconf = 2L, mach = 3L, windows = 4L)
 # needed); macOS's free and inactive pages plus free swap; Windows' free
 # commit charge. NA where no reader answers; the reader that did is the
 # attribute "reader". readers: which to try, by name (the tests leave the
-# system's out to reach the unknown case, through the option
-# fastkpca.memory_readers).
-available_bytes <- function(readers = getOption("fastkpca.memory_readers", names(memory_readers))) {
+# system's out to reach the unknown case, through the tuning setting
+# memory_readers, R/tuning.R).
+available_bytes <- function(readers = tuning("memory_readers")) {
   codes <- memory_readers[intersect(readers, names(memory_readers))]
   res <- engine_call(.Call(C_available_bytes, unname(codes)))
   structure(res[1L], reader = names(memory_readers)[match(res[2L], memory_readers)])

@@ -117,11 +117,12 @@ kernel_project_rows <- function(z, x, kernel, xweights, alpha, offset, alpha_sum
 }
 
 # The one rule for blocks of rows: a block's kernel with m rows (training
-# rows or landmarks) holds about 2^22 doubles (32 MB). The internal option
-# fastkpca.block_rows sets another size (the tests use it to check that
-# sums and scores over many blocks equal those of one block).
+# rows or landmarks) holds about 2^22 doubles (32 MB). The tuning setting
+# block_rows (R/tuning.R) sets another size (the tests use it to check
+# that sums and scores over many blocks equal those of one block).
 block_size <- function(n, m) {
-  size <- getOption("fastkpca.block_rows", floor(2^22 / max(1, m)))
+  size <- tuning("block_rows")
+  if (is.na(size)) size <- floor(2^22 / max(1, m))
   as.integer(max(1, min(n, size)))
 }
 

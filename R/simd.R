@@ -1,9 +1,9 @@
 # The engine's settings from R options: the vector path of the arithmetic
-# layer (src/simd.h), the fewest multiply-adds per parallel region of the
-# register tiles, and the string kernels' dense share. engine_call()
-# (R/conditions.R) passes them to C before every call into the engine (the
-# two .Call of engine_settings() below are the only ones made without it),
-# so the C code reads no environment variable; .onLoad() (R/zzz.R) turns the
+# layer (src/simd.h), and the tuning (the internal option fastkpca.tuning,
+# R/tuning.R). engine_call() (R/conditions.R) passes them to C before every
+# call into the engine (the two .Call of engine_settings() and
+# engine_defaults() below are the only ones made without it), so the C
+# code reads no environment variable; .onLoad() (R/zzz.R) turns the
 # environment variable FASTKPCA_SIMD into the option when the option is
 # not set.
 
@@ -11,10 +11,8 @@
 # src/simd.h).
 simd_path_names <- c("auto", "plain", "sse2", "avx2", "avx512", "neon")
 
-# The options, with what each holds.
-engine_option_names <- c("fastkpca.simd", "fastkpca.tile_thread_work",
-                         "fastkpca.string_dense_share", "fastkpca.wide_min_d",
-                         "fastkpca.band_min_rows")
+# The options that travel to workers (engine_options()).
+engine_option_names <- c("fastkpca.simd", "fastkpca.tuning")
 
 # The code of the path named by the option fastkpca.simd.
 simd_code <- function(value = getOption("fastkpca.simd", "auto")) {
@@ -26,8 +24,9 @@ simd_code <- function(value = getOption("fastkpca.simd", "auto")) {
   match(value, simd_path_names) - 1L
 }
 
-# The defaults of the numeric settings, from C (where they were measured),
-# asked once per session.
+# The tuning's table from C (ENGINE_TUNING in src/fastkpca.h: each
+# setting's name, default, bounds and whether it is whole), asked once per
+# session (tuning_table(), R/tuning.R).
 engine_defaults <- local({
   known <- NULL
   function() {
@@ -36,29 +35,10 @@ engine_defaults <- local({
   }
 })
 
-# A numeric option: one non-negative number (positive when positive), or
-# the default when unset.
-engine_number_option <- function(name, default, positive = FALSE) {
-  value <- getOption(name)
-  if (is.null(value)) return(default)
-  if (!is.numeric(value) || length(value) != 1L || !is.finite(value) || value < 0 ||
-      (positive && value == 0))
-    stop_argument(sprintf("'getOption(\"%s\")' must be one %s number", name,
-                          if (positive) "positive" else "non-negative"))
-  as.double(value)
-}
-
-# Pass the options to C (src/engine_settings.c); called by engine_call() before each
-# call into the engine.
+# Pass the path and the tuning C takes to C (src/engine_settings.c); called
+# by engine_call() before each call into the engine.
 engine_settings <- function() {
-  defaults <- engine_defaults()
-  .Call(C_engine_settings, simd_code(),
-        engine_number_option("fastkpca.tile_thread_work", defaults[["thread_work"]]),
-        engine_number_option("fastkpca.string_dense_share", defaults[["dense_share"]],
-                             positive = TRUE),
-        engine_number_option("fastkpca.wide_min_d", defaults[["wide_min_d"]],
-                             positive = TRUE),
-        engine_number_option("fastkpca.band_min_rows", defaults[["band_rows"]]))
+  .Call(C_engine_settings, simd_code(), tuning_for_engine())
 }
 
 # The options as a list, for a worker process (R/workers.R), and code run
@@ -108,20 +88,12 @@ simd_path_resolve <- function(code) engine_call(.Call(C_simd_path_resolve, as.in
 #' The matrix products of `"plain"` and `"sse2"` give the same bits, as do
 #' those of `"avx2"` and `"avx512"`.
 #'
-#' Two other options tune the engine and do not change its results:
-#' `fastkpca.tile_thread_work`, the fewest multiply-adds a matrix product
-#' spreads over threads (default `3e7`), and
-#' `fastkpca.string_dense_share`, the share of the strings a common
-#' substring must be in to go to the dense product of the string kernels
-#' (default `0.5`). Two more change only last bits:
-#' `fastkpca.wide_min_d`, the fewest columns for which the kernels of an
-#' inner product or a distance are computed from a blocked matrix product
-#' of the rows (default `256`; only `laplacedot()`'s values change, by about
-#' `1e-15` relative), and `fastkpca.band_min_rows`, the smallest number of
-#' rows from which the exact solver reduces the kernel matrix in two stages
-#' (default 2000 with R's reference BLAS, none with an optimized BLAS; see
-#' the Exact solver section of [kpca()]; the eigenpairs agree to about
-#' `1e-13`).
+#' The engine's crossovers and block sizes (the work from which a matrix
+#' product spreads over threads, the columns from which the kernels of wide
+#' data come from a blocked matrix product, the rows from which the exact
+#' solver reduces in two stages: see the Exact solver section of [kpca()])
+#' are internal tuning, set by the package's tests and benchmarks, not
+#' options: they may change in any release.
 #'
 #' @param available `FALSE` (the default) for the path this session uses;
 #'   `TRUE` for every path this CPU runs, narrowest first.

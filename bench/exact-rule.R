@@ -15,7 +15,7 @@ set.seed(1)
 x <- matrix(rnorm(n * 10), n)
 cat("BLAS:", extSoftVersion()[["BLAS"]], "\nLAPACK:", La_library(), "\n\n")
 fit_time <- function(features, method) {
-  old <- options(fastkpca.exact_method = method)
+  old <- fastkpca:::set_tuning(exact_method = method)
   on.exit(options(old))
   t <- system.time(fit <- kpca(x, features = features, solver = "exact"))[["elapsed"]]
   c(time = t, k = length(fit$eig))

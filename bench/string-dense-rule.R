@@ -1,9 +1,9 @@
 # The rule of src/string_kernel.c that puts a node of the generalized
 # suffix tree in the dense matrix (one dgemm per tile) rather than in the
-# inverted index: a node shared by at least STRING_DENSE_SHARE of the
-# strings. This script times kernel_matrix() for "constant" and
-# "exponential" on one thread with other shares (through the option
-# fastkpca.string_dense_share; 2 means no dense node), and the
+# inverted index: a node shared by at least a share of the strings (0.5).
+# This script times kernel_matrix() for "constant" and "exponential" on one
+# thread with other shares (through the tuning setting string_dense_share,
+# R/tuning.R; 2 means no dense node), and the
 # index alone (the kernel of 2 strings against all: the index is built on
 # all of them). Values do not depend on the share beyond rounding; the
 # script checks it.
@@ -36,7 +36,7 @@ for (type in c("constant", "exponential")) {
     x <- sets[[nm]]
     ref <- NULL
     times <- vapply(shares, function(sh) {
-      options(fastkpca.string_dense_share = as.numeric(sh))
+      fastkpca:::set_tuning(string_dense_share = as.numeric(sh))
       t <- min(replicate(2, cpu(kernel_matrix(k, x, threads = 1L))))
       K <- kernel_matrix(k, x, threads = 1L)
       if (is.null(ref)) ref <<- K
@@ -44,7 +44,7 @@ for (type in c("constant", "exponential")) {
       t
     }, numeric(1))
     index <- min(replicate(2, cpu(kernel_matrix(k, x[1:2], x, threads = 1L))))
-    options(fastkpca.string_dense_share = NULL)
+    fastkpca:::set_tuning(string_dense_share = NULL)
     cat(sprintf("%-12s %-12s CPU s by share: %s; index alone %.3f s\n", type, nm,
                 paste(sprintf("%s: %.3f", shares, times), collapse = ", "), index))
   }

@@ -1,7 +1,7 @@
 # Benchmark: the exact solver's reductions, one stage (dsytrd's steps) and
 # two (dense to band to tridiagonal, src/band_reduction.c), on the default
 # call kpca(x) (rbfdot, sigma 0.1, features = 0, th = 1e-4; x Gaussian,
-# d = 10), where the crossover fastkpca.band_min_rows is chosen; and, with
+# d = 10), where the crossover (the tuning setting band_min_rows) is chosen; and, with
 # an optimized BLAS, its own dsyevr.
 #   Rscript bench/two-stage.R                      # n = 1000 ... 6000, 1 and 2 threads
 #   Rscript bench/two-stage.R n=600,3000 threads=2 rounds=3
@@ -32,7 +32,7 @@ if (length(args) >= 1L && args[1L] == "child") {
   suppressPackageStartupMessages(library(fastkpca))
   set.seed(42)
   x <- matrix(rnorm(n * 10), n, 10)
-  options(fastkpca.band_min_rows = switch(what, one = 1e9, 0))
+  fastkpca:::set_tuning(band_min_rows = switch(what, one = 1e9, 0))
   invisible(kpca(x[1:100, ], threads = threads))
   invisible(gc())
   before <- vm_hwm()
@@ -104,7 +104,7 @@ table[num] <- lapply(table[num], function(v) signif(v, 3))
 options(width = 200)
 print(table, row.names = FALSE)
 cat(sprintf("load after: %s\n", load_average()))
-cat("one: one-stage reduction (fastkpca.band_min_rows = 1e9); two: two stages (0);\n",
+cat("one: one-stage reduction (band_min_rows = 1e9); two: two stages (0);\n",
     "openblas_one, openblas_two: the same under OpenBLAS; dsyevr: eigen() of the centered kernel\n",
     "matrix under OpenBLAS (every pair; not the kernel fill);\n",
     "rise_n2: peak resident rise / (8 n^2 bytes); of_one_stage: seconds / the one-stage fit's\n")

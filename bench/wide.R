@@ -1,7 +1,7 @@
 # Benchmark of issue 45, item 3: the kernels of an inner product or a
 # distance on wide data (many more columns than rows), where their blocks
-# are matrix products (src/kernel_fast.c, from getOption("fastkpca.wide_min_d")
-# columns on), against the machine's product rate and kernlab.
+# are matrix products (src/kernel_fast.c, from the tuning setting
+# wide_min_d's columns on), against the machine's product rate and kernlab.
 #   Rscript bench/wide.R                                      # the fastkpca library() finds
 #   Rscript bench/wide.R base=LIB new=LIB                    # each build in turn
 #   FASTKPCA_BENCH_SHAPES=500x200000,2000x20000 FASTKPCA_BENCH_REPEATS=3 \

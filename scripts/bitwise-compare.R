@@ -110,7 +110,7 @@ cases <- function() {
 # ---- child: every path of this CPU, one RDS --------------------------------
 if (length(args) && args[1L] == "child") {
   suppressPackageStartupMessages(library(fastkpca))
-  options(fastkpca.tile_thread_work = 0)   # small products on their threads too
+  fastkpca:::set_tuning(tile_thread_work = 0)   # small products on their threads too
   paths <- simd_path(available = TRUE)
   res <- lapply(setNames(paths, paths), function(p) {
     options(fastkpca.simd = p)

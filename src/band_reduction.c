@@ -38,15 +38,6 @@
 #include <math.h>
 #include <string.h>
 
-/* Eigenvector columns per unit of work of stage 2's back-transformation,
- * and the sweeps per group of its reflectors. */
-#ifndef BAND_CHUNK
-#define BAND_CHUNK 64
-#endif
-#ifndef BAND_GROUP
-#define BAND_GROUP 24
-#endif
-
 
 /* ---- stage 1: dense to band ----------------------------------------------- */
 
@@ -457,7 +448,7 @@ static void band_groups_apply(const band_group *grp, int groups, double *Z, int 
 static void band_back_stage2(const double *A, int n, int b, double *Z, int k, int threads)
 {
     const void *vmax = vmaxget();
-    int g = BAND_GROUP, steps = (n - 2) / b + 1, chunks = (k + BAND_CHUNK - 1) / BAND_CHUNK;
+    int g = tuning.band_group, steps = (n - 2) / b + 1, chunks = (k + tuning.band_chunk - 1) / tuning.band_chunk;
     double *pool0 = (double *) R_alloc(2 * (size_t) g * (b + g) * steps, sizeof(double));
     band_group *grp = (band_group *) R_alloc((size_t) steps, sizeof(band_group));
     double *V = (double *) R_alloc((size_t) g * (b + g) + 2 * (size_t) g * g + g,
@@ -465,7 +456,7 @@ static void band_back_stage2(const double *A, int n, int b, double *Z, int k, in
     double *T = V + (size_t) g * (b + g), *gram = T + (size_t) g * g, *tau = gram + (size_t) g * g;
     int nt0 = threads > chunks ? chunks : threads;
     if (nt0 < 1) nt0 = 1;
-    double *scratch = (double *) R_alloc((size_t) g * BAND_CHUNK * nt0, sizeof(double));
+    double *scratch = (double *) R_alloc((size_t) g * tuning.band_chunk * nt0, sizeof(double));
     tile_kernels_ready();
     for (int S = ((n - 2) / g) * g; S >= 0; S -= g) {
         int gs = n - 1 - S < g ? n - 1 - S : g, count = 0;
@@ -486,9 +477,9 @@ static void band_back_stage2(const double *A, int n, int b, double *Z, int k, in
 #ifdef _OPENMP
             id = omp_get_thread_num();
 #endif
-            int c0 = c * BAND_CHUNK, w = k - c0 < BAND_CHUNK ? k - c0 : BAND_CHUNK;
+            int c0 = c * tuning.band_chunk, w = k - c0 < tuning.band_chunk ? k - c0 : tuning.band_chunk;
             band_groups_apply(grp, count, Z + (size_t) c0 * n, n, w,
-                              scratch + (size_t) g * BAND_CHUNK * id);
+                              scratch + (size_t) g * tuning.band_chunk * id);
         }
         R_CheckUserInterrupt();
         progress_at(PROGRESS_BACK, 0.5 * (1.0 - pow((double) S / n, 2)));
@@ -506,7 +497,7 @@ void band_back_transform(const double *A, int n, int b, const double *tau1, doub
     band_back_stage2(A, n, b, Z, k, threads);
     if (n - 1 - b < 0) return;
     int last = ((n - 1 - b) / b) * b;
-    int cols = (int) (EIGEN_CHECK_WORK / (2.0 * n * b));
+    int cols = (int) (tuning.eigen_check_work / (2.0 * n * b));
     if (cols < 8) cols = 8;
     if (cols > k) cols = k;
     double *T = (double *) R_alloc((size_t) b * b, sizeof(double));

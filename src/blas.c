@@ -190,12 +190,12 @@ void symmetric_rank2k_update(int m, int k, const double *V, const double *W, int
         rank2k_update_tiles(m, k, V, W, ld, C, ldc, work, threads, tile_thread_work());
         return;
     }
-    if ((double) m * m * k <= EIGEN_CHECK_WORK) {
+    if ((double) m * m * k <= tuning.eigen_check_work) {
         F77_CALL(dsyr2k)(&lower, &notrans, &m, &k, &minus_one, V, &ld, W, &ld, &one, C,
                          &ldc FCONE FCONE);
         return;
     }
-    int width = (int) (EIGEN_CHECK_WORK / (2.0 * m * k));
+    int width = (int) (tuning.eigen_check_work / (2.0 * m * k));
     if (width < 32) width = 32;
     for (int j0 = 0; j0 < m; j0 += width) {
         int w = m - j0 < width ? m - j0 : width, below = m - j0 - w;
@@ -283,7 +283,7 @@ void tridiagonal_panel(int m, int nb, double *A, int lda, double *offdiag, doubl
 int back_transform_at_once(const double *A, int n, const double *tau, double *Z, int k)
 {
     double work_done = 2.0 * (n - 1) * (double) (n - 1) * k;
-    if (tiles_at_every_size() || work_done > EIGEN_CHECK_WORK) return 0;
+    if (tiles_at_every_size() || work_done > tuning.eigen_check_work) return 0;
     const char side = 'L', uplo = 'L', trans = 'N';
     int info = 0, lwork = -1;
     double work_query;

@@ -6,8 +6,9 @@
  * small problems use it too); exact_eigen is the fit's exact solver, which
  * chooses the tridiagonal method. The exact solver runs dsytrd's and
  * dormtr's blocked loops itself, checking for an interrupt between blocks
- * of bounded work (EIGEN_CHECK_WORK): a large fit stops within a fraction of
- * a second of Ctrl-C, instead of minutes later, when one LAPACK call ends. */
+ * of bounded work (tuning.eigen_check_work): a large fit stops within a
+ * fraction of a second of Ctrl-C, instead of minutes later, when one
+ * LAPACK call ends. */
 #include "fastkpca.h"
 #include <float.h>
 #include <math.h>
@@ -124,7 +125,7 @@ static int lapack_block(int ispec, const char *name, const char *opts, int n1, i
  * blas.c's tridiagonal_panel() and symmetric_rank2k_update(), on the tiles
  * or LAPACK's and the BLAS's as its rule says), and dsytd2 reduces the
  * last block unblocked. The panel width is LAPACK's (ILAENV), narrowed where
- * a panel of it would exceed EIGEN_CHECK_WORK (n above about 5800). */
+ * a panel of it would exceed tuning.eigen_check_work (n above about 5800). */
 static void reduce_tridiagonal(double *A, int n, double *diag, double *offdiag,
                                double *tau, int threads)
 {
@@ -146,8 +147,8 @@ static void reduce_tridiagonal(double *A, int n, double *diag, double *offdiag,
     int i = 0;
     while (i < n - nx) {
         int m = n - i, panel = nb;
-        if ((double) m * m * panel > EIGEN_CHECK_WORK) {
-            panel = (int) (EIGEN_CHECK_WORK / ((double) m * m));
+        if ((double) m * m * panel > tuning.eigen_check_work) {
+            panel = (int) (tuning.eigen_check_work / ((double) m * m));
             if (panel < 1) panel = 1;
         }
         double *Aii = A + i + (size_t) i * n;
@@ -191,7 +192,7 @@ static void back_transform(double *A, int n, const double *tau, double *Z, int k
     int nb = lapack_block(1, "DORMQR", "LN", m, k, nq);
     if (nb > 64) nb = 64;  /* dormqr's NBMAX */
     if (nb < 1) nb = 1;
-    int cols = (int) (EIGEN_CHECK_WORK / (2.0 * m * nb));
+    int cols = (int) (tuning.eigen_check_work / (2.0 * m * nb));
     if (cols < 8) cols = 8;
     if (cols > k) cols = k;
     int ldt = nb;
@@ -392,42 +393,27 @@ typedef struct {
     double *diag, *offdiag, *tau;
 } reduction;
 
-/* The band width of the two-stage reduction, and the smallest n it takes
- * (the setting fastkpca.band_min_rows; below it, the one-stage reduction):
- * with R's reference BLAS, BAND_MIN_ROWS; with an optimized one, whose own
- * dsytrd and dormtr run at its product rate, none by default (the largest
- * int). Measured by bench/two-stage.R on the project machine (AVX-512,
- * idle, the default call): on 2 threads two stages took 1.30, 1.15, 0.98,
- * 0.86 and 0.67 times one stage's time at n = 1000, 1500, 2000, 3000 and
- * 6000; on 1 thread 1.24 at 1000, 1.19 at 2000, 0.88 at 3000. The band
- * width and the groups of the back-transformation (b = 48, g = 24) were
- * within the noise of b = 32 to 96 and g = 24 to 48 at n = 3000 on one
- * thread, and stage 2, the part least shared among threads, grows with b. */
-#ifndef BAND_WIDTH
-#define BAND_WIDTH 48
-#endif
-#define BAND_MIN_ROWS 2000
-static double band_min_rows = BAND_MIN_ROWS;
-
-double band_min_rows_default(void)
-{
-    return two_stage_min_rows(BAND_MIN_ROWS);  /* blas.c: the BLAS's say */
-}
-
-void band_min_rows_set(double rows)
-{
-    band_min_rows = rows >= 0 ? rows : band_min_rows_default();
-}
-
-/* A (scaled) reduced to the tridiagonal: in two stages from band_min_rows
- * on, else dsytrd's steps (reduce_tridiagonal()). */
+/* A (scaled) reduced to the tridiagonal: in two stages (band_reduction.c)
+ * from tuning.band_min_rows on, with a band of tuning.band_width
+ * subdiagonals, else dsytrd's steps (reduce_tridiagonal()). The smallest
+ * n (ENGINE_TUNING, fastkpca.h): with R's reference BLAS, 2000; with an
+ * optimized one, whose own dsytrd and dormtr run at its product rate, none
+ * by default (the largest int). Measured by bench/two-stage.R on the
+ * project machine (AVX-512, idle, the default call): on 2 threads two
+ * stages took 1.30, 1.15, 0.98, 0.86 and 0.67 times one stage's time at
+ * n = 1000, 1500, 2000, 3000 and 6000; on 1 thread 1.24 at 1000, 1.19 at
+ * 2000, 0.88 at 3000. The band width and the groups of the
+ * back-transformation (b = 48, g = 24) were within the noise of b = 32 to
+ * 96 and g = 24 to 48 at n = 3000 on one thread, and stage 2, the part
+ * least shared among threads, grows with b. */
 static void reduce(double *A, int n, reduction *red, int threads)
 {
     red->n = n;
     red->diag = (double *) R_alloc((size_t) n, sizeof(double));
     red->offdiag = (double *) R_alloc((size_t) n, sizeof(double));
     red->tau = (double *) R_alloc((size_t) n, sizeof(double));
-    red->band = n >= band_min_rows && n > 2 * BAND_WIDTH ? BAND_WIDTH : 0;
+    int b = tuning.band_width;
+    red->band = n >= tuning.band_min_rows && n > 2 * b ? b : 0;
     if (red->band > 0) {
         band_reduce(A, n, red->band, red->tau, threads);
         band_chase(A, n, red->band, red->diag, red->offdiag, threads);

@@ -1,63 +1,119 @@
 /* The engine's settings, from R (fastkpca:::engine_settings(), R/simd.R,
- * before every call into the engine): the entry points that pass them down
- * to where each is used, the vector path to simd.c, the thread work to
- * tiles.c, the dense share to string_kernel.c, and that read their
- * defaults from there; and the engine's limits for R. An entry file:
- * nothing of the engine calls it (the record of the path each entry
+ * before every call into the engine): the vector path, handed to simd.c,
+ * and the tuning (ENGINE_TUNING, fastkpca.h), held here in the one struct
+ * that every file reads; the tuning's table and the engine's limits for R.
+ * An entry file: nothing of the engine calls it (init.c puts the tuning at
+ * its defaults as the library loads; the record of the path each entry
  * point ran on is entry_record.c's). */
 #include "fastkpca.h"
 #include "simd.h"
 #include <limits.h>
 #include <math.h>
+#include <string.h>
 
-/* One setting: a double, finite, at least lo (above it when strict). */
-static double setting_value(SEXP s, const char *what, double lo, int strict)
+/* The tuning in force: set on the main thread, between calls; read on any
+ * thread. */
+engine_tuning tuning;
+
+/* The tuning's table, a row per setting of ENGINE_TUNING: where its field
+ * is, whether it is a whole number (an int), its bounds. */
+typedef struct {
+    const char *name;
+    size_t offset;
+    int whole;
+    double lower, upper;
+} tuning_row;
+
+enum { TUNING_KIND_NUMBER = 0, TUNING_KIND_WHOLE = 1 };
+#define TUNING_ROW(kind, name, value, lower, upper) \
+    {#name, offsetof(engine_tuning, name), TUNING_KIND_##kind, lower, upper},
+static const tuning_row tuning_rows[] = {ENGINE_TUNING(TUNING_ROW)};
+#undef TUNING_ROW
+#define TUNING_COUNT ((int) (sizeof(tuning_rows) / sizeof(tuning_rows[0])))
+
+/* Every setting of t at its default. */
+static void tuning_defaults(engine_tuning *t)
 {
-    double v = isReal(s) && XLENGTH(s) == 1 ? REAL(s)[0] : R_NaN;
-    if (!R_FINITE(v) || v < lo || (strict && v == lo))
-        error_argument("'%s' must be one %s number", what, strict ? "positive" : "non-negative");
-    return v;
+#define TUNING_DEFAULT(kind, name, value, lower, upper) t->name = (value);
+    ENGINE_TUNING(TUNING_DEFAULT)
+#undef TUNING_DEFAULT
+}
+
+void tuning_reset(void)
+{
+    tuning_defaults(&tuning);
+}
+
+/* The setting of a row in t, as a double. */
+static double tuning_get(const engine_tuning *t, const tuning_row *r)
+{
+    const char *field = (const char *) t + r->offset;
+    return r->whole ? (double) *(const int *) field : *(const double *) field;
+}
+
+/* The setting named name of t set to v, checked against its row (R has
+ * checked it already: R/tuning.R). */
+static void tuning_set(engine_tuning *t, const char *name, double v)
+{
+    for (int i = 0; i < TUNING_COUNT; i++) {
+        const tuning_row *r = tuning_rows + i;
+        if (strcmp(name, r->name) != 0) continue;
+        if (!R_FINITE(v) || v < r->lower || v > r->upper || (r->whole && v != floor(v)))
+            error_argument("'fastkpca.tuning$%s' must be a %s between %.10g and %.10g", name,
+                           r->whole ? "whole number" : "number", r->lower, r->upper);
+        char *field = (char *) t + r->offset;
+        if (r->whole) *(int *) field = (int) v;
+        else *(double *) field = v;
+        return;
+    }
+    error_argument("'fastkpca.tuning' has no setting '%s'", name);
 }
 
 /* .Call: the settings of the engine for the calls that follow (from
  * fastkpca:::engine_settings(), R/simd.R). path: integer, a simd_path;
- * thread_work: double >= 0, the fewest multiply-adds per parallel region
- * of the tiles; dense_share: double > 0; wide_min_d: double > 0, the
- * fewest coordinates for which the fast kernels' blocks are matrix
- * products (kernel_fast.c); band_rows: double >= 0, the smallest n the
- * exact solver's two-stage reduction takes (eigen.c; engine_defaults()
- * gives the four defaults). Returns NULL. */
-SEXP engine_settings(SEXP path, SEXP thread_work, SEXP dense_share, SEXP wide_min_d,
-                     SEXP band_rows)
+ * settings: NULL, or a named double vector, the tuning settings R's
+ * option sets (the others at their defaults). Returns NULL. */
+SEXP engine_settings(SEXP path, SEXP settings)
 {
     int p = as_count(path, "path", SIMD_AUTO, SIMD_PATH_COUNT - 1);
-    double w = setting_value(thread_work, "thread_work", 0.0, 0);
-    double s = setting_value(dense_share, "dense_share", 0.0, 1);
-    double m = setting_value(wide_min_d, "wide_min_d", 0.0, 1);
-    double b = setting_value(band_rows, "band_rows", 0.0, 0);
+    SEXP names = getAttrib(settings, R_NamesSymbol);
+    if (settings != R_NilValue && (!isReal(settings) || TYPEOF(names) != STRSXP))
+        error_argument("'settings' must be NULL or a named double vector");
+    engine_tuning t;
+    tuning_defaults(&t);
+    R_xlen_t count = settings == R_NilValue ? 0 : XLENGTH(settings);
+    for (R_xlen_t i = 0; i < count; i++)
+        tuning_set(&t, CHAR(STRING_ELT(names, i)), REAL(settings)[i]);
+    tuning = t;
     simd_request(p);
     (void) simd_best();   /* the CPU's features, found here on the main thread */
-    tile_thread_work_set(w);
-    string_dense_share_set(s);
-    kernel_wide_min_d_set(m < INT_MAX ? (int) ceil(m) : INT_MAX);
-    band_min_rows_set(b);
     return R_NilValue;
 }
 
-/* .Call: the defaults of the numeric settings, for R (R/simd.R):
- * c(thread_work, dense_share, wide_min_d, band_rows). */
+/* .Call: the tuning's table, for R (R/tuning.R): a list of columns, a row
+ * per setting: name, default (the one in force on this system: the
+ * BLAS's say for band_min_rows), lower and upper (inclusive bounds),
+ * whole (an integer setting). */
 SEXP engine_defaults(void)
 {
-    SEXP ans = PROTECT(allocVector(REALSXP, 4));
-    REAL(ans)[0] = tile_thread_work_default();
-    REAL(ans)[1] = string_dense_share_default();
-    REAL(ans)[2] = kernel_wide_min_d_default();
-    REAL(ans)[3] = band_min_rows_default();
-    const char *names[] = {"thread_work", "dense_share", "wide_min_d", "band_rows"};
-    SEXP nm = PROTECT(allocVector(STRSXP, 4));
-    for (int i = 0; i < 4; i++) SET_STRING_ELT(nm, i, mkChar(names[i]));
-    setAttrib(ans, R_NamesSymbol, nm);
-    UNPROTECT(2);
+    engine_tuning d;
+    tuning_defaults(&d);
+    const char *columns[] = {"name", "default", "lower", "upper", "whole"};
+    SEXP ans = PROTECT(allocVector(VECSXP, 5));
+    SEXP name = allocVector(STRSXP, TUNING_COUNT);
+    SET_VECTOR_ELT(ans, 0, name);
+    for (int c = 1; c < 4; c++) SET_VECTOR_ELT(ans, c, allocVector(REALSXP, TUNING_COUNT));
+    SET_VECTOR_ELT(ans, 4, allocVector(LGLSXP, TUNING_COUNT));
+    for (int i = 0; i < TUNING_COUNT; i++) {
+        const tuning_row *r = tuning_rows + i;
+        SET_STRING_ELT(name, i, mkChar(r->name));
+        REAL(VECTOR_ELT(ans, 1))[i] = tuning_get(&d, r);
+        REAL(VECTOR_ELT(ans, 2))[i] = r->lower;
+        REAL(VECTOR_ELT(ans, 3))[i] = r->upper;
+        LOGICAL(VECTOR_ELT(ans, 4))[i] = r->whole;
+    }
+    set_list_names(ans, columns);
+    UNPROTECT(1);
     return ans;
 }
 

@@ -58,9 +58,9 @@
  *             the session's vector path, that every vector kernel honours
  *   simd.c    the CPU's features and the path R asks for (options(
  *             fastkpca.simd))
- *   engine_settings.c the engine's settings from R, passed down to where
- *             each is used (the path to simd.c, the thread work to tiles.c,
- *             the dense share to string_kernel.c), and its limits for R
+ *   engine_settings.c the engine's settings from R: the path to simd.c, the
+ *             tuning (ENGINE_TUNING) into the one struct every file reads;
+ *             the tuning's table and the engine's limits for R
  *   entry_record.c the path each entry point ran on, recorded at its entry
  *             (for the tests)
  *   tiles.c   every register-tile product: general, rank-k (the Nystrom
@@ -148,6 +148,54 @@ typedef enum {
                                    * J_order(t) underflows for small t */
 #define KERNEL_MAX_POWER 1e6      /* k^p */
 #define SOLVER_MAX_ITERATIONS 1e6 /* control$maxit of the iterative solver */
+
+/* The engine's tuning: the crossovers, block sizes and work bounds that
+ * the tests and benchmarks move and users never need, one row each here,
+ * the one place a setting is declared: X(kind, name, default, lower,
+ * upper), kind WHOLE (an int) or NUMBER (a double), the bounds inclusive.
+ * Each name is a field of the struct engine_tuning, read anywhere (on any
+ * thread, no R API) as tuning.name; engine_settings() (engine_settings.c)
+ * sets every field on the main thread before each call into the engine:
+ * its default, or the value R's internal option fastkpca.tuning gives
+ * (R/tuning.R, which checks it against this table, read through
+ * engine_defaults()). A new setting is a row here and its use. Why a
+ * default is what it is is said where the setting is used (or here). */
+#define ENGINE_TUNING(X)                                                     \
+    /* tiles.c: the fewest multiply-adds a parallel region of the products  \
+     * gets (tile_thread_work() below; krylov.c, blas.c, band_reduction.c   \
+     * share it out) */                                                      \
+    X(NUMBER, tile_thread_work, 3e7, 0, INFINITY)                            \
+    /* string_kernel.c: the share of the strings a node must be in to be a  \
+     * column of the dense matrix */                                         \
+    X(NUMBER, string_dense_share, 0.5, 0, INFINITY)                          \
+    /* kernel_fast.c: the fewest coordinates whose blocks are products */   \
+    X(WHOLE, wide_min_d, 256, 1, INT_MAX)                                    \
+    /* eigen.c: the smallest n the two-stage reduction takes (2000 with R's \
+     * reference BLAS, none with an optimized one: blas.c), its band width */ \
+    X(NUMBER, band_min_rows, two_stage_min_rows(2000), 0, INFINITY)         \
+    X(WHOLE, band_width, 48, 2, 1024)                                        \
+    /* band_reduction.c: eigenvector columns per unit of work of stage 2's  \
+     * back-transformation, and the sweeps per group of its reflectors */   \
+    X(WHOLE, band_chunk, 64, 1, 1048576)                                     \
+    X(WHOLE, band_group, 24, 1, 1024)                                        \
+    /* eigen.c, blas.c, band_reduction.c: the most multiply-adds done       \
+     * between two interrupt checks in the exact solver's reduction and     \
+     * back-transformation: about 0.6 s on the reference BLAS at its        \
+     * slowest (the matrix-vector products of dlatrd at n = 8000), far less \
+     * on OpenBLAS; below it (n up to about 5800) the one-stage steps are   \
+     * LAPACK's own, and with a small value (say 4096) the blocked paths    \
+     * run on small problems */                                              \
+    X(NUMBER, eigen_check_work, 1073741824.0, 1, INFINITY)
+#define TUNING_TYPE_WHOLE int
+#define TUNING_TYPE_NUMBER double
+#define TUNING_FIELD(kind, name, value, lower, upper) TUNING_TYPE_##kind name;
+typedef struct {
+    ENGINE_TUNING(TUNING_FIELD)
+} engine_tuning;
+#undef TUNING_FIELD
+extern engine_tuning tuning;   /* engine_settings.c */
+/* the thread-work setting in force, for the loops that follow the tiles' rule */
+#define tile_thread_work() (tuning.tile_thread_work)
 
 /* Kernel parameters, passed from R as one double vector in this order
  * (fastkpca:::kpar_slots). Unused slots are ignored. A string kernel's
@@ -346,12 +394,9 @@ SEXP sparse_rows(SEXP index, SEXP second, SEXP values, SEXP dim, SEXP layout);
 /* kernel_fast.c: the kernels of an inner product or a squared distance */
 int kernel_fast_supported(const kernel_spec *spec);
 int kernel_expanded_form(const kernel_spec *spec, int d);
-/* from wide_min_d coordinates on, blocks and tiles are a matrix product
- * (tile_gemm()) and the kernel's function after it; the setting from R
- * (engine_settings.c) */
+/* from tuning.wide_min_d coordinates on, blocks and tiles are a matrix
+ * product (tile_gemm()) and the kernel's function after it */
 int kernel_wide_form(const kernel_spec *spec, int d);
-int kernel_wide_min_d_default(void);
-void kernel_wide_min_d_set(int d);
 int kernel_fast_block(const kernel_spec *spec, const kernel_points *a,
                       const kernel_points *b, int lower_only, double *out, int threads,
                       double block_work);
@@ -400,21 +445,6 @@ int exact_eigen(double *A, int n, double largest, int f, double lower, int metho
 int variance_eigen(double *A, int n, double largest, double proportion, double total,
                    int method, double **values, double **vectors, vector_store store,
                    int threads);
-/* the smallest n the two-stage reduction takes, and its band width
- * (eigen.c; the setting fastkpca.band_min_rows, engine_settings.c) */
-double band_min_rows_default(void);
-void band_min_rows_set(double rows);
-/* The most multiply-adds done between two interrupt checks in the
- * reduction and the back-transformation: about 0.6 s on the reference BLAS
- * at its slowest (the matrix-vector products of dlatrd at n = 8000), far
- * less on OpenBLAS. Below it (n up to about 5800) the one-stage steps are
- * LAPACK's own. (Compiled with a small value, say
- * -DEIGEN_CHECK_WORK=4096, the blocked paths run on small problems: that
- * is how the tests and valgrind see them.) */
-#ifndef EIGEN_CHECK_WORK
-#define EIGEN_CHECK_WORK 1073741824.0
-#endif
-
 /* band_reduction.c: the two-stage reduction (dense to band, band to
  * tridiagonal) and its back-transformation */
 void band_reduce(double *A, int n, int b, double *tau1, int threads);
@@ -425,7 +455,7 @@ void band_back_transform(const double *A, int n, int b, const double *tau1, doub
  * symmetric diagonal block goes through a square of this size. */
 #define BAND_STRIP 256
 /* The fewest multiply-adds a parallel region of the two stages' products
- * gets (panel_gemm(), blas.c): the thread-work setting (tile_thread_work(), tiles.c) over
+ * gets (panel_gemm(), blas.c): the thread-work setting (tile_thread_work()) over
  * BAND_THREAD_SHARE, 2 x 10^6 by default. Stage 1 makes some 40 regions a
  * panel, most of them products of a panel (n x b) with a strip or a
  * b x b factor; under the setting itself they ran on one thread, and stage
@@ -663,12 +693,13 @@ void block_reflector_apply(double *V, int ldv, int rows, int ib, const double *t
 void upper_triangular_vector(int k, const double *T, int ldt, double *x);
 void upper_triangular_product(int k, int n, const double *T, int ldt, double *B, int ldb);
 
-/* engine_settings.c: the engine's settings from R (the vector path, the
- * tiles' thread work, the string kernels' dense share), their defaults, and
- * the name of the path a request gives on this CPU */
-SEXP engine_settings(SEXP path, SEXP thread_work, SEXP dense_share, SEXP wide_min_d,
-                     SEXP band_rows);
+/* engine_settings.c: the engine's settings from R (the vector path and the
+ * tuning, ENGINE_TUNING above), the tuning's table for R, and the name of
+ * the path a request gives on this CPU; tuning_reset() puts every tuning
+ * setting at its default (R_init_fastkpca(), and each engine_settings()) */
+SEXP engine_settings(SEXP path, SEXP settings);
 SEXP engine_defaults(void);
+void tuning_reset(void);
 SEXP engine_limits(void);     /* the limits above, for R */
 SEXP simd_path_resolve(SEXP path);
 /* the path each entry point ran on, recorded at its entry (every .Call
@@ -677,12 +708,6 @@ SEXP simd_path_resolve(SEXP path);
  * (entry_record.c) */
 void engine_entered(const char *name);
 SEXP engine_entry_paths(void);
-/* the settings and their defaults, where they are used and measured */
-double tile_thread_work_default(void);      /* tiles.c */
-double tile_thread_work(void);              /* tiles.c: the setting in force */
-void tile_thread_work_set(double work);
-double string_dense_share_default(void);    /* string_kernel.c */
-void string_dense_share_set(double share);
 
 /* kcca.c: kernel canonical correlation */
 SEXP kcca_ichol(SEXP x, SEXP kernel, SEXP weights, SEXP tol, SEXP max_rank);

@@ -33,7 +33,7 @@ static const R_CallMethodDef call_methods[] = {
     CALLDEF(basis_cross_product, 5),
     CALLDEF(tile_product, 8),
     CALLDEF(available_bytes, 1),
-    CALLDEF(engine_settings, 5),
+    CALLDEF(engine_settings, 2),
     CALLDEF(engine_defaults, 0),
     CALLDEF(simd_path_resolve, 1),
     CALLDEF(sparse_rows, 5),
@@ -48,4 +48,5 @@ void R_init_fastkpca(DllInfo *dll)
     R_useDynamicSymbols(dll, FALSE);
     R_forceSymbols(dll, TRUE);
     threads_record_process();  /* a fork of this process computes on one thread */
+    tuning_reset();            /* the tuning at its defaults until R sets it */
 }

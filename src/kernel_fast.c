@@ -38,7 +38,7 @@
  * Wide data (many columns): the tiles above stream whole rows through
  * registers, each packed row tile read again for every column tile, with
  * no blocking over the columns: at 500 x 200000 they ran at 14 to 17% of
- * the machine's product rate. From wide_min_d columns on, blocks and tiles
+ * the machine's product rate. From tuning.wide_min_d columns on, blocks and tiles
  * take their inner products from the matrix product's tiles instead, in
  * panels of columns blocked for the caches (see "wide data" below). */
 #include "fastkpca.h"
@@ -273,7 +273,7 @@ int kernel_expanded_form(const kernel_spec *spec, int d)
 
 /* ---- wide data: the Gram block as a matrix product ----------------------
  *
- * From wide_min_d coordinates on (kernel_wide_form()), a block is computed
+ * From tuning.wide_min_d coordinates on (kernel_wide_form()), a block is computed
  * in two steps: the inner products of its rows and columns by the register
  * tiles of the general product (tile_gemm(), tiles.c), which pack panels
  * of coordinates for the caches as a matrix product does, and then per
@@ -305,26 +305,13 @@ int kernel_expanded_form(const kernel_spec *spec, int d)
  * product wins at every size measured; below, the tiles hold their own.
  * The product's cost that does not shrink with the rows: a call of one to
  * eight rows (predict() of a few rows) is 6 to 14% slower than the tiles at
- * any d from 512 (packing the other side's points); see NEWS.md. The R
- * option fastkpca.wide_min_d replaces it (engine_settings.c); set on the
- * main thread between calls. */
-#define KERNEL_WIDE_MIN_D 256
-static int wide_min_d = KERNEL_WIDE_MIN_D;
-
-int kernel_wide_min_d_default(void)
-{
-    return KERNEL_WIDE_MIN_D;
-}
-
-void kernel_wide_min_d_set(int d)
-{
-    wide_min_d = d >= 1 ? d : KERNEL_WIDE_MIN_D;
-}
+ * any d from 512 (packing the other side's points); see NEWS.md. It is
+ * the tuning setting wide_min_d (ENGINE_TUNING, fastkpca.h). */
 
 /* Whether the blocks of spec at d coordinates are products (see above). */
 int kernel_wide_form(const kernel_spec *spec, int d)
 {
-    return kernel_fast_supported(spec) && d >= wide_min_d;
+    return kernel_fast_supported(spec) && d >= tuning.wide_min_d;
 }
 
 /* Columns of a task of the wide block; rows of a task, a multiple of it

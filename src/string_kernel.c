@@ -267,25 +267,11 @@ static void profiles_at_cap(const int *p, const int *lcp, int N, const int *owne
  * thousands of nodes in A and were 2x to 20x slower; from 0.3 to 0.95
  * the times were within 25% of each other, 0.5 the fastest on 4 of the 8
  * cases and within 25% of the fastest on all; with no dense node at all,
- * from 20% faster (1000 DNA strings, "constant") to 40% slower. */
-#define STRING_DENSE_SHARE 0.5
+ * from 20% faster (1000 DNA strings, "constant") to 40% slower. The share
+ * is the tuning setting string_dense_share (ENGINE_TUNING, fastkpca.h),
+ * which bench/string-dense-rule.R sets to measure the rule (the values do
+ * not depend on it, beyond rounding). */
 #define STRING_DENSE_MIN 8
-
-/* STRING_DENSE_SHARE, or the R option fastkpca.string_dense_share, which
- * bench/string-dense-rule.R sets to measure the rule (the values do not
- * depend on it, beyond rounding): engine_settings() (engine_settings.c)
- * sets it before every call into the engine. */
-static double dense_share = STRING_DENSE_SHARE;
-
-double string_dense_share_default(void)
-{
-    return STRING_DENSE_SHARE;
-}
-
-void string_dense_share_set(double share)
-{
-    dense_share = share > 0 ? share : STRING_DENSE_SHARE;
-}
 
 static int compare_int(const void *a, const void *b)
 {
@@ -506,7 +492,7 @@ static void build_nodes(string_base *b, const int *p, const int *lcp, int N,
     double bound = find_nodes(lcp, N, n, cap, W, stack, &nodes);
     if (bound > INT_MAX) error_argument("'x' holds too many shared substrings for a string kernel");
     R_CheckUserInterrupt();
-    double dense_min = dense_share * n;
+    double dense_min = tuning.string_dense_share * n;
     if (dense_min < STRING_DENSE_MIN) dense_min = STRING_DENSE_MIN;
     memset(count, 0, ((size_t) n + 1) * sizeof(int));
     node_postings post;

@@ -55,30 +55,11 @@
  * slice of milliseconds: with regions of 2 M multiply-adds, the exact
  * solver's reduction at n = 3000 (thousands of regions) ran 3 to 4 times
  * slower on 2 threads than on 1 at a load of 5 on 2 cores. 3e7 (about a
- * millisecond on one core) bounds that loss. The R option
- * fastkpca.tile_thread_work replaces it (engine_settings(), in
- * engine_settings.c, sets it before every call into the engine; the tests
- * set 0, so that small problems run on their threads). Read on any
- * thread, set on the main thread between calls. */
-#define TILE_THREAD_WORK 3e7
-static double thread_work = TILE_THREAD_WORK;
-
-double tile_thread_work_default(void)
-{
-    return TILE_THREAD_WORK;
-}
-
-void tile_thread_work_set(double work)
-{
-    thread_work = work >= 0 ? work : TILE_THREAD_WORK;
-}
-
-/* The setting, for the loops of other files that follow the same rule
- * (krylov.c, band_reduction.c). */
-double tile_thread_work(void)
-{
-    return thread_work;
-}
+ * millisecond on one core) bounds that loss. It is the tuning setting
+ * tile_thread_work (ENGINE_TUNING, fastkpca.h), read by
+ * tile_thread_work() here and in the loops of other files that follow the
+ * same rule (krylov.c, blas.c, band_reduction.c); the tests set 0, so
+ * that small problems run on their threads. */
 
 /* ---- the general product -------------------------------------------------- */
 

@@ -63,9 +63,9 @@ arguments_cases <- function() {
         old <- options(fastkpca.simd = "fast"); on.exit(options(old)); simd_path()
       })), "getOption(\"fastkpca.simd\")"),
       list(quote(local({
-        old <- options(fastkpca.tile_thread_work = -1); on.exit(options(old))
+        old <- options(fastkpca.tuning = list(tile_thread_work = -1)); on.exit(options(old))
         kernel_matrix("rbfdot", x)
-      })), "getOption(\"fastkpca.tile_thread_work\")")),
+      })), "fastkpca.tuning$tile_thread_work")),
     median_sigma = list(
       list(quote(median_sigma(x, "polydot")), "kernel"),
       list(quote(median_sigma(letters)), "x")

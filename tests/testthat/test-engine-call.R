@@ -9,7 +9,7 @@
 # The entry points that do not report their path, and why.
 entry_path_exempt <- c(
   engine_settings = "it passes the settings: engine_call() calls it before any other entry point",
-  engine_defaults = "engine_settings() reads it (once a session) to pass the settings",
+  engine_defaults = "tuning_table() reads it (once a session) to check the tuning settings",
   engine_entry_paths = "it reads the record of the paths, and records nothing itself",
   thread_limits = "it reads the process's limits on threads (src/threads.c), and computes nothing on a vector path")
 
@@ -111,7 +111,6 @@ entry_path_child <- function(input, output) c(
   sprintf("todo <- readRDS(%s)", deparse(input)),
   "options(fastkpca.simd = 'plain', fastkpca.progress = FALSE)",
   "settings <- getDLLRegisteredRoutines('fastkpca')$.Call$engine_settings",
-  "d <- fastkpca:::engine_defaults()",
   "set.seed(1)",
   "base <- list2env(list(x = matrix(rnorm(90), 30, 3), V = matrix(rnorm(60), 30, 2),",
   "                      k = kern('rbfdot', sigma = 0.5)))",
@@ -122,8 +121,7 @@ entry_path_child <- function(input, output) c(
   "  eval(case$setup, env)",
   "  eval(case$call, env)",
   "  invisible(fastkpca:::engine_entry_paths())",
-  "  .Call(settings, 0L, d[['thread_work']], d[['dense_share']], d[['wide_min_d']],",
-  "        d[['band_rows']])",
+  "  .Call(settings, 0L, NULL)",
   "  eval(case$call, env)",
   "  fastkpca:::engine_entry_paths()",
   "})",

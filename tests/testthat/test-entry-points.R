@@ -48,7 +48,9 @@ entry_accepts <- list(list("kernel_matrix", 1L, "1 x 1"),
   # 64 bits: the 32-bit sum overflowed and wrote below the array)
   list("matrix_free_groups", 1L, "integer max"),
   # the process's limits on threads, with the machine looked at or not
-  list("thread_limits", 1L, "TRUE"))
+  list("thread_limits", 1L, "TRUE"),
+  # no tuning setting set: every one at its default (R/tuning.R)
+  list("engine_settings", 2L, "NULL"))
 
 entry_routines <- function() getDLLRegisteredRoutines("fastkpca")$.Call
 

@@ -5,11 +5,7 @@
 # spectrum spanning many orders of magnitude.
 
 # Run expr with the exact solver forced to one method.
-with_exact_method <- function(method, expr) {
-  old <- options(fastkpca.exact_method = method)
-  on.exit(options(old))
-  expr
-}
+with_exact_method <- function(method, expr) with_tuning(list(exact_method = method), expr)
 
 # Both methods on the same call.
 fit_both <- function(...) {
@@ -25,9 +21,14 @@ test_that("the rule picks MRRR for thresholds and many components", {
   expect_identical(with_exact_method("bisection", fastkpca:::exact_method(1000, 0L)),
                    "bisection")
   expect_error(with_exact_method("qr", fastkpca:::exact_method(1000, 0L)),
-               "fastkpca.exact_method")
+               "fastkpca.tuning$exact_method", fixed = TRUE)
   expect_error(with_exact_method(c("mrrr", "bisection"), fastkpca:::exact_method(10, 0L)),
-               "fastkpca.exact_method")
+               "fastkpca.tuning$exact_method", fixed = TRUE)
+  # set around the checker, the option is checked where it is read
+  old <- options(fastkpca.tuning = list(exact_method = "qr"))
+  on.exit(options(old))
+  expect_error(fastkpca:::exact_method(1000, 0L), "fastkpca.tuning$exact_method",
+               fixed = TRUE, class = "fastkpca_error_argument")
 })
 
 test_that("threshold mode: MRRR matches bisection, plain R and kernlab on every kernel", {

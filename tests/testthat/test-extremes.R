@@ -55,7 +55,7 @@ ext_paths <- list(
   sse2 = list(fastkpca.simd = "sse2"),
   avx2 = list(fastkpca.simd = "avx2"),
   avx512 = list(fastkpca.simd = "avx512"),
-  wide = list(fastkpca.wide_min_d = 8)
+  wide = list(fastkpca.tuning = list(wide_min_d = 8))
 )
 
 # The values of K against the oracle O: equal within tol (relative to 1

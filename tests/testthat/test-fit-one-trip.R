@@ -61,8 +61,7 @@ test_that("the exact fit's certificate is measured in C, as the R assembly measu
   K <- kernel_matrix(k, x)
   expect_certificate_measured(solve_dense(x, k, variance = 0.8), K, "variance")
   # the two-stage reduction
-  old <- options(fastkpca.band_min_rows = 0)
-  on.exit(options(old))
+  local_tuning(band_min_rows = 0)
   expect_certificate_measured(solve_dense(x, k, features = 8, threads = 2L), K, "two stages")
   # more vectors than fill half the buffer: measured in two blocks
   expect_certificate_measured(solve_dense(x, k, features = 200, threads = 2L), K, "blocks")

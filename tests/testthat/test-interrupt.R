@@ -85,7 +85,7 @@ test_that("predict on many new rows stops at an interrupt within a block", {
                   threads = 1)
       terms <- fastkpca:::exact_centering_terms(fit)
       big <- x[rep(seq_len(2000), 10), ]
-      options(fastkpca.block_rows = 500L)
+      fastkpca:::set_tuning(block_rows = 500L)
     }), after = quote(all(is.finite(predict(fit, x[1:5, ])))))
   expect_identical(res$status, "interrupted", info = child_output(res))
   expect_lte(res$after, 1L)

@@ -42,8 +42,7 @@ test_that("the exact solver's two-stage reduction matches the plain-R oracle", {
   # (test-two-stage.R has the rest; this one runs wherever the core tests do,
   # arm64 and the plain path included)
   x <- fx_iris()
-  old <- options(fastkpca.band_min_rows = 0)
-  on.exit(options(old))
+  local_tuning(band_min_rows = 0)
   for (feat in c(0, 8)) {
     fit <- kpca(x, kernel = "rbfdot", kpar = list(sigma = 0.3), features = feat)
     expect_kpca_equal(fit, plain_kpca(x, "rbfdot", list(sigma = 0.3), features = feat),

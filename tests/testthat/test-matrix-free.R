@@ -488,8 +488,7 @@ test_that("the serial steps' C loops and products match plain R, on any thread c
   # tile_thread_work = 0: every loop, product and Gram-Schmidt block of
   # src/krylov.c goes to its threads even at these sizes (by default they
   # do only past about 10^6 numbers of work)
-  old <- options(fastkpca.tile_thread_work = 0)
-  on.exit(options(old))
+  local_tuning(tile_thread_work = 0)
   n <- 1003   # not a multiple of 4: the last thread's rows end in a partial vector
   V <- with_seed(8, matrix(rnorm(n * 7, mean = 3), n, 7))
   plain <- V - rep(colMeans(V), each = n)
@@ -547,8 +546,7 @@ test_that("the serial steps' C loops and products match plain R, on any thread c
 })
 
 test_that("a fit has the same bits on any thread count, and the exact solver's pairs", {
-  old <- options(fastkpca.tile_thread_work = 0)
-  on.exit(options(old))
+  local_tuning(tile_thread_work = 0)
   x <- mf_rows(1500, d = 5)
   fit_on <- function(threads) with_seed(4, kpca(x, kpar = list(sigma = 0.3), features = 6,
                                                solver = "matrix_free", threads = threads))

@@ -54,7 +54,8 @@ test_that("available_bytes() names the reader that answered, NA where none does"
 
 test_that("with the memory unknown, a fit says so once per session and auto keeps the buffer", {
   x <- matrix(sin(1:600), 300, 2)
-  old <- options(fastkpca.memory_readers = character(), fastkpca.memory_limit = NULL)
+  old <- c(fastkpca:::set_tuning(memory_readers = character()),
+           options(fastkpca.memory_limit = NULL))
   state <- fastkpca:::memory_unknown_noted
   noted <- state$done
   on.exit({
@@ -132,7 +133,7 @@ test_that("an exact fit writes its eigenvectors once and takes its scratch once,
   on.exit(unlink(f))
   fit <- kpca(x[1:100, ], kernel = "rbfdot", kpar = list(sigma = 0.1))
   for (rows in c(0, 1e9)) {  # two stages, then one
-    old <- options(fastkpca.band_min_rows = rows)
+    old <- fastkpca:::set_tuning(band_min_rows = rows)
     profiling <- tryCatch({ Rprofmem(f, threshold = 65536); TRUE }, error = function(e) FALSE)
     skip_if_not(profiling, "R built without memory profiling")
     fit <- kpca(x, kernel = "rbfdot", kpar = list(sigma = 0.1))

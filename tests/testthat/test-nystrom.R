@@ -72,8 +72,7 @@ test_that("predict() on the training rows equals rotated, and sums over blocks e
                            features = 3, landmarks = 13))
   expect_equal(predict(fit, x), fit$rotated, tolerance = 1e-10)
   # blocks of 5 rows (7 blocks, the last one short) give the same fit
-  old <- options(fastkpca.block_rows = 5)
-  on.exit(options(old))
+  local_tuning(block_rows = 5)
   blocked <- kpca(x, kernel = "laplacedot", kpar = list(sigma = 0.3), features = 3,
                   landmarks = fit$landmarks)
   expect_equal(unname(blocked$eig), unname(fit$eig), tolerance = 1e-12)
@@ -180,7 +179,7 @@ test_that("a long Nyström pass and k-means++ stop at an interrupt, within one s
     x <- matrix(rnorm(20000 * 100), 20000, 100)
     kernel <- kern("anovadot", sigma = 0.01)   # 100 exp() per kernel value
     basis <- fastkpca:::nystrom_landmark_basis(x[1:300, ], kernel, 2L, 1L)
-    options(fastkpca.block_rows = 500L)
+    fastkpca:::set_tuning(block_rows = 500L)
   })
   # pass 1 in blocks of 500 rows (40 blocks), interrupted after the
   # second: the pass stops within the block after it (interrupted_at_step(),
@@ -205,8 +204,7 @@ test_that("the Nyström pass and k-means++ call step once per block and landmark
   x <- matrix(rnorm(2000 * 5), 2000, 5)
   kernel <- kern("rbfdot", sigma = 0.1)
   basis <- fastkpca:::nystrom_landmark_basis(x[1:30, ], kernel, 2L, 1L)
-  old <- options(fastkpca.block_rows = 500L)
-  on.exit(options(old))
+  local_tuning(block_rows = 500L)
   blocks <- 0L
   fastkpca:::nystrom_statistics(x, basis, kernel, 1L, step = function() blocks <<- blocks + 1L)
   expect_identical(blocks, 4L)

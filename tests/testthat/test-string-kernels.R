@@ -87,8 +87,7 @@ test_that("the nodes' dense matrix and inverted index give kernlab's values what
   # splits them moves every node to one side or the other
   x <- fx_strings(56, lo = 20, hi = 70, seed = 7)
   z <- fx_strings(6, lo = 5, hi = 50, seed = 8)
-  old <- options(fastkpca.string_dense_share = NULL)
-  on.exit(options(old))
+  local_tuning(string_dense_share = NULL)
   for (kpar in list(list(type = "constant", length = 4, lambda = 1),
                     list(type = "exponential", length = 4, lambda = 1.4),
                     list(type = "boundrange", length = 17, lambda = 1))) {
@@ -98,7 +97,7 @@ test_that("the nodes' dense matrix and inverted index give kernlab's values what
       ref <- unclass(kernlab::kernelMatrix(kl, as.list(x)))
       ref_cross <- unclass(kernlab::kernelMatrix(kl, as.list(z), as.list(x)))
       for (share in c("0.01", "0.5", "2")) {
-        options(fastkpca.string_dense_share = as.numeric(share))
+        fastkpca:::set_tuning(string_dense_share = as.numeric(share))
         label <- sprintf("%s, normalized = %s, share %s", kpar$type, normalized, share)
         expect_lt(rel_diff(kernel_matrix(fk, x, threads = 2), ref), 1e-10, label = label)
         expect_lt(rel_diff(kernel_matrix(fk, z, x), ref_cross), 1e-10, label = label)
@@ -261,8 +260,7 @@ test_that("Nystrom on strings: all strings as landmarks is the exact fit; blocks
   expect_cols_equal_up_to_sign(predict(nys, z), predict(exact, z), tol = 1e-6)
   set.seed(1)
   one <- kpca(x, kpar = list(length = 3), features = 2, landmarks = 12)
-  withr_blocks <- options(fastkpca.block_rows = 7)
-  on.exit(options(withr_blocks))
+  local_tuning(block_rows = 7)
   set.seed(1)
   many <- kpca(x, kpar = list(length = 3), features = 2, landmarks = 12)
   expect_lt(rel_diff(many$rotated, one$rotated), 1e-12)

@@ -6,13 +6,9 @@
 tile_paths_here <- c("plain", "sse2", "avx2", "avx512", "neon")
 
 # Threads take parallel regions of at least 3e7 multiply-adds (tiles.c);
-# with the option fastkpca.tile_thread_work = 0 the small problems here
+# with the tuning setting tile_thread_work = 0 the small problems here
 # run on them.
-on_threads <- function(code) {
-  old <- options(fastkpca.tile_thread_work = 0)
-  on.exit(options(old))
-  code
-}
+on_threads <- function(code) with_tuning(list(tile_thread_work = 0), code)
 
 # sizes: below one tile, one row, one column, odd sizes across tile edges,
 # an empty inner dimension, and more than one slice of k and chunk of n
@@ -266,10 +262,10 @@ test_that("options(fastkpca.simd) switches every path, and simd_path() reports i
   options(fastkpca.simd = "fast")
   err <- expect_error(simd_path(), "fastkpca.simd", class = "fastkpca_error_argument")
   expect_error(kernel_matrix("rbfdot", x), "fastkpca.simd", class = "fastkpca_error_argument")
-  options(fastkpca.simd = NULL, fastkpca.tile_thread_work = -1)
-  expect_error(kernel_matrix("rbfdot", x), "fastkpca.tile_thread_work",
+  options(fastkpca.simd = NULL, fastkpca.tuning = list(tile_thread_work = -1))
+  expect_error(kernel_matrix("rbfdot", x), "fastkpca.tuning$tile_thread_work", fixed = TRUE,
                class = "fastkpca_error_argument")
-  options(fastkpca.tile_thread_work = NULL)
+  options(fastkpca.tuning = NULL)
   expect_error(simd_path(available = NA), "'available'", class = "fastkpca_error_argument")
 })
 

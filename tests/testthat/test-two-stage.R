@@ -1,16 +1,12 @@
 # The exact solver's two-stage reduction (src/band_reduction.c): dense to
 # band on the tiles, band to tridiagonal by bulge chasing, and the
 # back-transformation of the wanted vectors through both stages. It runs
-# from getOption("fastkpca.band_min_rows") rows on (where R's reference
-# BLAS sends every product to the tiles), and from 2 b + 1 rows, b = 48
-# the band width: the tests set the option to 0 so that small problems take
-# it, and to Inf (a huge number) for the one-stage reduction.
+# from the tuning setting band_min_rows on (where R's reference BLAS sends
+# every product to the tiles), and from 2 b + 1 rows, b = 48 the band
+# width: the tests set it to 0 so that small problems take it, and to a
+# huge number for the one-stage reduction.
 
-with_band_rows <- function(rows, expr) {
-  old <- options(fastkpca.band_min_rows = rows)
-  on.exit(options(old))
-  expr
-}
+with_band_rows <- function(rows, expr) with_tuning(list(band_min_rows = rows), expr)
 
 two_stage <- function(expr) with_band_rows(0, expr)
 one_stage <- function(expr) with_band_rows(1e9, expr)
@@ -41,10 +37,9 @@ test_that("two stages and one agree, by a different computation, with both tridi
   skip_if_exact_solver_unsafe()
   x <- wavy_rows(300L, 4L)
   for (method in c("mrrr", "bisection")) {
-    old <- options(fastkpca.exact_method = method)
+    local_tuning(exact_method = method)
     two <- two_stage(kpca(x, kernel = "rbfdot", kpar = list(sigma = 0.4), features = 60))
     one <- one_stage(kpca(x, kernel = "rbfdot", kpar = list(sigma = 0.4), features = 60))
-    options(old)
     expect_kpca_equal(two, one, tol = 1e-10, label = method)
     # the two paths did run: their last bits differ
     expect_false(identical(two$alpha, one$alpha), label = paste(method, "paths differ"))
@@ -68,8 +63,7 @@ test_that("two stages keep the variance rule and kernlab's numbers", {
 test_that("two stages give the same bits on any number of threads", {
   skip_if_exact_solver_unsafe()
   x <- wavy_rows(400L, 5L)
-  old <- options(fastkpca.tile_thread_work = 0)  # every product on its threads
-  on.exit(options(old))
+  local_tuning(tile_thread_work = 0)  # every product on its threads
   fits <- lapply(c(1L, test_threads(2L), test_threads(3L)), function(th)
     two_stage(kpca(x, kernel = "rbfdot", kpar = list(sigma = 0.5), threads = th)))
   expect_gt(length(fits[[1]]$eig), 50L)
@@ -113,9 +107,31 @@ test_that("two stages on rank-deficient, diagonal and tied spectra", {
                     label = "duplicated rows")
 })
 
-test_that("fastkpca.band_min_rows is checked", {
-  old <- options(fastkpca.band_min_rows = -1)
+test_that("the tuning settings of the two stages are checked", {
+  expect_error(local_tuning(band_min_rows = -1), "fastkpca.tuning$band_min_rows",
+               fixed = TRUE, class = "fastkpca_error_argument")
+  # set around the checker, the option is checked before every engine call
+  old <- options(fastkpca.tuning = list(band_min_rows = -1))
   on.exit(options(old))
-  expect_error(kpca(wavy_rows(20L), features = 2), "fastkpca.band_min_rows",
-               class = "fastkpca_error_argument")
+  expect_error(kpca(wavy_rows(20L), features = 2), "fastkpca.tuning$band_min_rows",
+               fixed = TRUE, class = "fastkpca_error_argument")
+  options(fastkpca.tuning = NULL)
+  for (bad in list(list(band_width = 1), list(band_width = 48.5), list(band_group = 0),
+                   list(band_chunk = -1), list(eigen_check_work = 0)))
+    expect_error(with_tuning(bad, NULL), paste0("fastkpca.tuning$", names(bad)),
+                 fixed = TRUE, class = "fastkpca_error_argument")
+})
+
+test_that("the band's width, groups and chunks and the interrupt checks' work move the bits only", {
+  skip_if_exact_solver_unsafe()
+  x <- wavy_rows(300L, 4L)
+  ref <- two_stage(kpca(x, kernel = "rbfdot", kpar = list(sigma = 0.4), features = 40))
+  for (settings in list(list(band_width = 8), list(band_width = 149), list(band_group = 1),
+                        list(band_group = 100), list(band_chunk = 1),
+                        list(eigen_check_work = 4096))) {
+    fit <- with_tuning(settings, two_stage(kpca(x, kernel = "rbfdot",
+                                                kpar = list(sigma = 0.4), features = 40)))
+    expect_kpca_equal(fit, ref, tol = 1e-10,
+                      label = paste(names(settings), unlist(settings)))
+  }
 })

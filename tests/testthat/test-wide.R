@@ -1,5 +1,5 @@
 # The kernels of an inner product or a distance on wide data
-# (src/kernel_fast.c): from getOption("fastkpca.wide_min_d") columns on, a
+# (src/kernel_fast.c): from the tuning setting wide_min_d columns on, a
 # block's inner products come from the register tiles of the matrix
 # product, then the kernel's function. Against plain R (helper-oracles.R),
 # kernlab, and the tiles below the crossover (the option set out of
@@ -24,7 +24,7 @@ wide_data <- function(n, d, seed) {
 
 # code run with the blocks as products from min_d columns on
 with_wide <- function(min_d, code) {
-  old <- options(fastkpca.wide_min_d = min_d)
+  old <- options(fastkpca.tuning = list(wide_min_d = min_d))  # checked by the engine's call
   on.exit(options(old))
   code
 }
@@ -32,11 +32,12 @@ tiles_only <- 1e9
 
 rel_to_max <- function(a, b) max(abs(a - b)) / max(abs(b))
 
-test_that("the crossover's default is the documented one, and the option is checked", {
-  expect_identical(fastkpca:::engine_defaults()[["wide_min_d"]], 256)
+test_that("the crossover's default is the documented one, and the setting is checked", {
+  expect_identical(fastkpca:::tuning("wide_min_d"), 256L)
   x <- matrix(rnorm(20), 4, 5)
-  for (bad in list(0, -1, NA_real_, "a", c(1, 2)))
-    expect_error(with_wide(bad, kernel_matrix("rbfdot", x)), "fastkpca.wide_min_d")
+  for (bad in list(0, -1, 1.5, NA_real_, "a", c(1, 2)))
+    expect_error(with_wide(bad, kernel_matrix("rbfdot", x)), "fastkpca.tuning$wide_min_d",
+                 fixed = TRUE, class = "fastkpca_error_argument")
 })
 
 test_that("wide blocks match plain R and the tiles: square and cross, every path, 1 and 2 threads", {
