@@ -11,9 +11,10 @@
 #           (bench/matrix-free.R's child "mf2");
 #   default2k, default3k: the default call kpca(x) at n = 2000 and 3000
 #           (d = 10, default threads; bench/case.R; issue 50);
-#   sparse_predict, sparse_nystrom, dense_kernel: bench/sparse-case.R's
-#           (issue 46: predict() and Nystrom on sparse rows, whose sets are
-#           read once per call, and a dense kernel matrix).
+#   sparse_predict, sparse_nystrom, dense_kernel, dense_predict:
+#           bench/sparse-case.R's (issue 46: predict() and Nystrom on sparse
+#           rows, whose sets are read once per call, and a dense kernel
+#           matrix; issue 52: predict() on dense rows, one thread).
 # Prints seconds per build and case and each build's ratio to the first
 # (above 1: slower than the first).
 args <- commandArgs(trailingOnly = TRUE)
@@ -44,7 +45,7 @@ run_case <- function(case, lib) {
 load_average <- function() paste(strsplit(readLines("/proc/loadavg"), " ")[[1]][1:3], collapse = " ")
 cat(sprintf("load before: %s\n", load_average()))
 cases <- c("auto5", "default2k", "default3k", "mf20k", "sparse_predict", "sparse_nystrom",
-           "dense_kernel")
+           "dense_kernel", "dense_predict")
 if (any(grepl("^cases=", args)))
   cases <- strsplit(sub("^cases=", "", grep("^cases=", args, value = TRUE)), ",")[[1]]
 times <- array(NA_real_, c(length(cases), length(libs), rounds),

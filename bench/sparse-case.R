@@ -8,7 +8,10 @@
 #   sparse_nystrom: kpca(x, features = 5, landmarks = 400) on 20000 sparse
 #                   rows (20000 columns, 30 values a row), rbfdot: the
 #                   statistics' blocks of rows against the landmarks;
-#   dense_kernel:   kernel_matrix(rbfdot(0.05), x) of 3000 x 50 dense rows.
+#   dense_kernel:   kernel_matrix(rbfdot(0.05), x) of 3000 x 50 dense rows;
+#   dense_predict:  predict() of 2000 new dense rows on a fit of 8000
+#                   (d = 10, rbfdot, 5 features, one thread; issue 52):
+#                   the median of 5 calls.
 # Writes list(seconds) to OUT.rds: the case's own step only.
 args <- commandArgs(trailingOnly = TRUE)
 case <- args[1]; out <- args[2]
@@ -35,6 +38,15 @@ seconds <- switch(case,
     set.seed(4)
     x <- matrix(rnorm(3000 * 50), 3000, 50)
     system.time(kernel_matrix(rbfdot(0.05), x))[["elapsed"]]
+  },
+  dense_predict = {
+    set.seed(5)
+    x <- matrix(rnorm(8000 * 10), 8000)
+    z <- matrix(rnorm(2000 * 10), 2000)
+    fit <- kpca(x, kernel = "rbfdot", kpar = list(sigma = 0.1), features = 5,
+                solver = "iterative", threads = 1)
+    invisible(predict(fit, z))
+    stats::median(replicate(5, system.time(predict(fit, z))[["elapsed"]]))
   },
   stop("unknown case ", case))
 saveRDS(list(seconds = seconds), out)
