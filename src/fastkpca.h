@@ -69,7 +69,10 @@
  *   tile_product.c the tests' entry point to the tiles, through the copy
  *             of a named path (tiles.h)
  *   blas.c    which BLAS is loaded, and which products go to it (a rule
- *             on their shapes, the only one)
+ *             on their shapes, the only one): the BLAS's side of each
+ *             choice
+ *   reflector_tiles.c LAPACK's blocked steps of the exact solver on the
+ *             tiles (dlatrd, dlarft and dlarfb, dsyr2k), below blas.c
  *   memory.c  the memory the system can still give, from the OS's own calls;
  *             huge pages for the large results
  *   errors.c  the engine's errors, raised as classed R conditions
@@ -419,14 +422,17 @@ void band_back_transform(const double *A, int n, int b, const double *tau1, doub
  * symmetric diagonal block goes through a square of this size. */
 #define BAND_STRIP 256
 /* The fewest multiply-adds a parallel region of the two stages' products
- * gets (panel_gemm(), blas.c): the thread-work setting (tile_thread_work(), tiles.c) over
+ * gets (panel_gemm(), reflector_tiles.c): the thread-work setting (tile_thread_work(), tiles.c) over
  * BAND_THREAD_SHARE, 2 x 10^6 by default. Stage 1 makes some 40 regions a
  * panel, most of them products of a panel (n x b) with a strip or a
  * b x b factor; under the setting itself they ran on one thread, and stage
  * 1 at n = 3000 took 1.12 s on 2 threads against 1.20 on one (idle). */
 #define BAND_THREAD_SHARE 16.0
-/* blas.c: the block reflectors' steps and the rank-2k update on the
- * tiles, shared by both reductions and eigen.c's back-transformation */
+/* reflector_tiles.c: LAPACK's blocked steps on the tiles (dlatrd, dlarft
+ * and dlarfb, dsyr2k), shared by both reductions and eigen.c's
+ * back-transformation (through blas.c's choice), with the panels' product */
+void tridiagonal_panel_tiles(int m, int nb, double *A, int lda, double *offdiag,
+                             double *tau, double *W, int ldw, double *work, int threads);
 void panel_gemm(int m, int n, int k, const double *A, int lda, int transa,
                 const double *B, int ldb, int transb, double sign, double *C, int ldc,
                 int threads);
@@ -618,8 +624,7 @@ SEXP tile_product(SEXP a, SEXP b, SEXP c, SEXP trans_a, SEXP trans_b, SEXP threa
  * steps (eigen.c), each with its scratch size: tridiagonal_panel (dlatrd),
  * symmetric_rank2k_update (C -= V W' + W V', lower), block_reflector_apply
  * (dlarft and dlarfb), back_transform_at_once (dormtr when LAPACK's and
- * small; returns whether it ran). upper_triangular_vector,
- * upper_triangular_product: x <- T x, B <- T B (dtrmv, dtrmm: no tile copy).
+ * small; returns whether it ran); their tile copies in reflector_tiles.c.
  * The only callers of the level-2 and level-3 BLAS. */
 int blas_is_optimized(void);
 int tiles_at_every_size(void);
@@ -649,8 +654,6 @@ size_t block_reflector_work(int rows, int nb);
 void block_reflector_apply(double *V, int ldv, int rows, int ib, const double *tau,
                            double *T, int ldt, double *C, int ldc, int k, int cols,
                            double *scratch, double *work, int threads);
-void upper_triangular_vector(int k, const double *T, int ldt, double *x);
-void upper_triangular_product(int k, int n, const double *T, int ldt, double *B, int ldb);
 
 /* engine_settings.c: the engine's settings from R (the vector path, the
  * tiles' thread work, the string kernels' dense share), their defaults, and
