@@ -8,12 +8,12 @@
  * on it) has one function here, which chooses and holds the BLAS's or
  * LAPACK's side: the products (matrix_product(), matrix_vector_add(),
  * matrix_transpose_vector(), symmetric_vector_product(); their tile copies
- * in tiles.c), and the blocked steps of the exact
+ * in tiles.c and tiles_vector.c), and the blocked steps of the exact
  * solver's one-stage reduction and back-transformation (eigen.c):
  * tridiagonal_panel(), symmetric_rank2k_update(), block_reflector_apply(),
  * back_transform_at_once() (their tile copies in reflector_tiles.c).
  * Callers never ask the rule themselves.
- * Above the tiles and below the solvers: it calls tiles.c,
+ * Above the tiles and below the solvers: it calls tiles.c, tiles_vector.c,
  * reflector_tiles.c, the BLAS and LAPACK; none of them calls it. */
 #include "fastkpca.h"
 #if defined(__unix__) || defined(__APPLE__)
@@ -107,8 +107,9 @@ void matrix_product_floor(int m, int n, int k, const double *A, int lda, int tra
     tile_gemm_floor(m, n, k, A, lda, transa, B, ldb, transb, 1.0, C, ldc, threads, min_work);
 }
 
-/* y (n) += sign A x, A n x k (leading dimension lda): gemv_add() (tiles.c:
- * four columns per pass, in vectors) with the reference BLAS, else dgemv.
+/* y (n) += sign A x, A n x k (leading dimension lda): gemv_add()
+ * (tiles_vector.c: four columns per pass, in vectors) with the reference
+ * BLAS, else dgemv.
  * The column update of both incomplete Cholesky factorizations (ichol.c,
  * kcca.c) and of the Lanczos basis's Gram-Schmidt steps (lanczos.c). */
 void matrix_vector_add(int n, int k, const double *A, int lda, const double *x,
@@ -131,7 +132,7 @@ size_t symmetric_vector_work(int n)
 }
 
 /* y = A x, A symmetric n x n from its lower triangle (leading dimension
- * lda): symv_lower() (tiles.c, on the threads, with work of
+ * lda): symv_lower() (tiles_vector.c, on the threads, with work of
  * symmetric_vector_work(n) doubles) with the reference BLAS, else dsymv. */
 void symmetric_vector_product(int n, const double *A, int lda, const double *x, double *y,
                               double *work, int threads)
@@ -146,9 +147,9 @@ void symmetric_vector_product(int n, const double *A, int lda, const double *x, 
     F77_CALL(dsymv)(&uplo, &n, &plus_one, A, &lda, x, &one, &zero, y, &one FCONE);
 }
 
-/* y (k) = A' x, A n x k (leading dimension lda): gemv_t() (tiles.c: the
- * dot products in vector lanes) with the reference BLAS, whose dgemv 'T'
- * sums each in one dependent chain, else dgemv. */
+/* y (k) = A' x, A n x k (leading dimension lda): gemv_t() (tiles_vector.c:
+ * the dot products in vector lanes) with the reference BLAS, whose dgemv
+ * 'T' sums each in one dependent chain, else dgemv. */
 void matrix_transpose_vector(int n, int k, const double *A, int lda, const double *x,
                              double *y)
 {

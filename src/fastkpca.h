@@ -60,12 +60,13 @@
  *             the dense share to string_kernel.c), and its limits for R
  *   entry_record.c the path each entry point ran on, recorded at its entry
  *             (for the tests)
- *   tiles.c   every register-tile product: general, rank-k (the Nystrom
- *             statistics), symmetric and general matrix-vector, the
- *             randomized solver's symmetric product, the string kernels'
- *             dense products (through the general one)
- *   tiles_vector.h the matrix-vector products' bodies, compiled per copy of
- *             tiles.c (plain, two-double, AVX2)
+ *   tiles.c   the register-tile products of matrices: general, rank-k
+ *             (the Nystrom statistics), the string kernels' dense products
+ *             (through the general one); the thread-work setting
+ *   tiles_vector.c the register-tile matrix-vector products (symmetric and
+ *             general) and the randomized solver's symmetric product
+ *   tiles_vector.h their bodies, compiled per copy by tiles_vector.c
+ *             (plain, two-double, AVX2)
  *   tile_product.c the tests' entry point to the tiles, through the copy
  *             of a named path (tiles.h)
  *   blas.c    which BLAS is loaded, and which products go to it (a rule
@@ -567,9 +568,9 @@ SEXP kica_sweeps(SEXP z, SEXP V, SEXP par, SEXP contrast, SEXP angles, SEXP half
                  SEXP tol, SEXP maxit, SEXP step);
 
 
-/* tiles.c: every register-tile product (for the reference BLAS), each
- * with a copy per path of the arithmetic layer (simd.h), the session's
- * path choosing. tile_gemm_add: C (m x n) += A (m x k) B (k x n),
+/* tiles.c: the register-tile products of matrices (for the reference
+ * BLAS), each with a copy per path of the arithmetic layer (simd.h), the
+ * session's path choosing. tile_gemm_add: C (m x n) += A (m x k) B (k x n),
  * column-major, one thread, each entry summed over k in increasing order
  * (so a row's result depends on nothing but its own row of A and on B).
  * tile_gemm: C += sign op(A) op(B), op(X) = X' when trans is set, sign +1
@@ -592,22 +593,23 @@ void tile_gemm_floor(int m, int n, int k, const double *A, int lda, int transa,
 #define SYRK_KC 128
 void syrk_lower_add(const double *Bt, int nb, int m, const double *c, double *G,
                     double *colsum, int threads);
-/* symv_lower: y = A x, A symmetric n x n from its lower triangle, with
- * scratch of symv_lower_work(n) doubles; each y(i) summed in one order
- * whatever the thread count. symm_lower: Y (n x l) = A X, the same A, the
- * columns split between the threads (main thread). */
+/* mirror_lower_columns: the upper triangle of columns j0..j1-1 of the
+ * n x n matrix K copied from its lower one, in tiles on the threads */
+void mirror_lower_columns(double *K, int n, int j0, int j1, int threads);
+/* tiles_vector.c: the register-tile matrix-vector products, a copy per
+ * path as tiles.c's. symv_lower: y = A x, A symmetric n x n from its
+ * lower triangle, with scratch of symv_lower_work(n) doubles; each y(i)
+ * summed in one order whatever the thread count. symm_lower: Y (n x l) =
+ * A X, the same A, the columns split between the threads (main thread).
+ * gemv_add: y (n) += sign A x, A n x k; each y(i) summed over the columns
+ * in order. gemv_t: y (k) = A' x, the dot products in vector lanes. */
 size_t symv_lower_work(int n);
 void symv_lower(int n, const double *A, int lda, const double *x, double *y,
                 double *work, int threads);
 void symm_lower(const double *A, int n, const double *X, int l, double *Y, int threads);
-/* gemv_add: y (n) += sign A x, A n x k; each y(i) summed over the columns
- * in order. gemv_t: y (k) = A' x, the dot products in vector lanes. */
 void gemv_add(int n, int k, const double *A, int lda, const double *x, double sign,
               double *y);
 void gemv_t(int n, int k, const double *A, int lda, const double *x, double *y);
-/* mirror_lower_columns: the upper triangle of columns j0..j1-1 of the
- * n x n matrix K copied from its lower one, in tiles on the threads */
-void mirror_lower_columns(double *K, int n, int j0, int j1, int threads);
 /* tile_product.c: the tests' entry point to the tiles */
 SEXP tile_product(SEXP a, SEXP b, SEXP c, SEXP trans_a, SEXP trans_b, SEXP threads,
                   SEXP path, SEXP op);

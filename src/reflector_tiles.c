@@ -3,7 +3,7 @@
  * and the steps the two-stage reduction (band_reduction.c) always takes.
  *   - tridiagonal_panel_tiles(): dlatrd (lower), one panel of dsytrd's
  *     reduction, its matrix-vector products by gemv_add(), gemv_t() and
- *     symv_lower() (tiles.c);
+ *     symv_lower() (tiles_vector.c);
  *   - explicit_reflectors(), triangular_factor() and
  *     apply_block_reflector(): dlarft and dlarfb (side L, no transpose,
  *     forward, columnwise), the reflectors' inner products and their
@@ -14,12 +14,12 @@
  *     of the thread-work setting, the product of the exact solver's
  *     panels (here and in band_reduction.c).
  * The small triangular products of the block reflectors (T x and T Y, T
- * upper triangular, at most 64 x 64: a block of reflectors) are loops here, in the
- * reference dtrmv's and dtrmm's order (the same bits as R's reference
- * BLAS): no level-2 or level-3 BLAS is called but by blas.c
+ * upper triangular, at most 64 x 64) are loops here, in the reference
+ * dtrmv's and dtrmm's order (the same bits as R's reference BLAS): no
+ * level-2 or level-3 BLAS is called but by blas.c
  * (tests/testthat/test-arithmetic-rules.R).
  * Below blas.c (which chooses between these and LAPACK's) and
- * band_reduction.c, above the tiles: it calls tiles.c,
+ * band_reduction.c, above the tiles: it calls tiles.c, tiles_vector.c,
  * LAPACK's dlarfg and the level-1 BLAS, and never blas.c. Each entry is
  * summed in one order whatever the thread count. */
 #include "fastkpca.h"
