@@ -8,7 +8,8 @@
  *   kernel_points.c the points of a call read once (dense rows, sparse rows or
  *             strings): kernel_call_read(), every evaluating entry's prologue
  *   kernel_plan.c the one choice of an evaluator (kernel_plan()), and the
- *             block loop that follows it (kernel_block())
+ *             hand-over to its block loop (kernel_block()) or its tiles
+ *             (kernel_tile())
  *   kernel_generic.c the generic evaluator: any program on any points, one
  *             column segment at a time
  *   kernel_values.c the base kernels' values, below every evaluator
@@ -46,10 +47,14 @@
  *   kica.c    kernel ICA: the KGV and KCCA contrasts and the Jacobi sweeps over
  *             pairwise rotations (Brent's method), on cached factors
  *   kcca.c    kernel canonical correlation: incomplete Cholesky for any kernel
- *   sparse.c  sparse rows (CSR) from R's sparse matrices, and the kernel
- *             values of sparse points (scatter and gather, or a merge)
+ *   sparse.c  sparse rows (CSR) from R's sparse matrices, read once per
+ *             call, and their norms
+ *   sparse_columns.c the kernel values of sparse points (scatter and
+ *             gather, or a merge), and the evaluator of a single kernel on
+ *             sparse rows 8 columns at a time (its loop and its tiles)
  *   sparse_tiles.c the tiles of a gathered-product kernel on sparse rows (a
- *             dense head of the frequent columns, sorted tails)
+ *             dense head of the frequent columns, sorted tails), and their
+ *             block loop
  *   simd.h    the arithmetic layer: the vector types (GCC and clang vector
  *             extensions: SSE2, AVX2, AVX-512, NEON) and the one switch,
  *             the session's vector path, that every vector kernel honours
@@ -255,6 +260,8 @@ void kernel_fast_refine(const kernel_spec *spec, const double *ra, const double 
 double kernel_of_product(const kernel_spec *k, double s, double *work);
 double kernel_value(const kernel_spec *k, const double *a, const double *b, int d,
                     double aa, double bb, double *work);
+size_t kernel_value_work(const kernel_spec *k);
+double kernel_value_cost(const kernel_spec *k, int d);
 
 /* kernel_program.c: the kernel of a call, read once */
 void kernel_eval_from_R(SEXP program, kernel_eval *k);
@@ -288,16 +295,16 @@ size_t kernel_work_length(const kernel_eval *k);
 double *kernel_work(const kernel_eval *k, int threads);
 double kernel_program_cost(const kernel_eval *k, int d);
 void generic_block(const kernel_eval *k, const kernel_points *a, const kernel_points *b,
-                   int lower_only, double *out, int threads, const char *what, int step,
+                   int lower_only, double *out, int threads, const char *what,
                    double block_work, int min_columns);
 void kernel_diagonal(const kernel_eval *k, const kernel_points *p, double *out);
 
-/* kernel_plan.c: which evaluator computes a kernel, and the loops that
- * follow the choice */
+/* kernel_plan.c: which evaluator computes a kernel, and the hand-over to
+ * its block loop or its tiles */
 typedef enum {
     EVAL_FAST,           /* kernel_fast.c's tiles */
     EVAL_SPARSE_TILES,   /* sparse_tiles.c's tiles */
-    EVAL_SPARSE_COLUMNS, /* sparse.c's 8-column products */
+    EVAL_SPARSE_COLUMNS, /* sparse_columns.c's 8-column products */
     EVAL_GENERIC         /* kernel_generic.c's interpreter */
 } kernel_evaluator;
 typedef enum {
@@ -315,34 +322,48 @@ kernel_tiles *kernel_tiles_prepare(const kernel_eval *k, const kernel_points *a,
                                    const kernel_points *b, int threads);
 int kernel_tile(const kernel_tiles *P, int r0, int nr, int c0, int nc, double *out);
 
-/* sparse.c: sparse rows, read from R, and their kernel values; a single
- * kernel of a gathered product takes SPARSE_COLUMNS columns at a time
- * (sparse_columns()), whose rows scattered side by side need
- * SPARSE_COLUMNS x d doubles of scratch */
-#define SPARSE_COLUMNS 8
+/* sparse.c: sparse rows, read from R once per call, and their norms */
 int is_sparse_rows(SEXP x);
 void sparse_rows_from_R(SEXP x, const char *what, sparse_csr *s);
 const double *sparse_row_norms(const sparse_csr *s, int row0, int n);
+SEXP sparse_rows(SEXP index, SEXP second, SEXP values, SEXP dim, SEXP layout);
+
+/* sparse_columns.c: the kernel values of sparse rows (sparse_segment(),
+ * one column, with the first SPARSE_COLUMNS x d doubles of its scratch
+ * zero) and the evaluator of a single kernel on sparse rows by
+ * SPARSE_COLUMNS columns at a time, whose rows scattered side by side
+ * need SPARSE_COLUMNS x d doubles of scratch: its block loop (1 if a
+ * value is not finite) and its tiles (sparse_columns_prepare() on the
+ * main thread, sparse_columns_tile() on any of its threads, no R API) */
+#define SPARSE_COLUMNS 8
 void sparse_segment(const kernel_spec *spec, const kernel_points *a, const kernel_points *b,
                     int j, int i0, int i1, double *dst, double *work);
-void sparse_columns(const kernel_spec *spec, const kernel_points *a, const kernel_points *b,
-                    int c0, int nc, int i0, int i1, int lower, double *out, size_t ldo,
-                    double *work);
 double sparse_rbf_distance(double sigma, double an, double bn, double ab,
                            const sparse_csr *A, int ra, const sparse_csr *B, int rb);
+int sparse_columns_block(const kernel_spec *spec, const kernel_points *a,
+                         const kernel_points *b, int lower_only, double *out, int threads,
+                         double block_work, int min_columns);
+typedef struct sparse_columns_plan sparse_columns_plan;
+sparse_columns_plan *sparse_columns_prepare(const kernel_spec *spec, const kernel_points *a,
+                                            const kernel_points *b, int threads);
+int sparse_columns_tile(const sparse_columns_plan *P, int r0, int nr, int c0, int nc,
+                        double *out);
 
 /* sparse_tiles.c: tiles of a gathered-product kernel on sparse rows, the
  * frequent columns as a dense head (one tiled product), the rest indexed
  * by column per tile. sparse_tiles_prepare() on the main thread;
  * sparse_tile() on any of its threads, no R API, 1 if a value is not
- * finite. */
+ * finite; sparse_tiles_block(), the block loop (1 if a value is not
+ * finite). */
 typedef struct sparse_tiles sparse_tiles;
 int sparse_tiles_supported(const kernel_spec *spec);
 sparse_tiles *sparse_tiles_prepare(const kernel_spec *spec, const kernel_points *a,
                                    const kernel_points *b, int threads);
 int sparse_tile(const sparse_tiles *P, int r0, int nr, int c0, int nc, double *out,
                 size_t ldo);
-SEXP sparse_rows(SEXP index, SEXP second, SEXP values, SEXP dim, SEXP layout);
+int sparse_tiles_block(const kernel_spec *spec, const kernel_points *a,
+                       const kernel_points *b, int lower_only, double *out, int threads,
+                       double block_work);
 
 /* kernel_fast.c: the kernels of an inner product or a squared distance */
 int kernel_fast_supported(const kernel_spec *spec);
@@ -485,8 +506,9 @@ void call_step(SEXP step);    /* ... called between blocks (a progress bar) */
  * checkpoints of its steps; every step may report a fraction of itself
  * done, and a step the solver does not run has no share. */
 typedef enum {
-    PROGRESS_FILL = 0,    /* the kernel matrix (kernel_plan.c, kernel_generic.c,
-                           * kernel_fast.c) */
+    PROGRESS_FILL = 0,    /* the kernel matrix (the evaluators' loops:
+                           * kernel_fast.c, sparse_tiles.c,
+                           * sparse_columns.c, kernel_generic.c) */
     PROGRESS_CENTER,      /* its centering (center.c) */
     PROGRESS_REDUCE,      /* the tridiagonal reduction's panels (eigen.c,
                            * band_reduction.c) */
