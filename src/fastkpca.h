@@ -444,11 +444,12 @@ void band_back_transform(const double *A, int n, int b, const double *tau1, doub
  * symmetric diagonal block goes through a square of this size. */
 #define BAND_STRIP 256
 /* The fewest multiply-adds a parallel region of the two stages' products
- * gets (panel_gemm(), reflector_tiles.c): the thread-work setting (tile_thread_work(), tiles.c) over
- * BAND_THREAD_SHARE, 2 x 10^6 by default. Stage 1 makes some 40 regions a
- * panel, most of them products of a panel (n x b) with a strip or a
- * b x b factor; under the setting itself they ran on one thread, and stage
- * 1 at n = 3000 took 1.12 s on 2 threads against 1.20 on one (idle). */
+ * gets (panel_gemm(), reflector_tiles.c): the thread-work setting
+ * (tile_thread_work(), tiles.c) over BAND_THREAD_SHARE, 2 x 10^6 by
+ * default. Stage 1 makes some 40 regions a panel, most of them products of
+ * a panel (n x b) with a strip or a b x b factor; under the setting itself
+ * they ran on one thread, and stage 1 at n = 3000 took 1.12 s on 2 threads
+ * against 1.20 on one (idle). */
 #define BAND_THREAD_SHARE 16.0
 /* reflector_tiles.c: LAPACK's blocked steps on the tiles (dlatrd, dlarft
  * and dlarfb, dsyr2k), shared by both reductions and eigen.c's

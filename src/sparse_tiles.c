@@ -1,6 +1,7 @@
 /* Tiles of a single gathered-product kernel (vanilladot, polydot, tanhdot,
- * rbfdot) on sparse rows, for the matrix-free passes and the kernel of a
- * whole set with itself (the exact fill, kernel_matrix(x)).
+ * rbfdot) on sparse rows, for the matrix-free passes (sparse_tile()) and
+ * the kernel of a whole set with itself (the exact fill, kernel_matrix(x):
+ * their block loop, sparse_tiles_block()).
  *
  * Text and counts have a few columns that most rows share (the words
  * "the" and "of"; a Zipf law's first columns) and many that few rows
