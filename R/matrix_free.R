@@ -184,7 +184,7 @@ matrix_free_groups <- function(n) engine_call(.Call(C_matrix_free_groups, as.int
 # Whether the kernel's passes share the tiles of the lower triangle on the
 # rows x: dense rows (one base kernel of an inner product or a distance,
 # src/kernel_fast.c) or sparse rows (any single base kernel but besseldot,
-# src/sparse.c); C reads the kind from x.
+# src/sparse_tiles.c, src/sparse_columns.c); C reads the kind from x.
 kernel_shares_tiles <- function(program, x) {
   engine_call(.Call(C_kernel_shares_tiles, program, x))
 }

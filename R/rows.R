@@ -262,7 +262,7 @@ squared_distances <- function(x) UseMethod("squared_distances")
 #' @exportS3Method
 squared_distances.default <- function(x) as.vector(stats::dist(x))^2
 # ||a||^2 + ||b||^2 - 2 a'b from the Gram matrix of the rows, which
-# src/sparse.c computes on the sparse rows
+# src/sparse_tiles.c computes on the sparse rows
 #' @exportS3Method
 squared_distances.fastkpca_sparse_rows <- function(x) {
   G <- kernel_matrix("vanilladot", x)

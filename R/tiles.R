@@ -1,7 +1,7 @@
-# The register-tile products of src/tiles.c, for the tests and benchmarks,
-# through the kernels of one vector path (simd_path_names, R/simd.R; "auto"
-# is the session's, simd_path(); a path the CPU lacks gives the widest
-# below it that it runs). op:
+# The register-tile products of src/tiles.c and src/tiles_vector.c, for the
+# tests and benchmarks, through the kernels of one vector path
+# (simd_path_names, R/simd.R; "auto" is the session's, simd_path(); a path
+# the CPU lacks gives the widest below it that it runs). op:
 #   "gemm": c + op(a) op(b) (op(a) = t(a) when trans_a, op(b) = t(b) when
 #     trans_b);
 #   "symv": c + A b for the symmetric A whose lower triangle is a's (the

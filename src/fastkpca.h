@@ -8,7 +8,8 @@
  *   kernel_points.c the points of a call read once (dense rows, sparse rows or
  *             strings): kernel_call_read(), every evaluating entry's prologue
  *   kernel_plan.c the one choice of an evaluator (kernel_plan()), and the
- *             block loop that follows it (kernel_block())
+ *             hand-over to its block loop (kernel_block()) or its tiles
+ *             (kernel_tile())
  *   kernel_generic.c the generic evaluator: any program on any points, one
  *             column segment at a time
  *   kernel_values.c the base kernels' values, below every evaluator
@@ -49,10 +50,14 @@
  *   kica.c    kernel ICA: the KGV and KCCA contrasts and the Jacobi sweeps over
  *             pairwise rotations (Brent's method), on cached factors
  *   kcca.c    kernel canonical correlation: incomplete Cholesky for any kernel
- *   sparse.c  sparse rows (CSR) from R's sparse matrices, and the kernel
- *             values of sparse points (scatter and gather, or a merge)
+ *   sparse.c  sparse rows (CSR) from R's sparse matrices, read once per
+ *             call, and their norms
+ *   sparse_columns.c the kernel values of sparse points (scatter and
+ *             gather, or a merge), and the evaluator of a single kernel on
+ *             sparse rows 8 columns at a time (its loop and its tiles)
  *   sparse_tiles.c the tiles of a gathered-product kernel on sparse rows (a
- *             dense head of the frequent columns, sorted tails)
+ *             dense head of the frequent columns, sorted tails), and their
+ *             block loop
  *   simd.h    the arithmetic layer: the vector types (GCC and clang vector
  *             extensions: SSE2, AVX2, AVX-512, NEON) and the one switch,
  *             the session's vector path, that every vector kernel honours
@@ -63,16 +68,20 @@
  *             the tuning's table and the engine's limits for R
  *   entry_record.c the path each entry point ran on, recorded at its entry
  *             (for the tests)
- *   tiles.c   every register-tile product: general, rank-k (the Nystrom
- *             statistics), symmetric and general matrix-vector, the
- *             randomized solver's symmetric product, the string kernels'
- *             dense products (through the general one)
- *   tiles_vector.h the matrix-vector products' bodies, compiled per copy of
- *             tiles.c (plain, two-double, AVX2)
+ *   tiles.c   the register-tile products of matrices: general, rank-k
+ *             (the Nystrom statistics), the string kernels' dense products
+ *             (through the general one); the thread-work setting
+ *   tiles_vector.c the register-tile matrix-vector products (symmetric and
+ *             general) and the randomized solver's symmetric product
+ *   tiles_vector.h their bodies, compiled per copy by tiles_vector.c
+ *             (plain, two-double, AVX2)
  *   tile_product.c the tests' entry point to the tiles, through the copy
  *             of a named path (tiles.h)
  *   blas.c    which BLAS is loaded, and which products go to it (a rule
- *             on their shapes, the only one)
+ *             on their shapes, the only one): the BLAS's side of each
+ *             choice
+ *   reflector_tiles.c LAPACK's blocked steps of the exact solver on the
+ *             tiles (dlatrd, dlarft and dlarfb, dsyr2k), below blas.c
  *   memory.c  the memory the system can still give, from the OS's own calls;
  *             huge pages for the large results
  *   errors.c  the engine's errors, raised as classed R conditions
@@ -302,6 +311,8 @@ void kernel_fast_refine(const kernel_spec *spec, const double *ra, const double 
 double kernel_of_product(const kernel_spec *k, double s, double *work);
 double kernel_value(const kernel_spec *k, const double *a, const double *b, int d,
                     double aa, double bb, double *work);
+size_t kernel_value_work(const kernel_spec *k);
+double kernel_value_cost(const kernel_spec *k, int d);
 
 /* kernel_program.c: the kernel of a call, read once */
 void kernel_eval_from_R(SEXP program, kernel_eval *k);
@@ -335,16 +346,16 @@ size_t kernel_work_length(const kernel_eval *k);
 double *kernel_work(const kernel_eval *k, int threads);
 double kernel_program_cost(const kernel_eval *k, int d);
 void generic_block(const kernel_eval *k, const kernel_points *a, const kernel_points *b,
-                   int lower_only, double *out, int threads, const char *what, int step,
+                   int lower_only, double *out, int threads, const char *what,
                    double block_work, int min_columns);
 void kernel_diagonal(const kernel_eval *k, const kernel_points *p, double *out);
 
-/* kernel_plan.c: which evaluator computes a kernel, and the loops that
- * follow the choice */
+/* kernel_plan.c: which evaluator computes a kernel, and the hand-over to
+ * its block loop or its tiles */
 typedef enum {
     EVAL_FAST,           /* kernel_fast.c's tiles */
     EVAL_SPARSE_TILES,   /* sparse_tiles.c's tiles */
-    EVAL_SPARSE_COLUMNS, /* sparse.c's 8-column products */
+    EVAL_SPARSE_COLUMNS, /* sparse_columns.c's 8-column products */
     EVAL_GENERIC         /* kernel_generic.c's interpreter */
 } kernel_evaluator;
 typedef enum {
@@ -362,34 +373,48 @@ kernel_tiles *kernel_tiles_prepare(const kernel_eval *k, const kernel_points *a,
                                    const kernel_points *b, int threads);
 int kernel_tile(const kernel_tiles *P, int r0, int nr, int c0, int nc, double *out);
 
-/* sparse.c: sparse rows, read from R, and their kernel values; a single
- * kernel of a gathered product takes SPARSE_COLUMNS columns at a time
- * (sparse_columns()), whose rows scattered side by side need
- * SPARSE_COLUMNS x d doubles of scratch */
-#define SPARSE_COLUMNS 8
+/* sparse.c: sparse rows, read from R once per call, and their norms */
 int is_sparse_rows(SEXP x);
 void sparse_rows_from_R(SEXP x, const char *what, sparse_csr *s);
 const double *sparse_row_norms(const sparse_csr *s, int row0, int n);
+SEXP sparse_rows(SEXP index, SEXP second, SEXP values, SEXP dim, SEXP layout);
+
+/* sparse_columns.c: the kernel values of sparse rows (sparse_segment(),
+ * one column, with the first SPARSE_COLUMNS x d doubles of its scratch
+ * zero) and the evaluator of a single kernel on sparse rows by
+ * SPARSE_COLUMNS columns at a time, whose rows scattered side by side
+ * need SPARSE_COLUMNS x d doubles of scratch: its block loop (1 if a
+ * value is not finite) and its tiles (sparse_columns_prepare() on the
+ * main thread, sparse_columns_tile() on any of its threads, no R API) */
+#define SPARSE_COLUMNS 8
 void sparse_segment(const kernel_spec *spec, const kernel_points *a, const kernel_points *b,
                     int j, int i0, int i1, double *dst, double *work);
-void sparse_columns(const kernel_spec *spec, const kernel_points *a, const kernel_points *b,
-                    int c0, int nc, int i0, int i1, int lower, double *out, size_t ldo,
-                    double *work);
 double sparse_rbf_distance(double sigma, double an, double bn, double ab,
                            const sparse_csr *A, int ra, const sparse_csr *B, int rb);
+int sparse_columns_block(const kernel_spec *spec, const kernel_points *a,
+                         const kernel_points *b, int lower_only, double *out, int threads,
+                         double block_work, int min_columns);
+typedef struct sparse_columns_plan sparse_columns_plan;
+sparse_columns_plan *sparse_columns_prepare(const kernel_spec *spec, const kernel_points *a,
+                                            const kernel_points *b, int threads);
+int sparse_columns_tile(const sparse_columns_plan *P, int r0, int nr, int c0, int nc,
+                        double *out);
 
 /* sparse_tiles.c: tiles of a gathered-product kernel on sparse rows, the
  * frequent columns as a dense head (one tiled product), the rest indexed
  * by column per tile. sparse_tiles_prepare() on the main thread;
  * sparse_tile() on any of its threads, no R API, 1 if a value is not
- * finite. */
+ * finite; sparse_tiles_block(), the block loop (1 if a value is not
+ * finite). */
 typedef struct sparse_tiles sparse_tiles;
 int sparse_tiles_supported(const kernel_spec *spec);
 sparse_tiles *sparse_tiles_prepare(const kernel_spec *spec, const kernel_points *a,
                                    const kernel_points *b, int threads);
 int sparse_tile(const sparse_tiles *P, int r0, int nr, int c0, int nc, double *out,
                 size_t ldo);
-SEXP sparse_rows(SEXP index, SEXP second, SEXP values, SEXP dim, SEXP layout);
+int sparse_tiles_block(const kernel_spec *spec, const kernel_points *a,
+                       const kernel_points *b, int lower_only, double *out, int threads,
+                       double block_work);
 
 /* kernel_fast.c: the kernels of an inner product or a squared distance */
 int kernel_fast_supported(const kernel_spec *spec);
@@ -455,14 +480,18 @@ void band_back_transform(const double *A, int n, int b, const double *tau1, doub
  * symmetric diagonal block goes through a square of this size. */
 #define BAND_STRIP 256
 /* The fewest multiply-adds a parallel region of the two stages' products
- * gets (panel_gemm(), blas.c): the thread-work setting (tile_thread_work()) over
- * BAND_THREAD_SHARE, 2 x 10^6 by default. Stage 1 makes some 40 regions a
- * panel, most of them products of a panel (n x b) with a strip or a
- * b x b factor; under the setting itself they ran on one thread, and stage
- * 1 at n = 3000 took 1.12 s on 2 threads against 1.20 on one (idle). */
+ * gets (panel_gemm(), reflector_tiles.c): the thread-work setting
+ * (tile_thread_work(), the tuning) over BAND_THREAD_SHARE, 2 x 10^6 by
+ * default. Stage 1 makes some 40 regions a panel, most of them products of
+ * a panel (n x b) with a strip or a b x b factor; under the setting itself
+ * they ran on one thread, and stage 1 at n = 3000 took 1.12 s on 2 threads
+ * against 1.20 on one (idle). */
 #define BAND_THREAD_SHARE 16.0
-/* blas.c: the block reflectors' steps and the rank-2k update on the
- * tiles, shared by both reductions and eigen.c's back-transformation */
+/* reflector_tiles.c: LAPACK's blocked steps on the tiles (dlatrd, dlarft
+ * and dlarfb, dsyr2k), shared by both reductions and eigen.c's
+ * back-transformation (through blas.c's choice), with the panels' product */
+void tridiagonal_panel_tiles(int m, int nb, double *A, int lda, double *offdiag,
+                             double *tau, double *W, int ldw, double *work, int threads);
 void panel_gemm(int m, int n, int k, const double *A, int lda, int transa,
                 const double *B, int ldb, int transb, double sign, double *C, int ldc,
                 int threads);
@@ -514,8 +543,9 @@ void call_step(SEXP step);    /* ... called between blocks (a progress bar) */
  * checkpoints of its steps; every step may report a fraction of itself
  * done, and a step the solver does not run has no share. */
 typedef enum {
-    PROGRESS_FILL = 0,    /* the kernel matrix (kernel_plan.c, kernel_generic.c,
-                           * kernel_fast.c) */
+    PROGRESS_FILL = 0,    /* the kernel matrix (the evaluators' loops:
+                           * kernel_fast.c, sparse_tiles.c,
+                           * sparse_columns.c, kernel_generic.c) */
     PROGRESS_CENTER,      /* its centering (center.c) */
     PROGRESS_REDUCE,      /* the tridiagonal reduction's panels (eigen.c,
                            * band_reduction.c) */
@@ -602,9 +632,9 @@ SEXP kica_sweeps(SEXP z, SEXP V, SEXP par, SEXP contrast, SEXP angles, SEXP half
                  SEXP tol, SEXP maxit, SEXP step);
 
 
-/* tiles.c: every register-tile product (for the reference BLAS), each
- * with a copy per path of the arithmetic layer (simd.h), the session's
- * path choosing. tile_gemm_add: C (m x n) += A (m x k) B (k x n),
+/* tiles.c: the register-tile products of matrices (for the reference
+ * BLAS), each with a copy per path of the arithmetic layer (simd.h), the
+ * session's path choosing. tile_gemm_add: C (m x n) += A (m x k) B (k x n),
  * column-major, one thread, each entry summed over k in increasing order
  * (so a row's result depends on nothing but its own row of A and on B).
  * tile_gemm: C += sign op(A) op(B), op(X) = X' when trans is set, sign +1
@@ -627,22 +657,23 @@ void tile_gemm_floor(int m, int n, int k, const double *A, int lda, int transa,
 #define SYRK_KC 128
 void syrk_lower_add(const double *Bt, int nb, int m, const double *c, double *G,
                     double *colsum, int threads);
-/* symv_lower: y = A x, A symmetric n x n from its lower triangle, with
- * scratch of symv_lower_work(n) doubles; each y(i) summed in one order
- * whatever the thread count. symm_lower: Y (n x l) = A X, the same A, the
- * columns split between the threads (main thread). */
+/* mirror_lower_columns: the upper triangle of columns j0..j1-1 of the
+ * n x n matrix K copied from its lower one, in tiles on the threads */
+void mirror_lower_columns(double *K, int n, int j0, int j1, int threads);
+/* tiles_vector.c: the register-tile matrix-vector products, a copy per
+ * path as tiles.c's. symv_lower: y = A x, A symmetric n x n from its
+ * lower triangle, with scratch of symv_lower_work(n) doubles; each y(i)
+ * summed in one order whatever the thread count. symm_lower: Y (n x l) =
+ * A X, the same A, the columns split between the threads (main thread).
+ * gemv_add: y (n) += sign A x, A n x k; each y(i) summed over the columns
+ * in order. gemv_t: y (k) = A' x, the dot products in vector lanes. */
 size_t symv_lower_work(int n);
 void symv_lower(int n, const double *A, int lda, const double *x, double *y,
                 double *work, int threads);
 void symm_lower(const double *A, int n, const double *X, int l, double *Y, int threads);
-/* gemv_add: y (n) += sign A x, A n x k; each y(i) summed over the columns
- * in order. gemv_t: y (k) = A' x, the dot products in vector lanes. */
 void gemv_add(int n, int k, const double *A, int lda, const double *x, double sign,
               double *y);
 void gemv_t(int n, int k, const double *A, int lda, const double *x, double *y);
-/* mirror_lower_columns: the upper triangle of columns j0..j1-1 of the
- * n x n matrix K copied from its lower one, in tiles on the threads */
-void mirror_lower_columns(double *K, int n, int j0, int j1, int threads);
 /* tile_product.c: the tests' entry point to the tiles */
 SEXP tile_product(SEXP a, SEXP b, SEXP c, SEXP trans_a, SEXP trans_b, SEXP threads,
                   SEXP path, SEXP op);
@@ -659,8 +690,7 @@ SEXP tile_product(SEXP a, SEXP b, SEXP c, SEXP trans_a, SEXP trans_b, SEXP threa
  * steps (eigen.c), each with its scratch size: tridiagonal_panel (dlatrd),
  * symmetric_rank2k_update (C -= V W' + W V', lower), block_reflector_apply
  * (dlarft and dlarfb), back_transform_at_once (dormtr when LAPACK's and
- * small; returns whether it ran). upper_triangular_vector,
- * upper_triangular_product: x <- T x, B <- T B (dtrmv, dtrmm: no tile copy).
+ * small; returns whether it ran); their tile copies in reflector_tiles.c.
  * The only callers of the level-2 and level-3 BLAS. */
 int blas_is_optimized(void);
 int tiles_at_every_size(void);
@@ -690,8 +720,6 @@ size_t block_reflector_work(int rows, int nb);
 void block_reflector_apply(double *V, int ldv, int rows, int ib, const double *tau,
                            double *T, int ldt, double *C, int ldc, int k, int cols,
                            double *scratch, double *work, int threads);
-void upper_triangular_vector(int k, const double *T, int ldt, double *x);
-void upper_triangular_product(int k, int n, const double *T, int ldt, double *B, int ldb);
 
 /* engine_settings.c: the engine's settings from R (the vector path and the
  * tuning, ENGINE_TUNING above), the tuning's table for R, and the name of

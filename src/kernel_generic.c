@@ -13,22 +13,17 @@
 #include <float.h>
 #include <string.h>
 
-/* Rough cost of one value of a base kernel, in units of one multiply-add. */
-static double value_cost(const kernel_spec *k, int d)
-{
-    switch (k->code) {
-    case KERNEL_STRING: return string_value_cost(k);
-    case KERNEL_ANOVA: return 16.0 * d + 16.0;  /* an exp per coordinate */
-    case KERNEL_SPLINE: return 4.0 * d + 16.0;
-    case KERNEL_BESSEL: return d + 64.0 * (floor(k->order) + 2.0);
-    default: return d + 16.0;
-    }
-}
-
+/* Rough cost of one value of the program, in units of one multiply-add:
+ * its base kernels' (kernel_value_cost(), string_value_cost()) and 4 per
+ * operation. */
 double kernel_program_cost(const kernel_eval *k, int d)
 {
     double cost = 0.0;
-    for (int b = 0; b < k->nbase; b++) cost += value_cost(k->bases + b, d);
+    for (int b = 0; b < k->nbase; b++) {
+        const kernel_spec *spec = k->bases + b;
+        cost += spec->code == KERNEL_STRING ? string_value_cost(spec)
+                                            : kernel_value_cost(spec, d);
+    }
     return cost + 4.0 * (k->nops - k->nbase);
 }
 
@@ -142,8 +137,8 @@ size_t kernel_work_length(const kernel_eval *k)
         size_t s = string_work_length(k);
         if (s > len) len = s;
     }
-    /* sparse rows: SPARSE_COLUMNS rows scattered side by side, before the
-     * rest (sparse_columns()) */
+    /* sparse rows: the column's row scattered, in the first d of
+     * SPARSE_COLUMNS x d doubles, before the rest (sparse_segment()) */
     if (k->sparse) len += SPARSE_COLUMNS * (size_t) k->sparse_d;
     return len;
 }
@@ -176,35 +171,28 @@ void kernel_diagonal(const kernel_eval *k, const kernel_points *p, double *out)
     }
 }
 
-/* Columns j..j+nj-1 of out (rows a->n) for generic_block(): by the sparse
- * rows' 8-column products (step > 1: nj of them at once) or the program
- * run on each column's segment. Returns 1 if a value is not finite. No R
- * API: called on the threads. */
-static int generic_columns(const kernel_eval *k, const kernel_points *a,
-                           const kernel_points *b, int j, int nj, int lower_only,
-                           double *out, int step, double *stack, double *work)
+/* Column c of out (rows a->n) for generic_block(): the program run on its
+ * segment. Returns 1 if a value is not finite. No R API: called on the
+ * threads. */
+static int generic_column(const kernel_eval *k, const kernel_points *a,
+                          const kernel_points *b, int c, int lower_only, double *out,
+                          double *stack, double *work)
 {
     int rows = a->n, bad = 0;
-    if (step > 1)
-        sparse_columns(k->bases, a, b, j, nj, 0, rows, lower_only, out + (size_t) j * rows,
-                       (size_t) rows, work);
-    for (int c = j; c < j + nj; c++) {
-        double *col = out + (size_t) c * rows;
-        int i0 = lower_only ? c : 0;
-        if (i0 >= rows) continue;
-        if (step == 1) program_segment(k, a, b, c, i0, col, stack, work);
-        for (int i = i0; i < rows; i++) bad |= simd_not_finite(col[i]);
-    }
+    double *col = out + (size_t) c * rows;
+    int i0 = lower_only ? c : 0;
+    if (i0 >= rows) return 0;
+    program_segment(k, a, b, c, i0, col, stack, work);
+    for (int i = i0; i < rows; i++) bad |= simd_not_finite(col[i]);
     return bad;
 }
 
-/* kernel_block() (kernel_plan.c) by the generic interpreter (step 1) or,
- * for a single kernel on sparse rows, by sparse.c's products of step =
- * SPARSE_COLUMNS columns at a time: blocks of columns of about block_work
- * multiply-adds (at least min_columns per thread), the columns of a block
- * on the threads, an interrupt check between blocks. */
+/* kernel_block() (kernel_plan.c) by the generic interpreter: blocks of
+ * columns of about block_work multiply-adds (at least min_columns per
+ * thread), the columns of a block on the threads, an interrupt check
+ * between blocks. */
 void generic_block(const kernel_eval *k, const kernel_points *a, const kernel_points *b,
-                   int lower_only, double *out, int threads, const char *what, int step,
+                   int lower_only, double *out, int threads, const char *what,
                    double block_work, int min_columns)
 {
     int rows = a->n, cols = b->n;
@@ -225,15 +213,15 @@ void generic_block(const kernel_eval *k, const kernel_points *a, const kernel_po
 #pragma omp parallel for num_threads(threads) schedule(dynamic, 4) if (threads > 1) \
     reduction(|:nonfinite)
 #endif
-        for (int j = j0; j < j1; j += step) {
+        for (int j = j0; j < j1; j++) {
 #ifdef _OPENMP
             int t = omp_get_thread_num();
 #else
             int t = 0;
 #endif
-            nonfinite |= generic_columns(k, a, b, j, j1 - j < step ? j1 - j : step, lower_only,
-                                         out, step, stack + stack_len * (size_t) t,
-                                         work + work_len * (size_t) t);
+            nonfinite |= generic_column(k, a, b, j, lower_only, out,
+                                        stack + stack_len * (size_t) t,
+                                        work + work_len * (size_t) t);
         }
         /* outside the parallel region: R API calls are safe here */
         if (nonfinite) kernel_nonfinite_error(k, what);

@@ -1,16 +1,16 @@
 /* The plan of a kernel evaluation: which evaluator computes the kernel
  * between two sets of points, chosen in one place (kernel_plan()), with
- * the reasons; kernel_block() (a block of columns, the interrupt check
- * between blocks) and kernel_tile() (one tile, on any thread) follow it.
- * The evaluators, each in its own file: the fast tiles of a single kernel
- * of a product or a distance on dense rows (kernel_fast.c), the sparse
- * tiles of a single gathered-product kernel on sparse rows
- * (sparse_tiles.c), the sparse rows' 8-column products (sparse.c), and
- * the generic interpreter of any program on any points
- * (kernel_generic.c, with the string tiles of string_kernel.c). */
+ * the reasons; kernel_block() (a block of columns) and kernel_tile() (one
+ * tile, on any thread) hand the work to it. The evaluators, each in its
+ * own file with its block loop and its tiles: the fast tiles of a single
+ * kernel of a product or a distance on dense rows (kernel_fast.c), the
+ * sparse tiles of a single gathered-product kernel on sparse rows
+ * (sparse_tiles.c), the sparse rows' 8-column products of any other
+ * single kernel (sparse_columns.c), and the generic interpreter of any
+ * program on any points (kernel_generic.c, with the string tiles of
+ * string_kernel.c). The plan only chooses and dispatches: the loops, their
+ * threads and their interrupt checks are the evaluators'. */
 #include "fastkpca.h"
-#include "simd.h"
-#include <math.h>
 #include <string.h>
 
 /* Work (in rough units of one multiply-add) done between two interrupt
@@ -18,46 +18,6 @@
 #define KERNEL_BLOCK_WORK 3.0e7
 /* Columns per thread in a block, at least, so that threads share a block. */
 #define KERNEL_BLOCK_MIN_COLUMNS 8
-
-/* kernel_block() for a single gathered-product kernel on sparse rows:
- * panels of SPARSE_PANEL columns, each in tiles of SPARSE_PANEL_ROWS rows
- * from its diagonal (lower_only: the panel's square on the diagonal is
- * computed whole) or from row 0, by sparse_tiles.c, the panels spread over
- * the threads; blocks of panels of about KERNEL_BLOCK_WORK values, with
- * the interrupt check between them. */
-#define SPARSE_PANEL 64
-#define SPARSE_PANEL_ROWS 256
-static void sparse_tiles_block(const kernel_eval *k, const kernel_points *a,
-                               const kernel_points *b, int lower_only, double *out,
-                               int threads, const char *what)
-{
-    int rows = a->n, cols = b->n;
-    sparse_tiles *plan = sparse_tiles_prepare(k->bases, a, b, threads);
-    tile_kernels_ready();
-    int j0 = 0;
-    while (j0 < cols) {
-        int j1 = column_block_end(j0, cols, rows, lower_only, 0, 1.0, 1.0, KERNEL_BLOCK_WORK,
-                                  SPARSE_PANEL * threads);
-        int nonfinite = 0;
-#ifdef _OPENMP
-#pragma omp parallel for num_threads(threads) schedule(dynamic, 1) if (threads > 1) \
-    reduction(|:nonfinite)
-#endif
-        for (int c = j0; c < j1; c += SPARSE_PANEL) {
-            int nc = j1 - c < SPARSE_PANEL ? j1 - c : SPARSE_PANEL;
-            for (int i = lower_only && c < rows ? c : 0; i < rows; i += SPARSE_PANEL_ROWS) {
-                int nr = rows - i < SPARSE_PANEL_ROWS ? rows - i : SPARSE_PANEL_ROWS;
-                nonfinite |= sparse_tile(plan, i, nr, c, nc, out + (size_t) c * rows + i,
-                                         (size_t) rows);
-            }
-        }
-        if (nonfinite) kernel_nonfinite_error(k, what);
-        if (lower_only == KERNEL_SYMMETRIC) mirror_lower_columns(out, rows, j0, j1, threads);
-        R_CheckUserInterrupt();
-        progress_fill_columns(j1, cols, lower_only);
-        j0 = j1;
-    }
-}
 
 /* The evaluator of the kernel k between the points a (rows) and b
  * (columns), for a use: the one place of the choice.
@@ -100,23 +60,24 @@ void kernel_block(const kernel_eval *k, const kernel_points *a, const kernel_poi
 {
     if (a->d != b->d) error_argument("kernel points of %d and %d coordinates", a->d, b->d);
     threads = threads_unless_busy(threads);  /* the cores others leave free */
+    int bad = 0;
     switch (kernel_plan(k, a, b, KERNEL_USE_BLOCK)) {
     case EVAL_FAST:
-        if (kernel_fast_block(k->bases, a, b, lower_only, out, threads, KERNEL_BLOCK_WORK))
-            kernel_nonfinite_error(k, what);
-        return;
+        bad = kernel_fast_block(k->bases, a, b, lower_only, out, threads, KERNEL_BLOCK_WORK);
+        break;
     case EVAL_SPARSE_TILES:
-        sparse_tiles_block(k, a, b, lower_only, out, threads, what);
-        return;
+        bad = sparse_tiles_block(k->bases, a, b, lower_only, out, threads, KERNEL_BLOCK_WORK);
+        break;
     case EVAL_SPARSE_COLUMNS:
-        generic_block(k, a, b, lower_only, out, threads, what, SPARSE_COLUMNS,
-                      KERNEL_BLOCK_WORK, KERNEL_BLOCK_MIN_COLUMNS);
-        return;
+        bad = sparse_columns_block(k->bases, a, b, lower_only, out, threads, KERNEL_BLOCK_WORK,
+                                   KERNEL_BLOCK_MIN_COLUMNS);
+        break;
     default:
-        generic_block(k, a, b, lower_only, out, threads, what, 1, KERNEL_BLOCK_WORK,
+        generic_block(k, a, b, lower_only, out, threads, what, KERNEL_BLOCK_WORK,
                       KERNEL_BLOCK_MIN_COLUMNS);
-        return;
+        break;
     }
+    if (bad) kernel_nonfinite_error(k, what);
 }
 
 /* Whether the fast tiles of kernel_fast.c compute the kernel k on the
@@ -138,19 +99,14 @@ int kernel_tiles_shared(const kernel_eval *k)
 }
 
 /* A source of tiles of the kernel between the points of a and b, on any
- * thread: kernel_fast.c's plan for dense rows; for sparse rows,
- * sparse_tiles.c's plan (a kernel of a gathered product: the frequent
- * columns as a dense head, the rest indexed per tile) or the value
- * function of src/sparse.c (the others) with scratch for each of threads
- * threads. */
+ * thread: the plan's evaluator for tiles, prepared once: kernel_fast.c's
+ * plan for dense rows; for sparse rows, sparse_tiles.c's (a kernel of a
+ * gathered product: the frequent columns as a dense head, the rest
+ * indexed per tile) or sparse_columns.c's (the others). */
 struct kernel_tiles {
     kernel_fast_plan *fast;
     sparse_tiles *sparse;
-    const kernel_spec *spec;
-    kernel_points a, b;
-    double *work;
-    size_t work_len;
-    int threads;
+    sparse_columns_plan *columns;
 };
 
 kernel_tiles *kernel_tiles_prepare(const kernel_eval *k, const kernel_points *a,
@@ -159,23 +115,15 @@ kernel_tiles *kernel_tiles_prepare(const kernel_eval *k, const kernel_points *a,
     if (!kernel_tiles_shared(k)) error_argument("the kernel has no tiles on these points");
     kernel_tiles *P = (kernel_tiles *) R_alloc(1, sizeof(kernel_tiles));
     memset(P, 0, sizeof(kernel_tiles));
-    P->spec = k->bases;
     kernel_evaluator ev = kernel_plan(k, a, b, KERNEL_USE_TILES);
     if (ev == EVAL_FAST) {
         P->fast = kernel_fast_prepare(k->bases, a, b);
-        return P;
-    }
-    if (ev == EVAL_SPARSE_TILES) {
+    } else if (ev == EVAL_SPARSE_TILES) {
         P->sparse = sparse_tiles_prepare(k->bases, a, b, threads);
         tile_kernels_ready();
-        return P;
+    } else {
+        P->columns = sparse_columns_prepare(k->bases, a, b, threads);
     }
-    P->a = *a;
-    P->b = *b;
-    P->threads = threads;
-    P->work_len = kernel_work_length(k);
-    P->work = kernel_work(k, threads);
-    (void) simd_active(); /* the CPU check, once, here rather than on the threads */
     return P;
 }
 
@@ -187,14 +135,5 @@ int kernel_tile(const kernel_tiles *P, int r0, int nr, int c0, int nc, double *o
 {
     if (P->fast) return kernel_fast_tile(P->fast, r0, nr, c0, nc, out);
     if (P->sparse) return sparse_tile(P->sparse, r0, nr, c0, nc, out, (size_t) nr);
-#ifdef _OPENMP
-    int t = omp_get_thread_num();
-#else
-    int t = 0;
-#endif
-    double *work = P->work + P->work_len * (size_t) (t < P->threads ? t : 0);
-    int bad = 0;
-    sparse_columns(P->spec, &P->a, &P->b, c0, nc, r0, r0 + nr, 0, out, (size_t) nr, work);
-    for (size_t i = 0; i < (size_t) nr * nc; i++) bad |= simd_not_finite(out[i]);
-    return bad;
+    return sparse_columns_tile(P->columns, r0, nr, c0, nc, out);
 }

@@ -2,8 +2,10 @@
  * an inner product or a squared distance (kernel_of_product()), one value
  * from two points (kernel_value(): the generic interpreter's, and the
  * closed forms of anovadot and splinedot).
- * It calls nothing of the package above it: kernel.c's interpreter,
- * kernel_fast.c's blocks, sparse.c and sparse_tiles.c all come here. */
+ * It calls nothing of the package above it: kernel_generic.c's
+ * interpreter, kernel_fast.c's blocks, sparse_columns.c and sparse_tiles.c
+ * all come here, and to a value's scratch (kernel_value_work()) and
+ * rough cost (kernel_value_cost()). */
 #include "fastkpca.h"
 #include "simd.h"
 #include <Rmath.h>
@@ -111,7 +113,7 @@ double kernel_value(const kernel_spec *k, const double *a, const double *b,
     case KERNEL_RBF: case KERNEL_LAPLACE: case KERNEL_BESSEL:
         /* from the differences: the square root of laplacedot and
          * besseldot would magnify the norms' rounding in small distances
-         * (as sparse.c and kernel_fast.c do for them) */
+         * (as sparse_columns.c and kernel_fast.c do for them) */
         (void) aa; (void) bb;
         return kernel_of_product(k, kernel_diff_distance(a, b, d), work);
     case KERNEL_ANOVA: {
@@ -133,5 +135,25 @@ double kernel_value(const kernel_spec *k, const double *a, const double *b,
     }
     default:
         return NA_REAL; /* unreachable: codes are checked in kernel_spec_from_R */
+    }
+}
+
+/* The doubles of scratch kernel_of_product() and kernel_value() need for
+ * the base kernel k: besseldot's floor(order) + 1, else one (unused). */
+size_t kernel_value_work(const kernel_spec *k)
+{
+    return (size_t) floor(k->code == KERNEL_BESSEL ? k->order : 0.0) + 1;
+}
+
+/* Rough cost of one value of a base kernel on numbers (points of d
+ * coordinates), in units of one multiply-add: what the evaluators' blocks
+ * of columns are cut by. (A string kernel's is string_value_cost().) */
+double kernel_value_cost(const kernel_spec *k, int d)
+{
+    switch (k->code) {
+    case KERNEL_ANOVA: return 16.0 * d + 16.0;  /* an exp per coordinate */
+    case KERNEL_SPLINE: return 4.0 * d + 16.0;
+    case KERNEL_BESSEL: return d + 64.0 * (floor(k->order) + 2.0);
+    default: return d + 16.0;
     }
 }

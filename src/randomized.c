@@ -15,7 +15,7 @@
  * oversampling. Orthonormalisation by Householder QR (dgeqrf, dorgqr).
  *
  * Products with A (lower triangle of the n x n buffer) are symm_lower()
- * (tiles.c), the l columns split between the threads. */
+ * (tiles_vector.c), the l columns split between the threads. */
 #include "fastkpca.h"
 #include <Rmath.h>
 #include <string.h>

@@ -167,7 +167,7 @@ const char *simd_name(int path);
 
 /* ---- Squared distances from norms, and the not-finite test ----------------
  * Written once, here, for every evaluator (kernel_values.c, kernel_fast.c,
- * sparse.c, sparse_tiles.c).
+ * sparse_columns.c, sparse_tiles.c).
  *
  * simd_not_finite(x): whether x is Inf or NaN, from its exponent's bits: an
  * integer test a compiler vectorizes in a loop, where a comparison of

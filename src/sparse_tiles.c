@@ -1,6 +1,7 @@
 /* Tiles of a single gathered-product kernel (vanilladot, polydot, tanhdot,
- * rbfdot) on sparse rows, for the matrix-free passes and the kernel of a
- * whole set with itself (the exact fill, kernel_matrix(x)).
+ * rbfdot) on sparse rows, for the matrix-free passes (sparse_tile()) and
+ * the kernel of a whole set with itself (the exact fill, kernel_matrix(x):
+ * their block loop, sparse_tiles_block()).
  *
  * Text and counts have a few columns that most rows share (the words
  * "the" and "of"; a Zipf law's first columns) and many that few rows
@@ -411,4 +412,46 @@ int sparse_tile(const sparse_tiles *P, int r0, int nr, int c0, int nc, double *o
         }
     }
     return bad;
+}
+
+/* The kernel between the points of a (rows) and b (columns), out as
+ * kernel_block() (kernel_plan.c) describes it, by the tiles: panels of
+ * SPARSE_PANEL columns, each in tiles of SPARSE_PANEL_ROWS rows from its
+ * diagonal (lower_only: the panel's square on the diagonal is computed
+ * whole) or from row 0, the panels spread over the threads; blocks of
+ * panels of about block_work values, with the interrupt check between
+ * them. Returns 1 if a value is not finite (the caller reports it). */
+#define SPARSE_PANEL 64
+#define SPARSE_PANEL_ROWS 256
+int sparse_tiles_block(const kernel_spec *spec, const kernel_points *a,
+                       const kernel_points *b, int lower_only, double *out, int threads,
+                       double block_work)
+{
+    int rows = a->n, cols = b->n;
+    sparse_tiles *plan = sparse_tiles_prepare(spec, a, b, threads);
+    tile_kernels_ready();
+    int j0 = 0;
+    while (j0 < cols) {
+        int j1 = column_block_end(j0, cols, rows, lower_only, 0, 1.0, 1.0, block_work,
+                                  SPARSE_PANEL * threads);
+        int nonfinite = 0;
+#ifdef _OPENMP
+#pragma omp parallel for num_threads(threads) schedule(dynamic, 1) if (threads > 1) \
+    reduction(|:nonfinite)
+#endif
+        for (int c = j0; c < j1; c += SPARSE_PANEL) {
+            int nc = j1 - c < SPARSE_PANEL ? j1 - c : SPARSE_PANEL;
+            for (int i = lower_only && c < rows ? c : 0; i < rows; i += SPARSE_PANEL_ROWS) {
+                int nr = rows - i < SPARSE_PANEL_ROWS ? rows - i : SPARSE_PANEL_ROWS;
+                nonfinite |= sparse_tile(plan, i, nr, c, nc, out + (size_t) c * rows + i,
+                                         (size_t) rows);
+            }
+        }
+        if (nonfinite) return 1;
+        if (lower_only == KERNEL_SYMMETRIC) mirror_lower_columns(out, rows, j0, j1, threads);
+        R_CheckUserInterrupt();
+        progress_fill_columns(j1, cols, lower_only);
+        j0 = j1;
+    }
+    return 0;
 }

@@ -1,7 +1,7 @@
 /* The tests' and benchmarks' entry point to the register-tile products
- * (fastkpca:::tile_product(), R/tiles.R): each product of tiles.c through
- * the copy of a named path (tiles.h), and what blas.c decides. An entry
- * file: nothing of the engine calls it. */
+ * (fastkpca:::tile_product(), R/tiles.R): each product of tiles.c and
+ * tiles_vector.c through the copy of a named path (tiles.h), and what
+ * blas.c decides. An entry file: nothing of the engine calls it. */
 #include "fastkpca.h"
 #include "simd.h"
 #include "tiles.h"

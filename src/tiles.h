@@ -1,7 +1,7 @@
-/* The register-tile products of tiles.c through the copy of a named path
- * (a path simd_resolve() gives, one this CPU runs) rather than the
- * session's: for the tests' entry point (tile_product.c), which checks
- * every copy against plain R. The products and their arguments are those
+/* The register-tile products of tiles.c and tiles_vector.c through the
+ * copy of a named path (a path simd_resolve() gives, one this CPU runs)
+ * rather than the session's: for the tests' entry point (tile_product.c),
+ * which checks every copy against plain R. The products and their arguments are those
  * of fastkpca.h (tile_gemm(), symv_lower(), syrk_lower_add(), gemv_add(),
  * gemv_t(), symm_lower()); tile_gemm_path() and syrk_lower_path() return
  * the path whose copy ran, vector_products_path() that of the others;

@@ -1,12 +1,12 @@
-/* The matrix-vector products of tiles.c (the symmetric one's columns, the
- * general one and its transpose, the randomized solver's symmetric
- * product), written once and compiled once per copy: tiles.c includes it
- * with TV(name) naming the copy, TV_ATTR its target attribute, TV_VECTOR 1
- * where the copy keeps four lanes in a vd4 (0: the plain loops, which keep
- * them in arrays, in the same order), TV_FMA(x, y, acc) the copy's
- * multiply-add of vd4 lanes and TV_FMA1 that of one double (simd.h's
- * helpers: fused in the copies whose instruction set fuses, a product then
- * a sum in the others). A sum of products is written as its first product,
+/* The matrix-vector products of tiles_vector.c (the symmetric one's
+ * columns, the general one and its transpose, the randomized solver's
+ * symmetric product), written once and compiled once per copy:
+ * tiles_vector.c includes it with TV(name) naming the copy, TV_ATTR its
+ * target attribute, TV_VECTOR 1 where the copy keeps four lanes in a vd4
+ * (0: the plain loops, which keep them in arrays, in the same order),
+ * TV_FMA(x, y, acc) the copy's multiply-add of vd4 lanes and TV_FMA1
+ * that of one double (simd.h's helpers: fused in the copies whose
+ * instruction set fuses, a product then a sum in the others). A sum of products is written as its first product,
  * then a multiply-add per further term, then added to what it updates: the
  * order of the plain loops of before, so that the copies without fused
  * multiply-adds keep their bits. Nothing here calls R. */

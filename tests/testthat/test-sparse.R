@@ -1,4 +1,4 @@
-# Sparse data (R/sparse.R, src/sparse.c, src/sparse_tiles.c): kept sparse from the input to
+# Sparse data (R/sparse.R, src/sparse.c, src/sparse_columns.c, src/sparse_tiles.c): kept sparse from the input to
 # every kernel value, and equal to the dense computation (and to the
 # plain-R formulas, kernlab and scikit-learn) on random sparse matrices with
 # an empty row, an empty column and a row of one value, and on a real
