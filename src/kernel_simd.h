@@ -11,7 +11,7 @@
  * for |k| < 2^11), exp(r) by its Taylor polynomial of degree 13 in Horner's
  * form (truncation below 5e-18 relative), times 2^k built from k's bits. The
  * maximum relative error, measured against exp() over the whole range
- * (tests/testthat/test-kernel-speed.R), is in kernel_fast.c. */
+ * (tests/testthat/test-kernel-fast.R), is in kernel_fast.c. */
 static inline KF_ATTR VD KF(vexp)(VD x)
 {
     const VD magic = VOP(SPLAT)(6755399441055744.0); /* 1.5 * 2^52: round to integer */
