@@ -226,8 +226,9 @@ static inline int band_all_zero(const double *x, int m)
 #define BAND_ALPHA_BIG 0x1p480
 #define BAND_SCALE_MAX 1000
 
-/* Stage 2's sweep, one copy per rule of arithmetic (band_sweep.h); the
- * bits depend on the path, not the compiler or the threads. */
+/* Stage 2's sweep, one copy per rule of arithmetic (band_sweep.h, which
+ * undefines its parameters at its end); the bits depend on the path, not
+ * the compiler or the threads. */
 
 /* plain loops: a product, then a sum */
 #define BS(name) band_##name##_plain
@@ -236,26 +237,16 @@ static inline int band_all_zero(const double *x, int m)
 #define BS_FMA(x, y, acc) SD_MUL_ADD(x, y, acc)
 #define BS_FMA1(x, y, acc) SD_MUL_ADD(x, y, acc)
 #include "band_sweep.h"
-#undef BS
-#undef BS_ATTR
-#undef BS_VECTOR
-#undef BS_FMA
-#undef BS_FMA1
 
 #ifdef SIMD_VECTOR
-/* four lanes as two vectors of two doubles: SSE2 (a product, then a sum)
- * or NEON (fused) */
+/* two doubles a vector (a dot product's four lanes in two): SSE2 (a product,
+ * then a sum) or NEON (fused) */
 # define BS(name) band_##name##_v2
 # define BS_ATTR
 # define BS_VECTOR 2
 # define BS_FMA(x, y, acc) VD2_FMA(x, y, acc)
 # define BS_FMA1(x, y, acc) VD2_FMA1(x, y, acc)
 # include "band_sweep.h"
-# undef BS
-# undef BS_ATTR
-# undef BS_VECTOR
-# undef BS_FMA
-# undef BS_FMA1
 #endif
 
 #ifdef SIMD_X86
@@ -268,18 +259,13 @@ static inline int band_all_zero(const double *x, int m)
 # define BS_FMA(x, y, acc) VD4_FMA(x, y, acc)
 # define BS_FMA1(x, y, acc) VD4_FMA1(x, y, acc)
 # include "band_sweep.h"
-# undef BS
-# undef BS_ATTR
-# undef BS_VECTOR
-# undef BS_FMA
-# undef BS_FMA1
 #endif
 
 typedef void (*band_sweep_fn)(band_state *, int, double *, double *, double *,
                               const int *, int *);
 
 /* The sweep of a path (simd_active()): AVX2 with FMA for AVX2 and
- * AVX-512, the vectors in halves for SSE2 and NEON, else plain. */
+ * AVX-512, two-double vectors for SSE2 and NEON, else plain. */
 static band_sweep_fn band_sweep_for(simd_path path)
 {
 #ifdef SIMD_X86

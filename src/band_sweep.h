@@ -6,7 +6,7 @@
  * y, acc) its multiply-add of vectors and BS_FMA1 that of one double
  * (simd.h's helpers: fused in the copies whose instruction set fuses, a
  * product then a sum in the others; the plain copy's BS_FMA is its
- * BS_FMA1).
+ * BS_FMA1); it undefines them all at its end.
  *
  * The order of every sum is written here, never left to the compiler: a
  * dot product of len entries keeps four lanes (entry 4m + l in lane l
@@ -366,3 +366,8 @@ static BS_ATTR void BS(sweep)(band_state *st, int s, double *v, double *u, doubl
 #undef BS_LANES
 #undef BS_LANES_ADD
 #undef BS_LANES_SUM
+#undef BS
+#undef BS_ATTR
+#undef BS_VECTOR
+#undef BS_FMA
+#undef BS_FMA1
