@@ -162,8 +162,11 @@ static inline BS_ATTR void BS(symv_quad)(const double *C, int ld, int len, int j
     w[j + 2] = BS_FMA1(c2[j + 2], x2, BS_FMA1(c1[j + 2], x1, BS_FMA1(c0[j + 2], x0, w[j + 2])));
     w[j + 3] = BS_FMA1(c3[j + 3], x3, BS_FMA1(c2[j + 3], x2, BS_FMA1(c1[j + 3], x1,
                                                                     BS_FMA1(c0[j + 3], x0, w[j + 3]))));
-    double d0 = BS_FMA1(c0[j + 3], x3, BS_FMA1(c0[j + 2], x2, c0[j + 1] * x1));
-    double d1 = BS_FMA1(c1[j + 3], x3, c1[j + 2] * x2), d2 = c2[j + 3] * x3;
+    /* each chain from 0 by the copy's multiply-add: a bare product that
+     * meets an addition would be fused or not as the contraction flags say */
+    double d0 = BS_FMA1(c0[j + 3], x3, BS_FMA1(c0[j + 2], x2, BS_FMA1(c0[j + 1], x1, 0.0)));
+    double d1 = BS_FMA1(c1[j + 3], x3, BS_FMA1(c1[j + 2], x2, 0.0));
+    double d2 = BS_FMA1(c2[j + 3], x3, 0.0);
     BSV s0 = BSV_SPLAT(x0), s1 = BSV_SPLAT(x1), s2 = BSV_SPLAT(x2), s3 = BSV_SPLAT(x3);
     BS_LANES(e0); BS_LANES(e1); BS_LANES(e2); BS_LANES(e3);
     int i = j + 4;
