@@ -12,7 +12,10 @@
 # library, loaded afterwards), with the flags given through a temporary
 # Makevars named by R_MAKEVARS_USER (~/.R/Makevars is neither read nor
 # touched). The flags are CRAN's: -Wall -pedantic -Wstrict-prototypes, at -O2.
-# FASTKPCA_COMPILERS='gcc-omp clang' picks builds by name; with
+# FASTKPCA_COMPILERS='gcc-omp clang' picks builds by name (clang-contract,
+# clang with OpenMP and -ffp-contract=fast, only when named: every
+# product that meets an addition fused where the code does not hold it
+# apart); with
 # FASTKPCA_LIBS_DIR set, each native build's library is kept there, in a
 # folder of the build's name (scripts/stage2-bits.sh compares their bits).
 # Installs what is missing (clang, libomp-dev, gcc-aarch64-linux-gnu) when
@@ -53,15 +56,15 @@ own_warnings() {
 }
 
 status=0
-native_build() {  # name cc openmp_flag
-  local name=$1 cc=$2 omp=$3 dir="$work/$1"
+native_build() {  # name cc openmp_flag [more CFLAGS]
+  local name=$1 cc=$2 omp=$3 more=${4:-} dir="$work/$1"
   local lib="${FASTKPCA_LIBS_DIR:+$FASTKPCA_LIBS_DIR/$name}"
   lib="${lib:-$dir/lib}"
   mkdir -p "$dir" "$lib"
   cp -r "$work/src" "$dir/pkg"
   {
     echo "CC = $cc"
-    echo "CFLAGS = $flags"
+    echo "CFLAGS = $flags${more:+ $more}"
     echo "SHLIB_OPENMP_CFLAGS = $omp"
   } >"$dir/Makevars"
   local start=$(date +%s)
@@ -136,6 +139,8 @@ run() {
     gcc)       native_build gcc gcc "" >"$work/$name.out" 2>&1 & ;;
     clang-omp) native_build clang-omp clang -fopenmp >"$work/$name.out" 2>&1 & ;;
     clang)     native_build clang clang "" >"$work/$name.out" 2>&1 & ;;
+    clang-contract) native_build clang-contract clang -fopenmp -ffp-contract=fast \
+                 >"$work/$name.out" 2>&1 & ;;
     aarch64)   cross_build >"$work/$name.out" 2>&1 & ;;
   esac
   pids+=($!); names+=("$name")
@@ -149,7 +154,7 @@ drain() {
   done
   pids=(); names=()
 }
-for b in gcc-omp gcc clang-omp clang aarch64; do run "$b"; done
+for b in gcc-omp gcc clang-omp clang clang-contract aarch64; do run "$b"; done
 drain
 if [ $status -eq 0 ]; then echo "compilers: every build clean"; else echo "compilers: FAIL"; fi
 exit $status
