@@ -77,12 +77,13 @@ simd_path_resolve <- function(code) engine_call(.Call(C_simd_path_resolve, as.in
 #' environment variable `FASTKPCA_SIMD` sets it (for example
 #' `FASTKPCA_SIMD=plain R CMD check`).
 #'
-#' Each path sums every value in a fixed order, the same for any number of
-#' threads and on every path (the randomized solver's products excepted:
-#' the compiler splits their sums between the lanes of each instruction
-#' set), so a build of the package gives the same bits on a path in
-#' every session, on every machine that runs the path. Paths with fused multiply-adds round differently
-#' from those without, and the vector exponential of `rbfdot()` and
+#' Each path sums every value in a fixed order, written out in the
+#' engine's code (never left to the compiler), the same for any number of
+#' threads, so the package gives the same bits on a path in every
+#' session, on every machine that runs the path, built with gcc or clang,
+#' with OpenMP or without (as checked on x86-64). Paths with fused
+#' multiply-adds round differently from those without, and the vector
+#' exponential of `rbfdot()` and
 #' `laplacedot()` differs from the C library's `exp()` of `"plain"` in the
 #' last bits: results of different paths agree to about `1e-15` relative.
 #' The matrix products of `"plain"` and `"sse2"` give the same bits, as do

@@ -12,7 +12,12 @@
 # library, loaded afterwards), with the flags given through a temporary
 # Makevars named by R_MAKEVARS_USER (~/.R/Makevars is neither read nor
 # touched). The flags are CRAN's: -Wall -pedantic -Wstrict-prototypes, at -O2.
-# FASTKPCA_COMPILERS='gcc-omp clang' picks builds by name.
+# FASTKPCA_COMPILERS='gcc-omp clang' picks builds by name (clang-contract,
+# clang with OpenMP and -ffp-contract=fast, only when named: every
+# product that meets an addition fused where the code does not hold it
+# apart); with
+# FASTKPCA_LIBS_DIR set, each native build's library is kept there, in a
+# folder of the build's name (scripts/stage2-bits.sh compares their bits).
 # Installs what is missing (clang, libomp-dev, gcc-aarch64-linux-gnu) when
 # run as root with apt-get. Exits 0 (every build clean), 1 (a warning or a
 # failed build) or 2 (could not run).
@@ -51,18 +56,20 @@ own_warnings() {
 }
 
 status=0
-native_build() {  # name cc openmp_flag
-  local name=$1 cc=$2 omp=$3 dir="$work/$1"
-  mkdir -p "$dir/lib"
+native_build() {  # name cc openmp_flag [more CFLAGS]
+  local name=$1 cc=$2 omp=$3 more=${4:-} dir="$work/$1"
+  local lib="${FASTKPCA_LIBS_DIR:+$FASTKPCA_LIBS_DIR/$name}"
+  lib="${lib:-$dir/lib}"
+  mkdir -p "$dir" "$lib"
   cp -r "$work/src" "$dir/pkg"
   {
     echo "CC = $cc"
-    echo "CFLAGS = $flags"
+    echo "CFLAGS = $flags${more:+ $more}"
     echo "SHLIB_OPENMP_CFLAGS = $omp"
   } >"$dir/Makevars"
   local start=$(date +%s)
   if ! R_MAKEVARS_USER="$dir/Makevars" R CMD INSTALL --no-test-load \
-       --library="$dir/lib" "$dir/pkg" >"$dir/install.log" 2>&1; then
+       --library="$lib" "$dir/pkg" >"$dir/install.log" 2>&1; then
     tail -n 30 "$dir/install.log"
     echo "compilers: $name: FAIL - did not build"
     return 1
@@ -74,7 +81,7 @@ native_build() {  # name cc openmp_flag
     return 1
   fi
   # it loads, and reports its vector path and OpenMP
-  if ! R_LIBS="$dir/lib" Rscript -e 'library(fastkpca); x <- as.matrix(iris[, 1:4]); f <- kpca(x, features = 2); stopifnot(all(is.finite(f$eig)))' \
+  if ! R_LIBS="$lib" Rscript -e 'library(fastkpca); x <- as.matrix(iris[, 1:4]); f <- kpca(x, features = 2); stopifnot(all(is.finite(f$eig)))' \
        >"$dir/load.log" 2>&1; then
     cat "$dir/load.log"; echo "compilers: $name: FAIL - did not load or fit"; return 1
   fi
@@ -82,7 +89,7 @@ native_build() {  # name cc openmp_flag
   # reduction (2100 rows) under a thread limit of 1, finish with the bits
   # of one thread (issue 50: both hung under libgomp; clang's libomp is the
   # other runtime CRAN's builds use)
-  if [ -n "$omp" ] && ! R_LIBS="$dir/lib" timeout 300 Rscript -e '
+  if [ -n "$omp" ] && ! R_LIBS="$lib" timeout 300 Rscript -e '
       library(fastkpca); set.seed(1); x <- matrix(rnorm(2100 * 4), 2100)
       k1 <- kernel_matrix(rbfdot(0.1), x[1:800, ], threads = 1)
       k2 <- kernel_matrix(rbfdot(0.1), x[1:800, ], threads = 2)
@@ -132,6 +139,8 @@ run() {
     gcc)       native_build gcc gcc "" >"$work/$name.out" 2>&1 & ;;
     clang-omp) native_build clang-omp clang -fopenmp >"$work/$name.out" 2>&1 & ;;
     clang)     native_build clang clang "" >"$work/$name.out" 2>&1 & ;;
+    clang-contract) native_build clang-contract clang -fopenmp -ffp-contract=fast \
+                 >"$work/$name.out" 2>&1 & ;;
     aarch64)   cross_build >"$work/$name.out" 2>&1 & ;;
   esac
   pids+=($!); names+=("$name")
@@ -145,7 +154,7 @@ drain() {
   done
   pids=(); names=()
 }
-for b in gcc-omp gcc clang-omp clang aarch64; do run "$b"; done
+for b in gcc-omp gcc clang-omp clang clang-contract aarch64; do run "$b"; done
 drain
 if [ $status -eq 0 ]; then echo "compilers: every build clean"; else echo "compilers: FAIL"; fi
 exit $status

@@ -29,12 +29,36 @@
  * every overlap) as two products on the tiles each (V' Z, then Z -= (V T)
  * times it), then stage 1's panels as three (apply_block_reflector()).
  *
+ * Why not LAPACK's own two stages: dsytrd_2stage (dsytrd_sy2sb, dense to
+ * band, then dsytrd_sb2st, band to tridiagonal) and the drivers on it
+ * (dsyevr_2stage, dsyevd_2stage, dsyev_2stage) compute no eigenvectors in
+ * LAPACK 3.x: JOBZ = 'V' is "not available in this release" (the drivers
+ * refuse it), and dsytrd_sb2st accepts only VECT = 'N', so the reflectors
+ * of its stage 2 (Q2) are not returned in a form anything could apply.
+ *
+ * Stage 2 is the algorithm of dsytrd_sb2st (Haidar, Ltaief and Dongarra's
+ * bulge chasing), in LAPACK's terms: the band is kept as in dsbtrd's lower
+ * band storage, AB(1 + i - j, j) = A(i, j), with b more rows for the bulge
+ * (2b + 1 rows in all, as dsytrd_sb2st's working copy, LDA = 2 KD + 1), and
+ * read with leading dimension 2b, so that a block of the band reads as a
+ * block of a full matrix (dsb2st_kernels' LDA - 1). A sweep's steps are
+ * dsb2st_kernels' three: ttype 1, the sweep's first reflector (dlarfg) and
+ * its two-sided update of the diagonal block (dlarfy); ttype 2, the last
+ * reflector applied from the right to the block below (dlarfx), a new
+ * reflector for that block's first column (dlarfg) applied from the left
+ * to its other columns (dlarfx); ttype 3, the new reflector's two-sided
+ * update of the next diagonal block (dlarfy). They are the package's own
+ * (band_sweep.h, one copy per rule of arithmetic, as tiles_vector.h's), not
+ * LAPACK's: no LAPACK call runs on a worker thread, and every sum has one
+ * order, written out, whatever the compiler and its flags.
+ *
  * Every product sums each entry in one order whatever the thread count
  * (tiles.c), and stage 2's steps compute on the threads what they would in
  * one sweep after the other: the bits do not depend on the number of
  * threads. */
 #include "fastkpca.h"
 #include "simd.h"
+#include <float.h>
 #include <math.h>
 #include <string.h>
 
@@ -139,8 +163,9 @@ void band_reduce(double *A, int n, int b, double *tau1, int threads)
 
 /* ---- stage 2: band to tridiagonal ---------------------------------------- */
 
-/* The band during stage 2: (2b + 1) x n, entry (i, j) (0 <= i - j <= 2b)
- * at i + j ld with ld = 2b, so that a block of it reads as a block of a
+/* The band during stage 2: (2b + 1) x n, LAPACK's lower band storage
+ * (entry (i, j), 0 <= i - j <= 2b, at row i - j of column j), read as
+ * entry i + j ld with ld = 2b, so that a block of it reads as a block of a
  * full matrix of leading dimension ld. */
 typedef struct {
     double *w;
@@ -149,102 +174,6 @@ typedef struct {
 } band_state;
 
 #define BAND(st, i, j) ((st)->w[(size_t) (i) + (size_t) (j) * (st)->ld])
-
-/* Stage 2's loops run down columns of at most b rows: each is asked to be
- * vectorized (a dot product's partial sums, named sum, in the lanes), and the kernels
- * are compiled once per instruction set (band_sweep_for()), as the
- * symmetric product of tiles.c is. */
-#ifdef _OPENMP
-# define BAND_SIMD _Pragma("omp simd")
-# define BAND_SIMD_SUM _Pragma("omp simd reduction(+:sum)")
-#else
-# define BAND_SIMD
-# define BAND_SIMD_SUM
-#endif
-#define BAND_INLINE static inline __attribute__((always_inline))
-
-/* C <- H C H, H = I - tau v v', C the symmetric len x len block at (r, r)
- * (lower triangle): w = tau C v, w -= (tau / 2) (w'v) v, C -= v w' + w v'. */
-BAND_INLINE void band_two_sided(band_state *st, int r, int len, const double *v,
-                                double tau, double *w)
-{
-    if (tau == 0.0) return;
-    for (int i = 0; i < len; i++) w[i] = 0.0;
-    for (int j = 0; j < len; j++) {
-        const double *c = &BAND(st, r, r + j);
-        double sum = 0.0, vj = v[j];
-        BAND_SIMD_SUM
-        for (int i = j + 1; i < len; i++) { w[i] += c[i] * vj; sum += c[i] * v[i]; }
-        w[j] += sum + c[j] * vj;
-    }
-    double sum = 0.0;
-    BAND_SIMD_SUM
-    for (int i = 0; i < len; i++) { w[i] *= tau; sum += w[i] * v[i]; }
-    double alpha = -0.5 * tau * sum;
-    BAND_SIMD
-    for (int i = 0; i < len; i++) w[i] += alpha * v[i];
-    for (int j = 0; j < len; j++) {
-        double *c = &BAND(st, r, r + j), wj = w[j], vj = v[j];
-        BAND_SIMD
-        for (int i = j; i < len; i++) c[i] -= v[i] * wj + w[i] * vj;
-    }
-}
-
-/* The rows x cols block at (r, c) <- block H (from the right): y = B v,
- * B -= tau y v'. */
-BAND_INLINE void band_right(band_state *st, int r, int rows, int c, int cols,
-                            const double *v, double tau, double *y)
-{
-    if (tau == 0.0) return;
-    for (int i = 0; i < rows; i++) y[i] = 0.0;
-    for (int j = 0; j < cols; j++) {
-        const double *col = &BAND(st, r, c + j);
-        double vj = v[j];
-        BAND_SIMD
-        for (int i = 0; i < rows; i++) y[i] += col[i] * vj;
-    }
-    for (int j = 0; j < cols; j++) {
-        double *col = &BAND(st, r, c + j), f = tau * v[j];
-        BAND_SIMD
-        for (int i = 0; i < rows; i++) col[i] -= y[i] * f;
-    }
-}
-
-/* The rows x cols block at (r, c) <- H block (from the left): each
- * column -= tau (v'column) v. */
-BAND_INLINE void band_left(band_state *st, int r, int rows, int c, int cols,
-                           const double *v, double tau)
-{
-    if (tau == 0.0) return;
-    for (int j = 0; j < cols; j++) {
-        double *col = &BAND(st, r, c + j), sum = 0.0;
-        BAND_SIMD_SUM
-        for (int i = 0; i < rows; i++) sum += col[i] * v[i];
-        sum *= tau;
-        BAND_SIMD
-        for (int i = 0; i < rows; i++) col[i] -= sum * v[i];
-    }
-}
-
-/* The reflector of sweep s that annihilates rows r + 1 .. r + len - 1 of
- * column c (dlarfg): v (len, v[0] = 1) and its tau, returned; the band
- * keeps beta at (r, c) and zeros below; v and tau are also stored in row
- * s of A's strict upper triangle, tau in place of the unit entry. */
-BAND_INLINE double band_reflector(band_state *st, int s, int r, int c, int len, double *v)
-{
-    const int one = 1;
-    double tau = 0.0, *x = &BAND(st, r + 1, c), *a = st->A;
-    size_t n = (size_t) st->n;
-    F77_CALL(dlarfg)(&len, &BAND(st, r, c), x, &one, &tau);
-    v[0] = 1.0;
-    a[s + (size_t) r * n] = tau;
-    for (int i = 1; i < len; i++) {
-        v[i] = x[i - 1];
-        x[i - 1] = 0.0;
-        a[s + (size_t) (r + i) * n] = v[i];
-    }
-    return tau;
-}
 
 /* The sweeps on the threads: sweep s's step t (t = 0: its first
  * reflector and block) reads and writes the band from row and column
@@ -266,70 +195,78 @@ static void sweep_done(int *mine, int steps)
     count_publish(mine, steps);
 }
 
-/* Sweep s: column s annihilated below its subdiagonal, the bulge chased
- * to the end of the band, step by step (each step's block starts b rows
- * below the last's); prev: the steps done by sweep s - 1 (NULL when it is
- * finished), mine: sweep s's. */
-BAND_INLINE void band_sweep_body(band_state *st, int s, double *v, double *u,
-                                 double *work, const int *prev, int *mine)
+/* Whether the m entries of x are all zero (a reflector's x whose squares
+ * summed to 0: zero, or so small that every square underflowed). */
+static inline int band_all_zero(const double *x, int m)
 {
-    int n = st->n, b = st->b, r = s + 1, end = s + b < n - 1 ? s + b : n - 1, step = 0;
-    sweep_wait(prev, 2);
-    double tau = band_reflector(st, s, r, s, end - r + 1, v);
-    band_two_sided(st, r, end - r + 1, v, tau, work);
-    sweep_done(mine, ++step);
-    while (end + 1 <= n - 1) {
-        sweep_wait(prev, step + 2);
-        int r2 = end + 1, end2 = end + b < n - 1 ? end + b : n - 1;
-        int rows = end2 - r2 + 1, cols = end - r + 1;
-        band_right(st, r2, rows, r, cols, v, tau, work);
-        double tau2 = band_reflector(st, s, r2, r, rows, u);
-        band_left(st, r2, rows, r + 1, cols - 1, u, tau2);
-        band_two_sided(st, r2, rows, u, tau2, work);
-        sweep_done(mine, ++step);
-        double *t = v; v = u; u = t;
-        tau = tau2;
-        r = r2;
-        end = end2;
-    }
-    sweep_done(mine, SWEEP_FINISHED);
+    for (int i = 0; i < m; i++)
+        if (x[i] != 0.0) return 0;
+    return 1;
 }
 
-/* The sweep, one copy per instruction set (a path's copy rounds as its
- * fused multiply-adds do; the bits depend on the path, not the threads). */
+/* The reflectors' limits (band_sweep.h): LAPACK's safe minimum of dlarfg,
+ * dlamch('S') / dlamch('E') = 2^-1022 / 2^-53, below which 1 / (alpha -
+ * beta) could overflow; the sums of squares whose root is taken directly
+ * (no square that matters has underflowed, none has overflowed: the
+ * largest of at most 2b + 1 terms is at least 2^-960 / (2b + 1), the ones
+ * lost below 2^-1074 far beneath its rounding); the largest scale 2^e
+ * taken for the others. */
+#define BAND_SAFE_MIN 0x1p-969
+#define BAND_NORM_SMALL 0x1p-960
+#define BAND_NORM_BIG 0x1p960
+#define BAND_ALPHA_BIG 0x1p480
+#define BAND_SCALE_MAX 1000
+
+/* Stage 2's sweep, one copy per rule of arithmetic (band_sweep.h, which
+ * undefines its parameters at its end); the bits depend on the path, not
+ * the compiler or the threads. */
+
+/* plain loops: a product, then a sum */
+#define BS(name) band_##name##_plain
+#define BS_ATTR
+#define BS_VECTOR 0
+#define BS_FMA(x, y, acc) SD_MUL_ADD(x, y, acc)
+#define BS_FMA1(x, y, acc) SD_MUL_ADD(x, y, acc)
+#include "band_sweep.h"
+
+#ifdef SIMD_VECTOR
+/* two doubles a vector (a dot product's four lanes in two): SSE2 (a product,
+ * then a sum) or NEON (fused) */
+# define BS(name) band_##name##_v2
+# define BS_ATTR
+# define BS_VECTOR 2
+# define BS_FMA(x, y, acc) VD2_FMA(x, y, acc)
+# define BS_FMA1(x, y, acc) VD2_FMA1(x, y, acc)
+# include "band_sweep.h"
+#endif
+
+#ifdef SIMD_X86
+/* AVX2 with FMA, for the AVX2 and AVX-512 paths: fused (the loops are at
+ * most b = 48 long, and a dot product keeps its four lanes on AVX-512 too:
+ * one copy, so the two paths give the same bits) */
+# define BS(name) band_##name##_avx2
+# define BS_ATTR SIMD_AVX2_ATTR
+# define BS_VECTOR 4
+# define BS_FMA(x, y, acc) VD4_FMA(x, y, acc)
+# define BS_FMA1(x, y, acc) VD4_FMA1(x, y, acc)
+# include "band_sweep.h"
+#endif
+
 typedef void (*band_sweep_fn)(band_state *, int, double *, double *, double *,
                               const int *, int *);
 
-static void band_sweep_baseline(band_state *st, int s, double *v, double *u,
-                                double *work, const int *prev, int *mine)
-{
-    band_sweep_body(st, s, v, u, work, prev, mine);
-}
-
-#ifdef SIMD_X86
-SIMD_AVX2_ATTR
-static void band_sweep_avx2(band_state *st, int s, double *v, double *u, double *work,
-                            const int *prev, int *mine)
-{
-    band_sweep_body(st, s, v, u, work, prev, mine);
-}
-
-SIMD_AVX512_ATTR
-static void band_sweep_avx512(band_state *st, int s, double *v, double *u, double *work,
-                              const int *prev, int *mine)
-{
-    band_sweep_body(st, s, v, u, work, prev, mine);
-}
-#endif
-
+/* The sweep of a path (simd_active()): AVX2 with FMA for AVX2 and
+ * AVX-512, two-double vectors for SSE2 and NEON, else plain. */
 static band_sweep_fn band_sweep_for(simd_path path)
 {
 #ifdef SIMD_X86
-    if (path == SIMD_AVX512) return band_sweep_avx512;
-    if (path == SIMD_AVX2) return band_sweep_avx2;
+    if (path == SIMD_AVX2 || path == SIMD_AVX512) return band_sweep_avx2;
+#endif
+#ifdef SIMD_VECTOR
+    if (path != SIMD_PLAIN) return band_sweep_v2;
 #endif
     (void) path;
-    return band_sweep_baseline;
+    return band_sweep_plain;
 }
 
 /* Sweeps per thread between two interrupt checks. */
@@ -448,7 +385,8 @@ static void band_groups_apply(const band_group *grp, int groups, double *Z, int 
 static void band_back_stage2(const double *A, int n, int b, double *Z, int k, int threads)
 {
     const void *vmax = vmaxget();
-    int g = tuning.band_group, steps = (n - 2) / b + 1, chunks = (k + tuning.band_chunk - 1) / tuning.band_chunk;
+    int g = tuning.band_group, chunk = tuning.band_chunk, steps = (n - 2) / b + 1;
+    int chunks = (k + chunk - 1) / chunk;
     double *pool0 = (double *) R_alloc(2 * (size_t) g * (b + g) * steps, sizeof(double));
     band_group *grp = (band_group *) R_alloc((size_t) steps, sizeof(band_group));
     double *V = (double *) R_alloc((size_t) g * (b + g) + 2 * (size_t) g * g + g,
@@ -456,7 +394,7 @@ static void band_back_stage2(const double *A, int n, int b, double *Z, int k, in
     double *T = V + (size_t) g * (b + g), *gram = T + (size_t) g * g, *tau = gram + (size_t) g * g;
     int nt0 = threads > chunks ? chunks : threads;
     if (nt0 < 1) nt0 = 1;
-    double *scratch = (double *) R_alloc((size_t) g * tuning.band_chunk * nt0, sizeof(double));
+    double *scratch = (double *) R_alloc((size_t) g * chunk * nt0, sizeof(double));
     tile_kernels_ready();
     for (int S = ((n - 2) / g) * g; S >= 0; S -= g) {
         int gs = n - 1 - S < g ? n - 1 - S : g, count = 0;
@@ -477,9 +415,9 @@ static void band_back_stage2(const double *A, int n, int b, double *Z, int k, in
 #ifdef _OPENMP
             id = omp_get_thread_num();
 #endif
-            int c0 = c * tuning.band_chunk, w = k - c0 < tuning.band_chunk ? k - c0 : tuning.band_chunk;
+            int c0 = c * chunk, w = k - c0 < chunk ? k - c0 : chunk;
             band_groups_apply(grp, count, Z + (size_t) c0 * n, n, w,
-                              scratch + (size_t) g * tuning.band_chunk * id);
+                              scratch + (size_t) g * chunk * id);
         }
         R_CheckUserInterrupt();
         progress_at(PROGRESS_BACK, 0.5 * (1.0 - pow((double) S / n, 2)));

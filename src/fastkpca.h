@@ -26,6 +26,9 @@
  *             dstebz/dstein, then dormtr; dsyevr for small problems)
  *   band_reduction.c the two-stage reduction (dense to band to tridiagonal)
  *             and its back-transformation for the wanted vectors only
+ *   band_sweep.h stage 2's sweep and its kernels (the band's reflectors,
+ *             applied from either side), compiled per copy of
+ *             band_reduction.c (plain, two-double, AVX2)
  *   lanczos.c top eigenpairs by thick-restart Lanczos (the iterative solver)
  *   matrix_free.c the kernel's rows times a block of vectors, tile by tile,
  *             never stored (the matrix-free solver's passes, the exact

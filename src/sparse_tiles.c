@@ -374,10 +374,9 @@ int sparse_tile(const sparse_tiles *P, int r0, int nr, int c0, int nc, double *o
     for (int j = 0; j < nc; j++) {
         double *col = out + (size_t) j * ldo;
         if (rbf) {
-            /* ||a||^2 + ||b||^2 - 2 a'b, clamped at 0, in a vector loop
-             * where OpenMP's simd is there (R's -O2 leaves it scalar
-             * otherwise); where the norms are large (may_lose), each
-             * value by sparse_rbf_distance()'s rule instead */
+            /* ||a||^2 + ||b||^2 - 2 a'b, clamped at 0; where the norms
+             * are large (may_lose), each value by sparse_rbf_distance()'s
+             * rule instead */
             const double *an = P->a.sparse_norms + r0;
             double bn = P->b.sparse_norms[c0 + j];
             if (P->may_lose) {
@@ -386,9 +385,6 @@ int sparse_tile(const sparse_tiles *P, int r0, int nr, int c0, int nc, double *o
                                                  P->a.first + r0 + i, P->b.sparse,
                                                  P->b.first + c0 + j);
             } else {
-#ifdef _OPENMP
-#pragma omp simd
-#endif
                 for (int i = 0; i < nr; i++) col[i] = sq_distance_from_norms(an[i], bn, col[i]);
             }
             /* a point's distance to itself */
@@ -405,9 +401,6 @@ int sparse_tile(const sparse_tiles *P, int r0, int nr, int c0, int nc, double *o
         }
         /* rbfdot's exp of a finite or infinite distance is finite */
         if (!rbf) {
-#ifdef _OPENMP
-#pragma omp simd reduction(|:bad)
-#endif
             for (int i = 0; i < nr; i++) bad |= simd_not_finite(col[i]);
         }
     }
