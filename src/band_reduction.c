@@ -305,11 +305,8 @@ void band_chase(double *A, int n, int b, double *diag, double *offdiag, int thre
              * smaller than nt (OMP_DYNAMIC, a thread limit): a sweep dealt
              * to a thread that does not exist would never run, and the
              * next would wait for it forever */
-            int id = 0, team = 1;
-#ifdef _OPENMP
-            id = omp_get_thread_num();
-            team = omp_get_num_threads();
-#endif
+            int id, team;
+            thread_team(&id, &team);
             double *v = scratch + (3 * (size_t) b + 3) * id, *u = v + b + 1, *work = u + b + 1;
             for (int s = s0 + id; s < s1; s += team)
                 sweep(&st, s, v, u, work, s > s0 ? done + s - 1 : NULL, done + s);

@@ -529,6 +529,20 @@ int threads_unless_busy(int threads);
 SEXP thread_limits(SEXP look);
 void wait_for_count(const int *count, int at_least);
 void count_publish(int *count, int value);
+/* Inside a parallel region, this thread's number and the size of the team
+ * OpenMP gave (0 and 1 without OpenMP): what a region that deals its work
+ * by thread deals it by, never the count it asked for, which OMP_DYNAMIC
+ * or a thread limit may cut (tests/testthat/test-thread-regions.R). */
+static inline void thread_team(int *id, int *team)
+{
+#ifdef _OPENMP
+    *id = omp_get_thread_num();
+    *team = omp_get_num_threads();
+#else
+    *id = 0;
+    *team = 1;
+#endif
+}
 
 /* args.c: checks shared by the entry points */
 int as_count(SEXP s, const char *what, int lo, int hi);

@@ -160,11 +160,8 @@ static int orthonormal_block(int n, int b, double *W, const double *before, doub
     (void) nt;
 #endif
     {
-        int t = 0, T = 1;
-#ifdef _OPENMP
-        t = omp_get_thread_num();
-        T = omp_get_num_threads();
-#endif
+        int t, T;
+        thread_team(&t, &T);
         int q0, q1;
         thread_share(n / 4, t, T, &q0, &q1);
         int r0 = 4 * q0, r1 = t == T - 1 ? n : 4 * q1;

@@ -646,11 +646,8 @@ static void syrk_lower_with(syrk_kernel kern, const double *Bt, int nb, int m,
 #pragma omp parallel num_threads(nt) if (nt > 1)
 #endif
     {
-        int t = 0, team = 1;
-#ifdef _OPENMP
-        t = omp_get_thread_num();
-        team = omp_get_num_threads(); /* nt, unless OpenMP gave fewer */
-#endif
+        int t, team;
+        thread_team(&t, &team);  /* nt, unless OpenMP gave fewer */
         double *S = P + (size_t) t * slice_len;
         double acc[24 * 8]; /* the largest tile, 3w x w with w = 8 */
         for (int sl = 0; sl < nslices; sl++) {

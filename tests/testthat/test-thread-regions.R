@@ -6,8 +6,8 @@
 # forever. So:
 #   1. a region that is not a loop shared by OpenMP ("parallel", not
 #      "parallel for") and deals by omp_get_thread_num() takes its team's
-#      size from omp_get_num_threads(), and does not name the count it asked
-#      for;
+#      size from omp_get_num_threads() (or both from fastkpca.h's
+#      thread_team()), and does not name the count it asked for;
 #   2. every wait of one thread on another goes through threads.c
 #      (wait_for_count(): spins, then yields the core on a busy machine):
 #      no atomic loads, pauses or yields of its own elsewhere.
@@ -85,8 +85,10 @@ regions_dealing_by_asked_count <- function(regions) {
   names_word <- function(body, word) grepl(paste0("\\b", word, "\\b"), body, perl = TRUE)
   bad <- vapply(seq_len(nrow(regions)), function(i) {
     r <- regions[i, ]
-    if (r$shared_loop || !grepl("omp_get_thread_num\\s*\\(", r$body)) return(FALSE)
-    !grepl("omp_get_num_threads\\s*\\(", r$body) ||
+    # thread_team() (fastkpca.h) gives both the thread's number and the team's size
+    if (r$shared_loop || !grepl("omp_get_thread_num\\s*\\(|\\bthread_team\\s*\\(", r$body))
+      return(FALSE)
+    !grepl("omp_get_num_threads\\s*\\(|\\bthread_team\\s*\\(", r$body) ||
       (!is.na(r$asked) && names_word(r$body, r$asked))
   }, logical(1))
   paste0(regions$file, ":", regions$line)[bad]
@@ -120,6 +122,13 @@ test_that("the rules read the regions they are meant to", {
   fixed$body <- paste("{ int id = omp_get_thread_num(), team = omp_get_num_threads();",
                       "for (int s = s0 + id; s < s1; s += team) sweep(s); }")
   expect_identical(regions_dealing_by_asked_count(fixed), character())
+  # thread_team() gives both; the stride must still be its team
+  by_helper <- old
+  by_helper$body <- paste("{ int id, team; thread_team(&id, &team);",
+                          "for (int s = s0 + id; s < s1; s += team) sweep(s); }")
+  expect_identical(regions_dealing_by_asked_count(by_helper), character())
+  by_helper$body <- sub("s += team", "s += nt", by_helper$body, fixed = TRUE)
+  expect_identical(regions_dealing_by_asked_count(by_helper), "old.c:1")
   # a region that only picks its scratch by thread number is fine
   scratch <- data.frame(file = "s.c", line = 1L, shared_loop = TRUE, asked = "threads",
                         body = "for (int i = 0; i < n; i++) { double *w = W + omp_get_thread_num() * threads; }")
