@@ -110,7 +110,13 @@ cases <- function() {
 # ---- child: every path of this CPU, one RDS --------------------------------
 if (length(args) && args[1L] == "child") {
   suppressPackageStartupMessages(library(fastkpca))
-  fastkpca:::set_tuning(tile_thread_work = 0)   # small products on their threads too
+  # small products on their threads too (the tuning of builds from issue 51
+  # on, the option of those before, so that the two can be compared)
+  if (exists("set_tuning", asNamespace("fastkpca"))) {
+    fastkpca:::set_tuning(tile_thread_work = 0)
+  } else {
+    options(fastkpca.tile_thread_work = 0)
+  }
   paths <- simd_path(available = TRUE)
   res <- lapply(setNames(paths, paths), function(p) {
     options(fastkpca.simd = p)
