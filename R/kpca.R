@@ -436,8 +436,7 @@ kpca.default <- function(x, kernel = "rbfdot", kpar = list(sigma = 0.1),
   threads_given <- !missing(threads)
   if (missing(kernel) && inherits(x, "kernelMatrix")) kernel <- "precomputed"
   kernel <- kpca_kernel(kernel, kpar, missing(kpar))
-  # kpca_threads() checks and caps its own count
-  if (threads_given) threads <- check_threads(threads)
+  threads <- check_threads(threads)
   th <- check_th(th)
   data <- kpca_data(x, na.action, center, scale., precomputed = is_precomputed(kernel))
   x <- data$x
@@ -479,8 +478,7 @@ kpca_data <- function(x, na.action, center, scale., precomputed) {
     x <- as_data_rows(x)   # sparse input stays sparse (R/sparse.R)
     x <- apply_na_action(x, na.action)
     removed <- attr(x, "na.action")
-    # (setting an attribute copies x, shared with the caller, even to NULL)
-    if (!is.null(removed)) attr(x, "na.action") <- NULL
+    x <- drop_na_action(x)
     check_finite(x, "x")
     if (ncol(x) == 0L) stop_argument("'x' must have at least one column")
   }

@@ -282,10 +282,9 @@ kpca.character <- function(x, kernel = "stringdot", kpar = list(length = 4, lamb
   kernel <- resolve_string_kernel(kernel, kpar, missing(kpar))
   x <- apply_string_na_action(as_strings(x, "x"), na.action)
   removed <- attr(x, "na.action")
-  if (!is.null(removed)) attr(x, "na.action") <- NULL
+  x <- drop_na_action(x)
   if (length(x) < 2L) stop_argument("'x' must hold at least 2 strings (after 'na.action')")
-  # kpca_threads() checks and caps its own count
-  if (threads_given) threads <- check_threads(threads)
+  threads <- check_threads(threads)
   th <- check_th(th)
   # then the steps of every fit (R/kpca.R): the strings are the rows
   fit <- kpca_steps(x, kernel, features, th, solver, threads, control, variance, landmarks,

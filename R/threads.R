@@ -100,8 +100,24 @@ kpca_threads <- function() {
 # OpenMP's thread limit (src/threads.c cuts it again, for every call).
 check_threads <- function(threads, arg = "threads") {
   threads <- check_whole(threads, arg, 1, engine_limits()$threads)
-  min(threads, thread_limits()$cap)
+  min(threads, thread_cap())
 }
+
+# thread_limits()$cap, read once per process: it is 1 in a fork of the
+# process that loaded the package and OpenMP's thread limit (read by the
+# runtime once, at its start) otherwise, so a process id has one cap (a
+# forked child has its own id, and reads its own).
+thread_cap <- local({
+  pid <- NA_integer_
+  cap <- NA_integer_
+  function() {
+    if (!identical(pid, Sys.getpid())) {
+      cap <<- thread_limits()$cap
+      pid <<- Sys.getpid()
+    }
+    cap
+  }
+})
 
 # What src/threads.c reads of the process, at each call (a fork or a
 # changed affinity shows at once): cap (the most threads a call may run),
