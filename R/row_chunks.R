@@ -258,7 +258,7 @@ chunk_matrix <- function(data, columns, d, na_action) {
     stop_argument(sprintf("has %d columns, not %d as the training data", ncol(x), d))
   if (!is.null(na_action)) {
     x <- apply_na_action(x, na_action)
-    attr(x, "na.action") <- NULL
+    x <- drop_na_action(x)
     check_finite(x, "chunk")
   } else {
     check_no_infinite(x, "chunk")

@@ -102,6 +102,15 @@ complete_rows.fastkpca_sparse_rows <- function(z) {
   complete
 }
 
+# x without the "na.action" attribute apply_na_action() may have set (the
+# caller keeps it as the record of the removed rows); set only where it is
+# there, as setting an attribute, even to NULL, copies an x shared with
+# the caller.
+drop_na_action <- function(x) {
+  if (!is.null(attr(x, "na.action"))) attr(x, "na.action") <- NULL
+  x
+}
+
 # The user's na.action on the rows, keeping its record of the removed rows
 # (attribute "na.action").
 apply_na_action <- function(x, na.action) UseMethod("apply_na_action")
