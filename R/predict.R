@@ -184,7 +184,7 @@ predict_data_matrix.fastkpca <- function(object, newdata) {
                           ncol(train), ncol(z)))
   check_no_infinite(z, "newdata")
   z <- apply_scaling(z, object[["center"]], object[["scale"]])
-  if (any(is.infinite(stored_values(z))))
+  if (any_infinite(stored_values(z)))
     stop_data("'newdata' is not finite after centering and scaling by the fit's 'center' and 'scale'")
   z
 }

@@ -70,9 +70,18 @@ check_no_dots <- function(...) {
 # Infinite values are an error; missing ones are left to the caller (predict()
 # gives their rows NA scores).
 check_no_infinite <- function(x, arg) {
-  if (any(is.infinite(stored_values(x))))
+  if (any_infinite(stored_values(x)))
     stop_argument(sprintf("'%s' must not contain infinite values", arg))
   invisible(x)
+}
+
+# Whether the vector v holds an infinite value: min() and max() pass over
+# it without a copy (is.infinite(v) allocates a logical of v's size: new
+# rows as wide as the data), unless NA are there too.
+any_infinite <- function(v) {
+  if (!is.double(v) || !length(v)) return(FALSE)
+  if (anyNA(v)) return(any(is.infinite(v)))
+  is.infinite(min(v)) || is.infinite(max(v))
 }
 
 # One of the strings in choices; the whole default vector (an argument

@@ -182,6 +182,11 @@ typedef enum {
     X(NUMBER, string_dense_share, 0.5, 0, INFINITY)                          \
     /* kernel_fast.c: the fewest coordinates whose blocks are products */   \
     X(WHOLE, wide_min_d, 256, 1, INT_MAX)                                    \
+    /* kernel_fast.c: the coordinates of each group of a wide inner         \
+     * product, summed from zero, the groups' sums then added in order      \
+     * (1024: a group of 500 rows stays in the caches for its tasks;        \
+     * 500 x 200000 on 2 threads took 0.88 of 4096's CPU time, 512 0.97) */ \
+    X(WHOLE, wide_group, 1024, 1, INT_MAX)                                   \
     /* eigen.c: the smallest n the two-stage reduction takes (2000 with R's \
      * reference BLAS, none with an optimized one: blas.c), its band width */ \
     X(NUMBER, band_min_rows, two_stage_min_rows(2000), 0, INFINITY)         \
@@ -290,6 +295,11 @@ typedef struct {
     int n, d, first;
     const double *inner, *inner_norms;       /* NULL if no inner-product kernel */
     const double *shifted, *shifted_norms;   /* NULL if no distance kernel */
+    /* wide data (kernel_points_in_place()): the points are rows of the
+     * caller's column-major matrix, read in place (inner and shifted NULL,
+     * their norms set), each coordinate less in_place_shift (NULL: none) */
+    const double *in_place, *in_place_shift;
+    int in_place_ld;
     const sparse_csr *sparse;               /* NULL for dense rows and strings */
     const double *sparse_norms;
     const double **weights;                  /* nweights arrays of length n */
@@ -326,7 +336,8 @@ int kernel_call_read(SEXP kernel, SEXP threads, SEXP moving, const char *mwhat,
                      SEXP fixed, const char *fwhat, kernel_eval *k);
 int kernel_point_sets(kernel_eval *k, SEXP moving, const char *mwhat, SEXP fixed,
                       const char *fwhat, int threads);
-const double *kernel_shift(const kernel_eval *k, const double *x, int ldx, int n, int d);
+const double *kernel_shift(const kernel_eval *k, const double *x, int ldx, int n, int d,
+                           const double **norms);
 void kernel_points_prepare(const kernel_eval *k, const double *x, int ldx, int row0,
                            int n, int d, const double *shift, SEXP weights,
                            kernel_points *p);
@@ -425,6 +436,8 @@ int kernel_expanded_form(const kernel_spec *spec, int d);
 /* from tuning.wide_min_d coordinates on, blocks and tiles are a matrix
  * product (tile_gemm()) and the kernel's function after it */
 int kernel_wide_form(const kernel_spec *spec, int d);
+void kernel_fast_in_place(const kernel_spec *spec, const kernel_points *a,
+                          const kernel_points *b, int j, int i0, int i1, double *dst);
 int kernel_fast_block(const kernel_spec *spec, const kernel_points *a,
                       const kernel_points *b, int lower_only, double *out, int threads,
                       double block_work);
@@ -667,6 +680,17 @@ void tile_gemm(int m, int n, int k, const double *A, int lda, int transa,
 void tile_gemm_floor(int m, int n, int k, const double *A, int lda, int transa,
                      const double *B, int ldb, int transb, double sign, double *C, int ldc,
                      int threads, double min_work);
+/* tile_points: C += the inner products of points read in place (rows of
+ * column-major matrices), each coordinate less a shift as it is packed,
+ * over coordinates k0 .. k0 + k - 1, tiles above the diagonal (row i <
+ * column j + diag) skipped unless diag is TILE_ALL_ROWS; one thread, no R,
+ * scratch of TILE_POINTS_SCRATCH(n) doubles (wide data, kernel_fast.c) */
+#define TILE_ALL_ROWS INT_MIN
+#define TILE_POINTS_KC 128
+#define TILE_POINTS_SCRATCH(n) ((size_t) TILE_POINTS_KC * (((n) + 7) / 8) * 8)
+void tile_points(int m, int n, int k, int k0, const double *A, int lda, const double *sa,
+                 const double *B, int ldb, const double *sb, double *C, int ldc, int diag,
+                 double *scratch);
 /* syrk_lower_add: G (m x m, lower triangle) += (B - 1 c')' (B - 1 c') and
  * colsum += (B - 1 c')' 1 for the nb x m block B given by its rows (Bt,
  * m x nb), in slices of SYRK_KC rows; each entry summed in one order

@@ -69,7 +69,12 @@ typedef struct {
     int rows, d, lower_only, diff, expanded, row_block;
     int wide;                      /* the Gram block as a product (kernel_wide_form) */
     const double *apack;           /* rows, 8 by 8, coordinate by coordinate */
-    const double *a;               /* the row points, each contiguous (wide) */
+    const double *a;               /* the row points, each contiguous */
+    /* wide: the points read in place (rows of column-major matrices,
+     * leading dimensions lda and ldb), each coordinate less its shift
+     * (NULL: none); the block's columns */
+    const double *ax, *bx, *ashift, *bshift;
+    int lda, ldb, cols, task_rows, task_cols;
     const double *anorms, *bnorms; /* squared norms, for the expanded form */
     const double *b;               /* the column points, each contiguous */
     double *out;                   /* rows x columns, leading dimension rows */
@@ -275,22 +280,28 @@ int kernel_expanded_form(const kernel_spec *spec, int d)
  *
  * From tuning.wide_min_d coordinates on (kernel_wide_form()), a block is computed
  * in two steps: the inner products of its rows and columns by the register
- * tiles of the general product (tile_gemm(), tiles.c), which pack panels
+ * tiles of the general product (tile_points(), tiles.c), which pack slices
  * of coordinates for the caches as a matrix product does, and then per
  * column the distances from the norms (distance kernels) and the kernel's
- * function. tile_gemm() sums each inner product over the coordinates in
- * order, one multiply-add a coordinate (fused on the paths that fuse), as
- * the tiles above do: the same inner products, to the bit, and so the same
- * values for vanilladot, polydot, tanhdot and rbfdot (whose distances
- * come from the norms there too). laplacedot sums differences below the
+ * function. The points are read in place, rows of the caller's matrix
+ * (kernel_points.c): no call copies them (500 x 200000 is 800 MB, and a
+ * fresh copy's page faults cost more than its products); the distance
+ * kernels' shift by the column means (kernel_shift()) is subtracted from
+ * each coordinate as its slice is packed, the difference a shifted copy
+ * would hold. Each inner product is summed in groups of coordinates
+ * (wide_group()), over each group in order, one multiply-add a coordinate
+ * (fused on the paths that fuse), from zero, the groups' sums then added
+ * in order. Within one group, that is the tiles' sum: the same inner
+ * products, to the bit, and so the same values for vanilladot, polydot,
+ * tanhdot and rbfdot (whose distances come from the norms there too).
+ * The groups let the threads share a block of few rows (a few hundred
+ * rows, hundreds of thousands of coordinates): each takes groups, not
+ * rows. laplacedot sums differences below the
  * crossover; here its distances come from the norms, and a pair whose
  * distance is so small that the square root would magnify the norms'
- * rounding (refine_values(), as for rbfdot) gets its differences summed
- * instead. Every
- * value depends only on its pair and on d: the same bits for a row alone
- * or among others, on any thread count. The data's column means are
- * subtracted from the points of the distance kernels beforehand, as for
- * the tiles above (kernel_points). */
+ * rounding (wide_refine(), as refine_values() for rbfdot) gets its
+ * differences summed instead. Every value depends only on its pair and on
+ * d: the same bits for a row alone or among others, on any thread count. */
 
 /* The default crossover. Measured on the project machine (AMD EPYC,
  * Zen 4, 2 threads, shared: load 3 to 5 on its 2 cores), kernel_matrix()
@@ -314,25 +325,127 @@ int kernel_wide_form(const kernel_spec *spec, int d)
     return kernel_fast_supported(spec) && d >= tuning.wide_min_d;
 }
 
-/* Columns of a task of the wide block; rows of a task, a multiple of it
- * (so that a diagonal square never straddles two row ranges) and of every
- * tile height (24, 12, 6, 4). */
-#define WIDE_COLS 48
+/* Rows and columns of a task of the wide block: the columns' slice packed
+ * once serves every row of the task, and each row tile packed once serves
+ * every column, so that packing costs a small share of the products. */
 #define WIDE_ROWS 240
-/* Doubles of the rows' panel of coordinates that the threads share from
- * the last-level cache in one pass over the block: 8 MB. */
-#define WIDE_PANEL_DOUBLES (1 << 20)
+#define WIDE_COLS 240
+/* Rows below which a product is formed transposed (see wide_part()): the
+ * tallest tile (24 rows, AVX-512). */
+#define WIDE_FEW_ROWS 24
+/* Doubles of the groups' partial blocks that a pass keeps at most (see
+ * wide_block()): 32 MB. */
+#define WIDE_SLOT_DOUBLES (1 << 22)
+/* A tile's (wide_tile()) rows and columns per part: its scratch is on the
+ * stack of the thread that calls it. */
+#define WIDE_TILE_ROWS 48
+#define WIDE_TILE_COLS 48
 /* Values finished at once (a stack buffer of their distances). */
 #define WIDE_FINISH_CHUNK 256
 
-/* Column jc's rows i0..i1-1 of a wide block, g its inner products in
- * place: the distances (for a distance kernel, refined by
- * refine_values()), then the kernel's function, in chunks. ra: a's point
- * of row i is ra + i d. Returns 1 if a value is not finite. */
-static int wide_finish(const fast_job *J, const double *ra, int jc, int i0, int i1,
-                       double *g)
+/* The coordinates of group g of a wide sum (tuning.wide_group each): every
+ * inner product is the sum, in the groups' order, of its groups' sums,
+ * each summed over its coordinates in order from zero. The groups depend
+ * on d alone, so a value depends only on its pair: the same bits for a row
+ * alone or among others and on any thread count; and the groups' sums can
+ * be formed on different threads (wide_block()). */
+static void wide_group(const fast_job *J, int g, int *k0, int *kc)
 {
-    int d = J->d, bad = 0;
+    int size = tuning.wide_group;
+    *k0 = g * size;
+    *kc = J->d - *k0 < size ? J->d - *k0 : size;
+}
+
+static int wide_groups(const fast_job *J)
+{
+    return J->d > 0 ? (J->d - 1) / tuning.wide_group + 1 : 1;
+}
+
+/* c (nr x nc, leading dimension ldc) += the inner products of a's points
+ * r0.. and b's points c0.. over coordinates k0 .. k0 + kc - 1, the points
+ * read in place (tile_points()); with lower, tiles wholly above the
+ * diagonal (row r0 + i < column c0 + j) are left alone. Fewer than
+ * WIDE_FEW_ROWS rows (predict() of a few rows, kcca()'s columns) would
+ * fill a fraction of each tile's height: the product is formed transposed
+ * into t (nc x nr), the columns' points as its rows. Each inner product is
+ * the same sum in the same order either way (a multiply-add's product
+ * commutes): the same bits. scratch: WIDE_SCRATCH(nc) doubles. */
+static void wide_part(const fast_job *J, int r0, int nr, int c0, int nc, int k0, int kc,
+                      int lower, double *c, int ldc, double *scratch)
+{
+    double *t = scratch + TILE_POINTS_SCRATCH(WIDE_FEW_ROWS);
+    const double *a = J->ax + r0, *b = J->bx + c0;
+    if (nr >= WIDE_FEW_ROWS || nc <= nr) {
+        tile_points(nr, nc, kc, k0, a, J->lda, J->ashift, b, J->ldb, J->bshift, c, ldc,
+                    lower ? c0 - r0 : TILE_ALL_ROWS, scratch);
+        return;
+    }
+    memset(t, 0, (size_t) nc * nr * sizeof(double));
+    tile_points(nc, nr, kc, k0, b, J->ldb, J->bshift, a, J->lda, J->ashift, t, nc,
+                TILE_ALL_ROWS, scratch);
+    for (int j = 0; j < nc; j++) {
+        double *cj = c + (size_t) j * ldc;
+        const double *tj = t + j;
+        for (int i = 0; i < nr; i++, tj += nc) cj[i] += *tj;
+    }
+}
+
+/* Doubles of one thread's scratch for wide_part()'s tasks of w columns
+ * at most: the columns' slice packed, or the rows' slice and the
+ * transposed product. */
+#define WIDE_SCRATCH(w) (TILE_POINTS_SCRATCH(w) > TILE_POINTS_SCRATCH(WIDE_FEW_ROWS) + \
+                         WIDE_FEW_ROWS * (w) ? TILE_POINTS_SCRATCH(w)                \
+                         : TILE_POINTS_SCRATCH(WIDE_FEW_ROWS) + WIDE_FEW_ROWS * (w))
+
+/* The squared distance of a's point i and b's point jc from their
+ * differences, each coordinate less its shift, in order, a product then
+ * a sum (simd.h's rule for the plain loops): the differences
+ * kernel_diff_distance() sums on shifted copies. */
+static double wide_diff_distance(const fast_job *J, int i, int jc)
+{
+    const double *a = J->ax + i, *b = J->bx + jc;
+    double s = 0.0;
+    for (int k = 0; k < J->d; k++) {
+        double u = J->ashift ? a[(size_t) k * J->lda] - J->ashift[k] : a[(size_t) k * J->lda];
+        double v = J->bshift ? b[(size_t) k * J->ldb] - J->bshift[k] : b[(size_t) k * J->ldb];
+        s = SD_MUL_ADD(u - v, u - v, s);
+    }
+    return s;
+}
+
+/* refine_values() for points read in place: the values v[0..n-1] of b's
+ * point jc against a's points i0 .. i0 + n - 1, from their distances s
+ * from the norms. A point against itself is the same row of the same
+ * matrix in memory. */
+static void wide_refine(const fast_job *J, int i0, int n, int jc, const double *s, double *v)
+{
+    double bn = J->bnorms[jc];
+    const double *an = J->anorms + i0;
+    int any = 0, self = -1;
+    if (J->lda == J->ldb && J->bx + jc >= J->ax + i0 && J->bx + jc < J->ax + i0 + n)
+        self = (int) (J->bx + jc - (J->ax + i0));
+    if (J->code == KERNEL_RBF) {
+        for (int i = 0; i < n; i++) any |= sq_distance_lost(s[i], an[i], bn, J->sigma * v[i]);
+    } else {
+        any = 1;
+    }
+    if (!any && self < 0) return;
+    for (int i = 0; i < n; i++) {
+        double slope = J->sigma * v[i];
+        if (J->code == KERNEL_LAPLACE) slope /= 2.0 * sqrt(s[i]);
+        if (i != self && !sq_distance_lost(s[i], an[i], bn, slope)) continue;
+        v[i] = i == self ? 0.0 : wide_diff_distance(J, i0 + i, jc);
+        fast_transform(J, v + i, 1);
+    }
+}
+
+/* Column jc's rows i0..i1-1 of a wide block, g its inner products in
+ * place: the distances (for a distance kernel, refined by wide_refine()),
+ * then the kernel's function, in chunks. Returns 1 if a value is not
+ * finite. */
+static int wide_finish(const fast_job *J, int jc, int i0, int i1, double *g)
+{
+    int bad = 0;
     double sbuf[WIDE_FINISH_CHUNK];
     for (int c0 = i0; c0 < i1; c0 += WIDE_FINISH_CHUNK) {
         int c1 = i1 - c0 < WIDE_FINISH_CHUNK ? i1 : c0 + WIDE_FINISH_CHUNK;
@@ -343,150 +456,190 @@ static int wide_finish(const fast_job *J, const double *ra, int jc, int i0, int 
                 v[i - c0] = sbuf[i - c0] = sq_distance_from_norms(J->anorms[i], bn, v[i - c0]);
         }
         fast_transform(J, v, c1 - c0);
-        if (J->expanded)
-            refine_values(J, ra + (size_t) c0 * d, J->anorms + c0, J->b + (size_t) jc * d,
-                          J->bnorms[jc], c1 - c0, sbuf, v, fast_transform);
+        if (J->expanded) wide_refine(J, c0, c1 - c0, jc, sbuf, v);
         for (int i = 0; i < c1 - c0; i++) bad |= simd_not_finite(v[i]);
     }
     return bad;
 }
 
-/* Rows below which a product is formed transposed (see wide_product()):
- * the tallest tile (24 rows, AVX-512). */
-#define WIDE_FEW_ROWS 24
-
-/* out (nr x nc, leading dimension ldo) += the inner products of a's rows
- * r0.. and b's points c0.. over the coordinates k0 .. k0 + kc - 1: one
- * thread. Fewer than WIDE_FEW_ROWS rows (predict() of a few rows, kcca()'s
- * columns) would fill a fraction of each tile's height: the product is
- * formed transposed, WIDE_COLS columns at a time through a buffer on the
- * stack, the columns of b as its rows. Each inner product is the same sum
- * in the same order either way (a multiply-add's product commutes): the
- * same bits. */
-static void wide_product(const fast_job *J, int r0, int nr, int c0, int nc, int k0, int kc,
-                         double *out, int ldo)
-{
-    int d = J->d;
-    const double *a = J->a + (size_t) r0 * d + k0, *b = J->b + (size_t) c0 * d + k0;
-    if (nr >= WIDE_FEW_ROWS || nc <= nr) {
-        tile_gemm(nr, nc, kc, a, d, 1, b, d, 0, 1.0, out, ldo, 1);
-        return;
-    }
-    double buf[WIDE_COLS * WIDE_FEW_ROWS]; /* columns x rows, leading dimension w */
-    for (int j0 = 0; j0 < nc; j0 += WIDE_COLS) {
-        int w = nc - j0 < WIDE_COLS ? nc - j0 : WIDE_COLS;
-        for (int i = 0; i < nr; i++)
-            for (int j = 0; j < w; j++) buf[j + (size_t) i * w] = out[i + (size_t) (j0 + j) * ldo];
-        tile_gemm(w, nr, kc, b + (size_t) j0 * d, d, 1, a, d, 0, 1.0, buf, w, 1);
-        for (int i = 0; i < nr; i++)
-            for (int j = 0; j < w; j++) out[i + (size_t) (j0 + j) * ldo] = buf[j + (size_t) i * w];
-    }
-}
-
-/* The wide form of kernel_fast_tile(): the tile's inner products over all
- * the coordinates, then its columns finished. */
+/* The wide form of kernel_fast_tile(): out (nr x nc) = the kernel between
+ * a's points r0.. and b's points c0.., in parts of WIDE_TILE_ROWS x
+ * WIDE_TILE_COLS, each part's groups summed in order (the first into the
+ * zeroed out, the others through a buffer), then its columns finished. No
+ * R: its scratch is on the stack. */
 static int wide_tile(const fast_job *J, int r0, int nr, int c0, int nc, double *out)
 {
+    double scratch[WIDE_SCRATCH(WIDE_TILE_COLS)];
+    double part[WIDE_TILE_ROWS * WIDE_TILE_COLS];
+    int ng = wide_groups(J), bad = 0;
     memset(out, 0, (size_t) nr * nc * sizeof(double));
-    wide_product(J, r0, nr, c0, nc, 0, J->d, out, nr);
+    for (int q0 = 0; q0 < nc; q0 += WIDE_TILE_COLS)
+        for (int p0 = 0; p0 < nr; p0 += WIDE_TILE_ROWS) {
+            int w = nc - q0 < WIDE_TILE_COLS ? nc - q0 : WIDE_TILE_COLS;
+            int h = nr - p0 < WIDE_TILE_ROWS ? nr - p0 : WIDE_TILE_ROWS;
+            double *c = out + p0 + (size_t) q0 * nr;
+            for (int g = 0, k0, kc; g < ng; g++) {
+                wide_group(J, g, &k0, &kc);
+                if (g == 0) {
+                    wide_part(J, r0 + p0, h, c0 + q0, w, k0, kc, 0, c, nr, scratch);
+                    continue;
+                }
+                memset(part, 0, sizeof part);
+                wide_part(J, r0 + p0, h, c0 + q0, w, k0, kc, 0, part, h, scratch);
+                for (int j = 0; j < w; j++) {
+                    double *cj = c + (size_t) j * nr;
+                    const double *pj = part + (size_t) j * h;
+                    for (int i = 0; i < h; i++) cj[i] += pj[i];
+                }
+            }
+        }
     fast_job T = *J;
+    T.ax = J->ax + r0;
     T.anorms = J->anorms ? J->anorms + r0 : NULL;
-    int bad = 0;
     for (int c = 0; c < nc; c++)
-        bad |= wide_finish(&T, J->a + (size_t) r0 * J->d, c0 + c, 0, nr,
-                           out + (size_t) c * nr);
+        bad |= wide_finish(&T, c0 + c, 0, nr, out + (size_t) c * nr);
     return bad;
 }
 
-/* One task of a wide block over the coordinates k0 .. k0 + kc - 1: rows
- * [i0, i1) of column group q (columns j0 .. j1 - 1). With lower_only, rows
- * start at j0 and the diagonal square (rows j0 .. j1 - 1) goes to sq (its
- * own WIDE_COLS x WIDE_COLS scratch), so that nothing above the diagonal
- * is written. In the last pass (last), the task then finishes its values
- * (wide_finish()), the square's lower triangle copied in first: no
- * parallel region of its own (on a busy machine each waits for its
- * threads). Returns 1 if a value is not finite. */
-static int wide_task(const fast_job *J, int i0, int i1, int j0, int j1, int k0, int kc,
-                     double *sq, int last)
+/* The tasks of a wide block: rows [i0, i1) of columns j0 .. j1 - 1, in
+ * even parts (wide_step()), those wholly above the diagonal (lower_only)
+ * left out. */
+typedef struct {
+    int i0, i1, j0, j1;
+} wide_task;
+
+/* The step that cuts n into parts of at most most, as even as multiples of
+ * the tallest tile (24) make them: 500 rows are 3 tasks of 168, 168 and
+ * 164, not 240, 240 and a sliver of 20. */
+static int wide_step(int n, int most)
 {
-    int rows = J->rows, bad = 0, r = i0;
-    if (J->lower_only && r < j1) {
-        wide_product(J, j0, j1 - j0, j0, j1 - j0, k0, kc, sq, WIDE_COLS);
-        r = j1;
-    }
-    if (r < i1)
-        wide_product(J, r, i1 - r, j0, j1 - j0, k0, kc, J->out + (size_t) j0 * rows + r, rows);
-    if (!last) return 0;
-    for (int j = j0; j < j1; j++) {
-        double *col = J->out + (size_t) j * rows;
-        int f = J->lower_only && j > i0 ? j : i0;
-        if (J->lower_only && i0 < j1)
-            for (int i = f; i < j1; i++) col[i] = sq[(i - j0) + (size_t) (j - j0) * WIDE_COLS];
-        bad |= wide_finish(J, J->a, j, f, i1, col + f);
-    }
-    return bad;
+    int parts = (n + most - 1) / most, step = parts > 0 ? (n + parts - 1) / parts : most;
+    step = (step + WIDE_FEW_ROWS - 1) / WIDE_FEW_ROWS * WIDE_FEW_ROWS;
+    return step < most ? step : most;
 }
 
-/* Coordinates per pass of wide_block(): the pass's panels of the rows and
- * the columns in about WIDE_PANEL_DOUBLES, a whole number of the
- * product's slices (TILE_KC = 128 coordinates). */
-static int wide_panel(const fast_job *J, int cols)
+static int wide_tasks(const fast_job *J, int cols, wide_task *tasks)
 {
-    double points = (double) J->rows + (J->lower_only ? 0 : cols);
-    int kp = (int) (WIDE_PANEL_DOUBLES / (points > 1 ? points : 1)) / 128 * 128;
-    return kp < 128 ? 128 : kp;
+    int rows = J->rows, nt = 0, hr = wide_step(rows, WIDE_ROWS), wc = wide_step(cols, WIDE_COLS);
+    for (int j0 = 0; j0 < cols; j0 += wc)
+        for (int i0 = 0; i0 < rows; i0 += hr) {
+            int i1 = rows - i0 < hr ? rows : i0 + hr;
+            int j1 = cols - j0 < wc ? cols : j0 + wc;
+            if (J->lower_only && i1 <= j0) continue;
+            if (tasks) tasks[nt] = (wide_task) {J->lower_only && i0 < j0 ? j0 : i0, i1, j0, j1};
+            nt++;
+        }
+    return nt;
 }
 
-/* The tasks' inner products over coordinates k0 .. k0 + kc - 1, spread over
- * the threads, finished in the last pass; tasks wholly above the diagonal
- * (lower_only) are empty. Returns 1 if a value is not finite. */
-static int wide_pass(const fast_job *J, int cols, int k0, int kc, double *sq, int threads)
+/* dst (leading dimension ldd) += src (leading dimension lds) over a
+ * task's entries that the block keeps (with lower_only, none above the
+ * diagonal). */
+static void wide_add(const fast_job *J, const wide_task *t, const double *src, int lds,
+                     double *dst, int ldd)
 {
-    int rows = J->rows, ngr = (rows + WIDE_ROWS - 1) / WIDE_ROWS, bad = 0;
-    int ntasks = ngr * ((cols + WIDE_COLS - 1) / WIDE_COLS), last = k0 + kc >= J->d;
+    for (int j = t->j0; j < t->j1; j++) {
+        int f = J->lower_only && j > t->i0 ? j : t->i0;
+        const double *s = src + (size_t) (j - t->j0) * lds - t->i0;
+        double *o = dst + (size_t) j * ldd;
+        for (int i = f; i < t->i1; i++) o[i] += s[i];
+    }
+}
+
+/* One pass of the wide block over groups g0 .. g0 + np - 1. With one group
+ * (np = 1), each task's sums over it go to the thread's buffer and are
+ * added to out. With more (few tasks for the threads), each pair of a
+ * group and a task is a unit of work, its sums in the group's slot (a
+ * partial block), and the slots are then added to out in the groups'
+ * order: the same sums in the same order either way. */
+static void wide_pass(const fast_job *J, const wide_task *tasks, int nt, int g0, int np,
+                      double *slots, double *scratch, size_t pack, int threads)
+{
+    int rows = J->rows;
+    size_t per = pack + (size_t) J->task_rows * J->task_cols;
 #ifdef _OPENMP
-#pragma omp parallel for num_threads(threads) schedule(dynamic, 1) if (threads > 1) \
-    reduction(|:bad)
+#pragma omp parallel for num_threads(threads) schedule(dynamic, 1) if (threads > 1)
 #endif
-    for (int t = 0; t < ntasks; t++) {
-        int q = t / ngr, i0 = (t % ngr) * WIDE_ROWS, j0 = q * WIDE_COLS;
-        int i1 = rows - i0 < WIDE_ROWS ? rows : i0 + WIDE_ROWS;
-        int j1 = cols - j0 < WIDE_COLS ? cols : j0 + WIDE_COLS;
-        if (J->lower_only && i1 <= j0) continue;
-        if (J->lower_only && i0 < j0) i0 = j0;
-        bad |= wide_task(J, i0, i1, j0, j1, k0, kc,
-                         sq ? sq + (size_t) q * WIDE_COLS * WIDE_COLS : NULL, last);
+    for (int u = 0; u < np * nt; u++) {
+        const wide_task *t = tasks + u % nt;
+        int k0, kc, h = t->i1 - t->i0, w = t->j1 - t->j0;
+#ifdef _OPENMP
+        double *s = scratch + per * (size_t) omp_get_thread_num();
+#else
+        double *s = scratch;
+#endif
+        double *part = s + pack;
+        wide_group(J, g0 + u / nt, &k0, &kc);
+        if (np > 1) part = slots + (size_t) (u / nt) * rows * J->cols + t->i0 + (size_t) t->j0 * rows;
+        int ld = np > 1 ? rows : h;
+        for (int j = 0; j < w; j++) memset(part + (size_t) j * ld, 0, (size_t) h * sizeof(double));
+        wide_part(J, t->i0, h, t->j0, w, k0, kc, J->lower_only, part, ld, s);
+        if (np == 1) wide_add(J, t, part, h, J->out, rows);
     }
-    return bad;
+    if (np == 1) return;
+#ifdef _OPENMP
+#pragma omp parallel for num_threads(threads) schedule(dynamic, 1) if (threads > 1)
+#endif
+    for (int u = 0; u < nt; u++)
+        for (int g = 0; g < np; g++)
+            wide_add(J, tasks + u, slots + (size_t) g * rows * J->cols + tasks[u].i0 +
+                     (size_t) tasks[u].j0 * rows, rows, J->out, rows);
+}
+
+/* Groups per pass of wide_block(): one while the tasks keep every thread
+ * busy; else enough that groups and tasks together do, their partial
+ * blocks within WIDE_SLOT_DOUBLES. */
+static int wide_pass_groups(const fast_job *J, int nt, int ng, int threads)
+{
+    if (threads <= 1 || ng <= 1 || nt >= 4 * threads) return 1;
+    double block = (double) J->rows * J->cols;
+    int np = (4 * threads + nt - 1) / nt;
+    if (np > ng) np = ng;
+    while (np > 1 && np * block > WIDE_SLOT_DOUBLES) np--;
+    return np;
 }
 
 /* The wide form of kernel_fast_block() (out and lower_only as there):
- * passes over panels of coordinates (wide_panel()), each spread over the
- * threads in tasks of WIDE_ROWS rows by WIDE_COLS columns, with the
- * interrupt check between passes, the last finishing the values; then for
- * KERNEL_SYMMETRIC the upper triangle mirrored. Scratch: lower_only's diagonal squares. */
-static int wide_block(const fast_job *J, int cols, int lower_only, int threads)
+ * the groups' sums (wide_group()) in passes spread over the threads
+ * (wide_pass()), with the interrupt check between passes, then the values
+ * finished column by column; for KERNEL_SYMMETRIC, the upper triangle
+ * mirrored. Scratch: per thread, a task's buffer and packed slice; the
+ * groups' slots when a pass takes more than one. */
+static int wide_block(fast_job *J, int cols, int lower_only, int threads)
 {
-    int rows = J->rows, d = J->d, lower = J->lower_only;
-    double *sq = NULL;
-    if (lower)
-        sq = (double *) R_alloc((size_t) ((cols + WIDE_COLS - 1) / WIDE_COLS) * WIDE_COLS *
-                                WIDE_COLS + 1, sizeof(double));
-    if (sq)
-        memset(sq, 0, (size_t) ((cols + WIDE_COLS - 1) / WIDE_COLS) * WIDE_COLS * WIDE_COLS *
-               sizeof(double));
+    int rows = J->rows, lower = J->lower_only, ng = wide_groups(J), bad = 0;
+    J->cols = cols;
     for (int j = 0; j < cols; j++) {
         int i0 = lower ? j : 0;
         if (i0 < rows) memset(J->out + (size_t) j * rows + i0, 0, (size_t) (rows - i0) * sizeof(double));
     }
-    int kp = wide_panel(J, cols), bad = 0;
-    for (int k0 = 0; k0 < d; k0 += kp) {
-        int kc = d - k0 < kp ? d - k0 : kp;
-        bad |= wide_pass(J, cols, k0, kc, sq, threads);
+    int nt = wide_tasks(J, cols, NULL);
+    wide_task *tasks = (wide_task *) R_alloc((size_t) nt + 1, sizeof(wide_task));
+    wide_tasks(J, cols, tasks);
+    int np = wide_pass_groups(J, nt, ng, threads);
+    /* each thread's scratch: a packed slice and a task's sums, no larger
+     * than the block needs */
+    J->task_rows = rows < WIDE_ROWS ? rows : WIDE_ROWS;
+    J->task_cols = cols < WIDE_COLS ? cols : WIDE_COLS;
+    size_t pack = WIDE_SCRATCH(J->task_cols);
+    double *scratch = (double *) R_alloc((pack + (size_t) J->task_rows * J->task_cols) *
+                                         (size_t) (threads > 1 ? threads : 1), sizeof(double));
+    double *slots = np > 1 ? (double *) R_alloc((size_t) np * rows * cols, sizeof(double)) : NULL;
+    for (int g0 = 0; g0 < ng; g0 += np) {
+        int npass = ng - g0 < np ? ng - g0 : np;
+        wide_pass(J, tasks, nt, g0, npass, slots, scratch, pack, threads);
         R_CheckUserInterrupt();
-        double left = 1.0 - (double) (k0 + kc) / d;
+        double left = 1.0 - (double) (g0 + npass) / ng;
         /* the columns whose share of the work is the share done */
         progress_fill_columns((int) (cols * (1.0 - (lower ? sqrt(left) : left))), cols, lower);
+    }
+#ifdef _OPENMP
+#pragma omp parallel for num_threads(threads) schedule(dynamic, 8) if (threads > 1) \
+    reduction(|:bad)
+#endif
+    for (int j = 0; j < cols; j++) {
+        int f = lower ? j : 0;
+        if (f < rows) bad |= wide_finish(J, j, f, rows, J->out + (size_t) j * rows + f);
     }
     if (lower_only == KERNEL_SYMMETRIC && !bad) mirror_lower_columns(J->out, rows, 0, cols, threads);
     return bad;
@@ -526,7 +679,17 @@ static void fast_job_prepare(const kernel_spec *spec, const kernel_points *a,
     J->out = out;
     J->a = ap;
     J->apack = NULL;
-    if (J->wide) return; /* the product packs its own panels */
+    if (J->wide) {
+        /* the product packs its own panels (tile_points()) */
+        if (!a->in_place || !b->in_place) error_argument("wide points not read in place");
+        J->ax = a->in_place;
+        J->lda = a->in_place_ld;
+        J->ashift = a->in_place_shift;
+        J->bx = b->in_place;
+        J->ldb = b->in_place_ld;
+        J->bshift = b->in_place_shift;
+        return;
+    }
     int tiles = (rows + 7) / 8;
     double *pack = (double *) R_alloc((size_t) tiles * 8 * d + 1, sizeof(double));
     for (int t = 0; t < tiles; t++) {
@@ -611,6 +774,18 @@ int kernel_fast_tile(const kernel_fast_plan *P, int r0, int nr, int c0, int nc,
     J.bnorms = P->J.bnorms ? P->J.bnorms + c0 : NULL;
     J.out = out;
     return fast_columns(&J, 0, nc);
+}
+
+/* dst[i - i0] = the base kernel spec (kernel_fast_supported) between a's
+ * points i0 .. i1 - 1 and b's point j, read in place (wide data): the
+ * blocks' values, for the generic interpreter (kernel_generic.c's
+ * base_segment(): the diagonal of kernel_self(), kcca()). No R API. */
+void kernel_fast_in_place(const kernel_spec *spec, const kernel_points *a,
+                          const kernel_points *b, int j, int i0, int i1, double *dst)
+{
+    fast_job J;
+    fast_job_prepare(spec, a, b, 0, NULL, &J);
+    (void) wide_tile(&J, i0, i1 - i0, j, 1, dst);
 }
 
 /* The kernel's function (kernel_fast_supported) of the squared distances

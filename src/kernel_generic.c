@@ -41,6 +41,10 @@ static void base_segment(const kernel_spec *spec, const kernel_points *a,
         sparse_segment(spec, a, b, j, i0, i1, dst, work);
         return;
     }
+    if (a->in_place) {
+        kernel_fast_in_place(spec, a, b, j, i0, i1, dst);
+        return;
+    }
     int d = a->d, dist = kernel_is_distance(spec->code);
     const double *ap = dist ? a->shifted : a->inner;
     const double *an = dist ? a->shifted_norms : a->inner_norms;

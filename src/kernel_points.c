@@ -2,7 +2,9 @@
  * dense rows (double matrices), sparse rows (src/sparse.c's CSR, read and
  * checked here once, then shared by every block of the call) or strings
  * (indexed together, the moving set's first). Dense points are transposed
- * to one contiguous column each (d x n), with their squared norms; those
+ * to one contiguous column each (d x n), with their squared norms (for a
+ * single kernel on wide data, only the norms: the points are read in
+ * place, points_in_place()); those
  * of the distance kernels are first shifted by the training column means
  * (kernel_shift(); the medians where a few far rows pull the means away
  * from the others, robust_shift()), so that ||x - y||^2 = ||x||^2 + ||y||^2 - 2 x'y keeps
@@ -43,6 +45,32 @@ static double median_of(double *v, int n)
     return v[n / 2];
 }
 
+/* out[i] = the squared norm of row row0 + i of x (leading dimension ldx),
+ * each coordinate less shift (if not NULL), i < n, read in place: each
+ * thread a range of rows, reading a contiguous run of each column; each
+ * norm summed over its coordinates in order, the differences and products
+ * of transpose_points(): the same bits. */
+static void row_squares(const double *x, int ldx, int row0, int n, int d, const double *shift,
+                        double *out, int threads)
+{
+    memset(out, 0, (size_t) n * sizeof(double));
+    int nt = threads > 1 ? threads : 1;
+#ifdef _OPENMP
+#pragma omp parallel for num_threads(nt) schedule(static, 1) if (nt > 1)
+#endif
+    for (int t = 0; t < nt; t++) {
+        int i0 = (int) ((long long) n * t / nt), i1 = (int) ((long long) n * (t + 1) / nt);
+        for (int j = 0; j < d; j++) {
+            const double *src = x + row0 + (size_t) j * ldx;
+            double sh = shift ? shift[j] : 0.0;
+            for (int i = i0; i < i1; i++) {
+                double v = shift ? src[i] - sh : src[i];
+                out[i] += v * v;
+            }
+        }
+    }
+}
+
 /* kernel_shift()'s means, replaced in place by the column medians where
  * they are far from most rows: a shifted coordinate keeps its digits
  * relative to the shifted value, so a shift far from two rows loses the
@@ -55,22 +83,19 @@ static double median_of(double *v, int n)
  * medians taken if the first is SHIFT_FAR times the second. */
 #define SHIFT_TYPICAL 0.2
 #define SHIFT_FAR 1e4
-static void robust_shift(const double *x, int ldx, int n, int d, double *shift)
+static int robust_shift(const double *x, int ldx, int n, int d, double *shift, double *r,
+                        int threads)
 {
-    if (n < 3) return;
-    double *r = (double *) R_alloc((size_t) n, sizeof(double));
+    if (n < 3) return 0;
     double *q = (double *) R_alloc((size_t) n, sizeof(double));
     double *col = (double *) R_alloc((size_t) n, sizeof(double));
-    memset(r, 0, (size_t) n * sizeof(double));
-    for (int j = 0; j < d; j++) {
-        const double *c = x + (size_t) j * ldx;
-        for (int i = 0; i < n; i++) r[i] += (c[i] - shift[j]) * (c[i] - shift[j]);
-    }
+    row_squares(x, ldx, 0, n, d, shift, r, threads);
     double total = 0.0;
     for (int i = 0; i < n; i++) total += r[i];
     memcpy(q, r, (size_t) n * sizeof(double));
     double rmed = median_of(q, n);
-    if (!simd_not_finite(rmed) && rmed >= SHIFT_TYPICAL * (total / n)) return; /* Inf: go on */
+    /* the means kept: r holds the shifted points' squared norms */
+    if (!simd_not_finite(rmed) && rmed >= SHIFT_TYPICAL * (total / n)) return 1; /* Inf: go on */
     double *med = (double *) R_alloc((size_t) d + 1, sizeof(double));
     memset(q, 0, (size_t) n * sizeof(double));
     for (int j = 0; j < d; j++) {
@@ -85,10 +110,10 @@ static void robust_shift(const double *x, int ldx, int n, int d, double *shift)
             r[m] = r[i];
             q[m++] = q[i];
         }
-    if (m == 0) return;
+    if (m == 0) return 0;
     double rm = median_of(r, m), qm = median_of(q, m);
-    if (!(rm > SHIFT_FAR * qm)) return;
-    memcpy(shift, med, (size_t) d * sizeof(double));
+    if (rm > SHIFT_FAR * qm) memcpy(shift, med, (size_t) d * sizeof(double));
+    return 0;
 }
 
 
@@ -99,9 +124,12 @@ static void robust_shift(const double *x, int ldx, int n, int d, double *shift)
  * Returns the column means of rows 0..n-1 of x (leading dimension ldx), or
  * NULL when no part of the kernel needs them; robust_shift() replaces
  * them by the column medians where a few far rows pull the means away
- * from the others. */
-const double *kernel_shift(const kernel_eval *k, const double *x, int ldx, int n, int d)
+ * from the others. *norms: where the means are kept, the squared norms of
+ * the shifted rows, which robust_shift() summed (else NULL). */
+const double *kernel_shift(const kernel_eval *k, const double *x, int ldx, int n, int d,
+                           const double **norms)
 {
+    *norms = NULL;
     if (!k->any_distance || n < 1) return NULL;
     double *shift = (double *) R_alloc((size_t) d + 1, sizeof(double));
     int threads = prep_threads(k, n, d);
@@ -117,7 +145,8 @@ const double *kernel_shift(const kernel_eval *k, const double *x, int ldx, int n
         shift[j] = s / n;
         if (simd_not_finite(shift[j])) shift[j] = 0.0; /* huge data: no shift */
     }
-    robust_shift(x, ldx, n, d, shift);
+    double *r = (double *) R_alloc((size_t) n, sizeof(double));
+    if (robust_shift(x, ldx, n, d, shift, r, threads)) *norms = r;
     return shift;
 }
 
@@ -167,6 +196,15 @@ static const double *transpose_points(const double *x, int ldx, int row0, int n,
     return xt;
 }
 
+/* Whether the points of kernel k at d coordinates are read in place: a
+ * single kernel whose blocks are products (kernel_wide_form(), wide data)
+ * packs its panels of coordinates itself, shifted as it packs them
+ * (tile_points()), so that no call copies all the points. */
+static int points_in_place(const kernel_eval *k, int d)
+{
+    return k->nops == 1 && !k->sparse && !k->any_string && kernel_wide_form(k->bases, d);
+}
+
 /* Conformal weights for kernel k: a list of one vector per conformal part
  * (their lengths are checked where the points are prepared). */
 void check_weights(const kernel_eval *k, SEXP weights, const char *what)
@@ -190,12 +228,10 @@ static void points_weights(const kernel_eval *k, SEXP weights, int row0, int n,
     }
 }
 
-/* Prepare rows row0..row0+n-1 of x (leading dimension ldx) for kernel k:
- * transposed as the base kernels need them (shift: from kernel_shift() on
- * the training data), and the conformal weights of these rows, from the R
- * list weights (one double vector per conformal part, indexed like x). */
-void kernel_points_prepare(const kernel_eval *k, const double *x, int ldx, int row0,
-                           int n, int d, const double *shift, SEXP weights,
+/* kernel_points_prepare(), given the points' squared norms (norms: NULL
+ * to compute them) where they are read in place. */
+static void points_prepare(const kernel_eval *k, const double *x, int ldx, int row0, int n,
+                           int d, const double *shift, const double *norms, SEXP weights,
                            kernel_points *p)
 {
     if (k->any_string) error_argument("'kernel' is a string kernel: its points must be strings");
@@ -205,12 +241,42 @@ void kernel_points_prepare(const kernel_eval *k, const double *x, int ldx, int r
     p->inner = p->inner_norms = p->shifted = p->shifted_norms = NULL;
     p->sparse = NULL;
     p->sparse_norms = NULL;
+    p->in_place = p->in_place_shift = NULL;
+    p->in_place_ld = 0;
     int threads = prep_threads(k, n, d);
+    if (points_in_place(k, d)) {
+        const double *s = k->any_distance ? shift : NULL;
+        const double *nrm = norms;
+        if (!nrm) {
+            double *sq = (double *) R_alloc((size_t) n + 1, sizeof(double));
+            row_squares(x, ldx, row0, n, d, s, sq, threads);
+            nrm = sq;
+        }
+        p->in_place = x + row0;
+        p->in_place_ld = ldx;
+        p->in_place_shift = s;
+        if (k->any_distance) p->shifted_norms = nrm;
+        else p->inner_norms = nrm;
+        points_weights(k, weights, row0, n, p);
+        return;
+    }
     if (k->any_inner) p->inner = transpose_points(x, ldx, row0, n, d, NULL, &p->inner_norms, threads);
     if (k->any_distance)
         p->shifted = transpose_points(x, ldx, row0, n, d, shift, &p->shifted_norms,
                                       threads);
     points_weights(k, weights, row0, n, p);
+}
+
+/* Prepare rows row0..row0+n-1 of x (leading dimension ldx) for kernel k:
+ * transposed as the base kernels need them, or read in place (wide data,
+ * points_in_place()), shifted by shift (from kernel_shift() on the
+ * training data), and the conformal weights of these rows, from the R list
+ * weights (one double vector per conformal part, indexed like x). */
+void kernel_points_prepare(const kernel_eval *k, const double *x, int ldx, int row0,
+                           int n, int d, const double *shift, SEXP weights,
+                           kernel_points *p)
+{
+    points_prepare(k, x, ldx, row0, n, d, shift, NULL, weights, p);
 }
 
 /* The fixed side of an evaluation, prepared once per call: all rows of the
@@ -233,8 +299,10 @@ const double *kernel_points_fixed(const kernel_eval *k, SEXP rows, SEXP weights,
         return NULL;
     }
     int m = nrows(rows), d = ncols(rows);
-    const double *shift = kernel_shift(k, REAL(rows), m, m, d);
-    kernel_points_prepare(k, REAL(rows), m, 0, m, d, shift, weights, p);
+    const double *norms;
+    const double *shift = kernel_shift(k, REAL(rows), m, m, d, &norms);
+    /* the shift's check summed the shifted rows' squares: their norms */
+    points_prepare(k, REAL(rows), m, 0, m, d, shift, norms, weights, p);
     return shift;
 }
 
@@ -469,6 +537,11 @@ kernel_points kernel_points_view(const kernel_eval *k, const kernel_points *p, i
     v.first = p->first + i0;
     if (p->inner) { v.inner = p->inner + off; v.inner_norms = p->inner_norms + i0; }
     if (p->shifted) { v.shifted = p->shifted + off; v.shifted_norms = p->shifted_norms + i0; }
+    if (p->in_place) {
+        v.in_place = p->in_place + i0;
+        if (p->inner_norms) v.inner_norms = p->inner_norms + i0;
+        if (p->shifted_norms) v.shifted_norms = p->shifted_norms + i0;
+    }
     if (p->sparse) v.sparse_norms = p->sparse_norms + i0;
     for (int w = 0; w < k->nweights; w++) wbuf[w] = p->weights[w] + i0;
     v.weights = wbuf;

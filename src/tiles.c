@@ -378,6 +378,82 @@ void tile_gemm_add(int m, int n, int k, const double *A, int lda, const double *
                         C, ldc);
 }
 
+/* ---- the inner products of points read in place ------------------------- */
+
+/* TILE_POINTS_SCRATCH(n), fastkpca.h, sizes tile_points()'s slices */
+typedef char tile_points_slice_check[TILE_POINTS_KC == TILE_KC && TILE_NR_MAX == 8 ? 1 : -1];
+
+/* Pack coordinates p0 .. p0 + kc - 1 of points j0 .. j0 + nc - 1 (rows of
+ * the column-major X, leading dimension ldx), each less its shift (s: NULL
+ * for none), into panels of nr points, coordinate by coordinate, the last
+ * padded with zeros: pack_b()'s layout, and the same differences as a
+ * shifted copy of the points would hold. */
+static void pack_points(const double *X, int ldx, const double *s, int p0, int kc, int j0,
+                        int nc, int nr, double *dst)
+{
+    for (int q = 0; q * nr < nc; q++) {
+        double *P = dst + (size_t) q * kc * nr;
+        int cols = nc - q * nr < nr ? nc - q * nr : nr;
+        for (int p = 0; p < kc; p++) {
+            const double *src = X + j0 + q * nr + (size_t) (p0 + p) * ldx;
+            double sh = s ? s[p0 + p] : 0.0, *dp = P + (size_t) p * nr;
+            if (s) for (int jj = 0; jj < cols; jj++) dp[jj] = src[jj] - sh;
+            else memcpy(dp, src, (size_t) cols * sizeof(double));
+            for (int jj = cols; jj < nr; jj++) dp[jj] = 0.0;
+        }
+    }
+}
+
+/* C (m x n, leading dimension ldc) += the inner products of the m points of
+ * A and the n points of B over coordinates k0 .. k0 + k - 1: points as rows
+ * of column-major matrices (lda, ldb), each coordinate less its shift (sa,
+ * sb: NULL for none) as it is packed, so the points are never copied whole
+ * (wide data: kernel_fast.c). Tiles whose rows all lie above the diagonal
+ * (row i < column j + diag) are skipped; diag = TILE_ALL_ROWS computes
+ * them all. Each entry is summed over the coordinates in order, one
+ * multiply-add each, as tile_gemm() sums it: the same bits as tile_gemm()
+ * on a shifted copy. One thread; no R: scratch holds
+ * TILE_POINTS_SCRATCH(n) doubles. */
+void tile_points(int m, int n, int k, int k0, const double *A, int lda, const double *sa,
+                 const double *B, int ldb, const double *sb, double *C, int ldc, int diag,
+                 double *scratch)
+{
+    tile_kernel K = tile_kernel_for(simd_active());
+    double abuf[TILE_MR_MAX * TILE_KC], ctmp[TILE_MR_MAX * TILE_NR_MAX];
+    int mr = K.mr, nr = K.nr;
+    for (int p0 = k0; p0 < k0 + k; p0 += TILE_KC) {
+        int kc = k0 + k - p0 < TILE_KC ? k0 + k - p0 : TILE_KC;
+        pack_points(B, ldb, sb, p0, kc, 0, n, nr, scratch);
+        for (int i0 = 0; i0 < m; i0 += mr) {
+            int rows = m - i0 < mr ? m - i0 : mr;
+            const double *a = A + i0 + (size_t) p0 * lda;
+            int ld = lda;
+            if (sa || rows < mr) {
+                pack_points(A, lda, sa, p0, kc, i0, rows, mr, abuf);
+                a = abuf;
+                ld = mr;
+            }
+            for (int j = 0; j < n; j += nr) {
+                int cols = n - j < nr ? n - j : nr;
+                if (diag != TILE_ALL_ROWS && i0 + rows - 1 < j + diag) break;
+                const double *b = scratch + (size_t) (j / nr) * kc * nr;
+                double *c = C + i0 + (size_t) j * ldc;
+                if (rows == mr && cols == nr) {
+                    K.tile(kc, a, ld, b, c, ldc);
+                    continue;
+                }
+                for (int jj = 0; jj < nr; jj++)
+                    for (int ii = 0; ii < mr; ii++)
+                        ctmp[ii + jj * mr] =
+                            ii < rows && jj < cols ? c[ii + (size_t) jj * ldc] : 0.0;
+                K.tile(kc, a, ld, b, ctmp, mr);
+                for (int jj = 0; jj < cols; jj++)
+                    for (int ii = 0; ii < rows; ii++) c[ii + (size_t) jj * ldc] = ctmp[ii + jj * mr];
+            }
+        }
+    }
+}
+
 /* ---- the rank-k update of the Nystrom statistics ------------------------- */
 
 /* The result is updated in register tiles of 3w rows by w columns, w = 8

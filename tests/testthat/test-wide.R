@@ -164,3 +164,77 @@ test_that("wide blocks report values that are not finite", {
                  "not finite")
   })
 })
+
+test_that("wide sums in groups: plain R's values, the same bits alone or among others, on 1 and 2 threads", {
+  # groups of 128 coordinates (the tuning's wide_group; 4096 by default),
+  # so that d = 700 sums 6 groups; 63 rows are one task: on 2 threads the
+  # groups are dealt to the threads (partial blocks added in order), on 1
+  # each task sums its groups itself
+  d <- 700L
+  x <- wide_data(53L, d, 8)
+  z <- wide_data(30L, d, 9)
+  z[1:2, ] <- x[c(3, 61), ]
+  for (name in names(wide_cases(d))) {
+    kp <- wide_cases(d)[[name]]
+    local_tuning(wide_min_d = 256L, wide_group = 128L)
+    for (simd in simd_path(available = TRUE)) {
+      old <- options(fastkpca.simd = simd)
+      label <- paste(name, simd)
+      sq1 <- kernel_matrix(name, x, kpar = kp, threads = 1)
+      sq2 <- kernel_matrix(name, x, kpar = kp, threads = 2)
+      zx1 <- kernel_matrix(name, z, x, kpar = kp, threads = 1)
+      zx2 <- kernel_matrix(name, z, x, kpar = kp, threads = 2)
+      expect_identical(sq1, sq2, label = label)
+      expect_identical(zx1, zx2, label = label)
+      expect_lte(rel_to_max(unname(sq2), plain_kernel(x, x, name, kp)), 1e-13, label = label)
+      expect_lte(rel_to_max(unname(zx2), plain_kernel(z, x, name, kp)), 1e-13, label = label)
+      # a row alone, and the square's values off its diagonal in the cross matrix
+      expect_identical(kernel_matrix(name, z[7, , drop = FALSE], x, kpar = kp),
+                       zx2[7, , drop = FALSE], label = label)
+      xx <- kernel_matrix(name, x + 0, x, kpar = kp, threads = 2)
+      off <- lower.tri(xx)
+      expect_identical(unname(xx[off]), unname(sq2[off]), label = label)
+      # and the diagonal kernel_self() gives is the square's
+      expect_identical(fastkpca:::kernel_self(x, do.call(kern, c(list(name), kp))), unname(diag(sq2)),
+                       label = label)
+      options(old)
+    }
+  }
+})
+
+test_that("wide groups: the fit's predict() of a row alone is its predict() among others", {
+  d <- 600L
+  x <- wide_data(40L, d, 10)
+  z <- wide_data(20L, d, 11)
+  local_tuning(wide_min_d = 256L, wide_group = 200L)
+  fit <- kpca(x, kernel = "rbfdot", kpar = list(sigma = 1 / d), features = 3, threads = 2)
+  ref <- plain_kpca(x, "rbfdot", list(sigma = 1 / d), features = 3)
+  expect_cols_equal_up_to_sign(fit$rotated, ref$rotated, tol = 1e-9)
+  p <- predict(fit, z)
+  for (i in c(1L, 13L)) expect_identical(predict(fit, z[i, , drop = FALSE]), p[i, , drop = FALSE])
+})
+
+test_that("wide data are read in place: no copy of the points in kernel_matrix(), predict() or the fit", {
+  skip_on_cran()
+  # 100 x 80000 (64 MB): a shifted, transposed copy of the points would be
+  # 64 MB; the calls' own memory is their result, the norms, the threads'
+  # packed slices and the fit's buffer
+  d <- 80000L
+  set.seed(12)
+  x <- (matrix(rnorm(100 * 5, sd = 3), 100, 5) %*% matrix(rnorm(5 * d), 5) +
+          rnorm(100 * d)) / sqrt(46)
+  z <- x[1:20, ] + 0.5
+  peak <- function(expr) {
+    gc(reset = TRUE)
+    base <- gc()["Vcells", "used"]
+    force(expr)
+    (gc()["Vcells", "max used"] - base) * 8
+  }
+  tenth <- 0.1 * 8 * length(x)
+  k <- kern("rbfdot", sigma = 1 / d)
+  expect_lt(peak(kernel_matrix(k, x, threads = 2)), tenth)
+  expect_lt(peak(kernel_matrix(k, z, x, threads = 2)), tenth)
+  fit <- kpca(x, kernel = k, features = 5, threads = 2)
+  expect_lt(peak(predict(fit, z)), tenth)
+  expect_lt(peak(kpca(x, kernel = k, features = 5, threads = 2)), tenth)
+})
