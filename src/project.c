@@ -229,8 +229,12 @@ SEXP kernel_project_rows(SEXP z, SEXP x, SEXP kernel, SEXP zweights, SEXP xweigh
     check_weights(&k, zweights, "zweights");
     /* a kernel of kernel_fast.c on threads: panels per thread, each with
      * scratch of its own (project_block_by_threads()); otherwise one
-     * shared panel, whose scratch is made here once */
-    int by_threads = f > 0 && kernel_fast_points(&k);
+     * shared panel, whose scratch is made here once. On wide data (points
+     * read in place), the panel's kernel is a product the threads share
+     * by tasks or by groups of coordinates (kernel_fast.c's wide_block()):
+     * a few panels per thread, each one thread's, left a block of 200
+     * rows on one thread. */
+    int by_threads = f > 0 && kernel_fast_points(&k) && !xp.in_place;
     int pr = projection_panel_rows(m) < block ? projection_panel_rows(m) : block;
     projection J = {&k, &xp, m, REAL(alpha), f, REAL(offset),
                     isNull(alpha_sums) ? NULL : REAL(alpha_sums), NULL, nz, NULL, pr,
