@@ -29,8 +29,10 @@
 # with a multiply-add counted as 2 flops throughout: the product 2 x 3000^3,
 # the square kernel n^2 d (its lower triangle's n^2 / 2 inner products),
 # the cross matrix and predict() 2 n m d (m = 200 rows); kpca5 and the
-# kernlab columns as seconds and kernlab's time over the build's. The load
-# average is printed before each child.
+# kernlab columns as seconds and kernlab's time over the build's; and the
+# R heap kernel_matrix() took beyond its result (its scratch is R_alloc's),
+# as a share of the data's size. The load average is printed before each
+# child.
 args <- commandArgs(trailingOnly = TRUE)
 script <- tryCatch(normalizePath(sub("^--file=", "",
   grep("^--file=", commandArgs(FALSE), value = TRUE))), error = function(e) "bench/wide.R")
@@ -104,6 +106,12 @@ if (length(args) >= 1L && args[1L] == "child") {
     out$predict <- median_time(function() predict(fit, z))
     out$rates <- c(out$rates, list(rate()))
     out$kpca5 <- median_time(function() kpca(x, kernel = k, features = 5, threads = threads))
+    # the R heap that kernel_matrix() takes beyond its result (R_alloc's
+    # scratch is on it), as a share of the data: a copy of the points is 1
+    gc(reset = TRUE)
+    base <- gc()["Vcells", "used"]
+    km <- kernel_matrix(k, x, threads = threads)
+    out$km_peak <- ((gc()["Vcells", "max used"] - base) * 8 - 8 * length(km)) / (8 * length(x))
   }
   saveRDS(out, args[5L])
   quit(save = "no")
@@ -166,6 +174,9 @@ for (shape in shapes) {
                   if (is.null(ks)) "" else sprintf("%.1fx", ks / s)))
     }
   }
+  for (b in labels)
+    cat(sprintf("%s: kernel_matrix()'s peak memory beyond its result: %.3f of the data\n", b,
+                res[[b]]$km_peak))
   if (length(labels) > 1L) {
     cat(sprintf("  %s time over %s's:", labels[1L], labels[length(labels)]))
     for (case in cases)
