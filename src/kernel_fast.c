@@ -567,6 +567,7 @@ static void wide_pass(const fast_job *J, const wide_task *tasks, int nt, int g0,
         double *s = scratch + per * (size_t) omp_get_thread_num();
 #else
         double *s = scratch;
+        (void) per;
 #endif
         double *part = s + pack;
         wide_group(J, g0 + u / nt, &k0, &kc);
