@@ -172,6 +172,7 @@ if (length(stage_rows)) {
     flops <- stage_flops(c_i$n, c_i$comps)
     rate <- rates[[as.character(c_i$threads)]]
     of_rate <- flops / v[names(flops)] / rate
+    of_rate[v[names(flops)] == 0] <- NA  # a step this fit does not run
     cbind(c_i, as.data.frame(as.list(round(v, 3))), total = round(sum(v), 3),
           setNames(as.data.frame(as.list(round(of_rate, 2))), paste0(names(flops), "_rate")))
   }))
