@@ -41,7 +41,8 @@
  *             the certificate's residuals included
  *   project.c rows projected onto a fit's components, block by block
  *             (predict(), and the scores of a Nystrom fit)
- *   args.c    argument checks shared by the entry points
+ *   args.c    argument checks shared by the entry points, the exact fit's
+ *             progress and its stage clock
  *   threads.c how many threads a call may have (one in a forked child, at
  *             most OpenMP's thread limit) and how a thread waits on another
  *   nystrom.c centered Nystrom kernel PCA: the sufficient statistics over
