@@ -232,6 +232,7 @@ dense_eigen <- function(op, solver, features, th, control, variance,
   res <- engine_call(.Call(C_dense_eigen, op$x, op$program, op$weights,
                            features + extra, th, solver_codes[[solver]], op$threads,
                            settings, if (is.null(variance)) 0 else variance, step))
+  stage_record$seconds <- attr(res, "stage_seconds")
   if (!res$converged)
     warn_convergence(sprintf(paste0("the iterative solver did not converge in %d restarts ",
                                     "(largest relative residual %.2g); increase control$maxit ",
@@ -253,6 +254,14 @@ dense_eigen <- function(op, solver, features, th, control, variance,
        variance_total = res$variance_total,
        iterations = if (solver == "iterative") res$restarts, passes = NULL, history = NULL)
 }
+
+# The wall seconds of each step of this process's last fit on the buffer
+# (dense_eigen()'s stage clock, src/args.c: fill, center, stage1, stage2,
+# tridiagonal, back_stage2, back_stage1, certificate, other), or NULL
+# before the first. Internal: the benchmarks read it (bench/two-stage.R,
+# bench/run.R); no fit keeps it.
+stage_seconds <- function() stage_record$seconds
+stage_record <- new.env(parent = emptyenv())
 
 # ||A v - value v|| of each column of V, from AV = A V.
 residual_norms <- function(V, AV, values) sqrt(colSums((AV - sweep(V, 2L, values, "*"))^2))

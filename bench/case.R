@@ -8,7 +8,9 @@
 # kernlab's defaults; for fastkpca IMPL is then ignored, the call picks its
 # solver), with SIGMA unused; otherwise rbfdot with SIGMA and that many
 # features. Writes list(time, added_bytes, eig, solver, blas,
-# lapack) to OUT.rds.
+# lapack, stages) to OUT.rds; stages: a fit on the n x n buffer's wall
+# seconds by step (fastkpca:::stage_seconds(), the stage clock of
+# src/args.c), NULL for the other cases.
 args <- commandArgs(trailingOnly = TRUE)
 impl <- args[1]; n <- as.integer(args[2]); d <- as.integer(args[3])
 default_call <- args[4] == "default"
@@ -63,5 +65,9 @@ time <- system.time({
   }
 })[["elapsed"]]
 after <- vm_hwm()
+# the clock of the last fit on the buffer: this one's, for the solvers
+# that run there (the warm-up's otherwise)
+stages <- if (solver %in% c("exact", "iterative", "randomized")) fastkpca:::stage_seconds()
 saveRDS(list(time = time, added_bytes = after - before, eig = eig, solver = solver,
-             blas = unname(extSoftVersion()["BLAS"]), lapack = La_library()), out)
+             blas = unname(extSoftVersion()["BLAS"]), lapack = La_library(),
+             stages = stages), out)

@@ -25,7 +25,12 @@
 # back-transformation's 2 n^2 k (k the components kept) at the machine's
 # product rate, measured in the same run (fastkpca:::tile_product() of two
 # 3000 x 3000 matrices on the run's threads, the median of three), and the
-# time as a multiple of it. With "sklearn", scikit-learn's dense KernelPCA
+# time as a multiple of it; for fastkpca's fits on the n x n buffer, the
+# wall seconds of each step of the fit (the stage clock of src/args.c,
+# fastkpca:::stage_seconds(): fill, center, stage1 (dense to band, or the
+# one-stage reduction), stage2 (band to tridiagonal), tridiag (MRRR),
+# back2 and back1 (the vectors through stage 2, then stage 1), cert (the
+# certificate's residuals), other), the median of the runs. With "sklearn", scikit-learn's dense KernelPCA
 # (bench/sklearn_kpca.py, on the same BLAS: LD_PRELOAD reaches numpy's
 # too) with the components the default call kept, on the same data, after
 # each default call.
@@ -119,6 +124,15 @@ rate <- product_rate(rate_threads)
 cat(sprintf("product rate: %.1f GFLOP/s (tile_product, 3000 x 3000, %d threads)\n",
             rate / 1e9, rate_threads))
 floor_seconds <- function(n, k) (4 / 3 * n^3 + 2 * n^2 * k) / rate
+# A fit's stage seconds as the table's columns ("" where there are none).
+stage_labels <- c(fill = "fill", center = "center", stage1 = "stage1", stage2 = "stage2",
+                  tridiagonal = "tridiag", back_stage2 = "back2", back_stage1 = "back1",
+                  certificate = "cert", other = "other")
+stage_columns <- function(stages) {
+  v <- if (is.null(stages)) rep("", length(stage_labels))
+       else sprintf("%.2f", stages[names(stage_labels)])
+  as.data.frame(setNames(as.list(v), stage_labels))
+}
 tables <- list()
 sklearn_runs <- list()
 for (blas in blases) {
@@ -145,6 +159,8 @@ for (blas in blases) {
     out <- ok[[1]]
     out$time <- median(vapply(ok, `[[`, numeric(1), "time"))
     out$added_bytes <- max(vapply(ok, `[[`, numeric(1), "added_bytes"))
+    stages <- Filter(Negate(is.null), lapply(ok, `[[`, "stages"))
+    out$stages <- if (length(stages)) apply(do.call(rbind, stages), 2L, median)
     out
   })
   ran <- Filter(Negate(is.null), results)
@@ -160,7 +176,7 @@ for (blas in blases) {
                                       case = cases$impl[i], solver = "failed",
                                       comps = NA, seconds = NA, speedup = "n/a",
                                       memory = "n/a", eig_vs_kernlab = "n/a",
-                                      floor = "n/a", x_floor = "n/a"))
+                                      floor = "n/a", x_floor = "n/a", stage_columns(NULL)))
     peer <- which(cases$n == n & cases$features == cases$features[i] &
                   cases$impl == "kernlab")
     kl <- if (length(peer)) results[[peer[1]]]
@@ -177,7 +193,8 @@ for (blas in blases) {
                memory = sprintf("%.2f", r$added_bytes / (8 * n^2)),
                eig_vs_kernlab = agree,
                floor = if (is.na(fl)) "n/a" else sprintf("%.2f", fl),
-               x_floor = if (is.na(fl)) "n/a" else sprintf("%.2f", r$time / fl))
+               x_floor = if (is.na(fl)) "n/a" else sprintf("%.2f", r$time / fl),
+               stage_columns(r$stages))
   }))
 }
 cat("\nGaussian data, d = 10. kpca(x): the default call (rbfdot, sigma = 0.1,\n")
@@ -187,7 +204,11 @@ if (reps > 1) cat(sprintf("seconds: the median of %d runs, taken in turn\n", rep
 cat("memory: peak resident memory added by the fit / (8 n^2 bytes);\n")
 cat("        the 'matrix' rows measure R's matrix(0, n, n) the same way\n")
 cat("floor: (4/3 n^3 + 2 n^2 k) flops at the product rate above, in seconds;\n")
-cat("x_floor: seconds / floor\n\n")
+cat("x_floor: seconds / floor\n")
+cat("fill ... other: the wall seconds of each step of a fit on the n x n buffer (the stage\n")
+cat("        clock): kernel, centering, stage 1 (dense to band; one stage: dsytrd's steps),\n")
+cat("        stage 2 (band to tridiagonal), the tridiagonal's vectors (MRRR), the vectors\n")
+cat("        back through stage 2 and stage 1, the certificate, the rest\n\n")
 options(width = 200)
 print(do.call(rbind, tables), row.names = FALSE)
 if (length(sklearn_runs)) {

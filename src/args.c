@@ -4,6 +4,10 @@
  * interrupt checks and LAPACK's info. Near the bottom of the engine: it
  * calls nothing of the package but errors.c and threads.c. */
 #include "fastkpca.h"
+#include <time.h>
+#if !defined(_OPENMP)
+# include <sys/time.h>
+#endif
 
 int as_count(SEXP s, const char *what, int lo, int hi)
 {
@@ -101,6 +105,71 @@ void progress_fill_columns(int done, int cols, int lower_only)
 void progress_end(void)
 {
     progress.step = NULL;
+}
+
+/* The stage clock of the running exact fit: the wall seconds of each of
+ * its steps (bench/two-stage.R and bench/run.R read them, through
+ * stage_seconds() in R/eigen.R). Like the progress, only dense_eigen()
+ * starts it; stage_clock_mark() gives the seconds since the last mark to
+ * one stage, and does nothing while the clock is stopped, so that the
+ * steps other entry points share mark nothing. A few clock reads a fit. */
+static struct {
+    int running;
+    double last;                 /* the wall clock at the last mark */
+    double seconds[STAGE_COUNT];
+} stage_clock = {0, 0.0, {0}};
+
+/* Wall seconds from a fixed start: OpenMP's clock where there is one, else
+ * POSIX's monotonic clock, else the time of day (mingw-w64 has
+ * gettimeofday() without OpenMP's runtime). */
+static double wall_seconds(void)
+{
+#if defined(_OPENMP)
+    return omp_get_wtime();
+#elif defined(CLOCK_MONOTONIC) && !defined(_WIN32)
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (double) t.tv_sec + 1e-9 * (double) t.tv_nsec;
+#else
+    struct timeval t;
+    gettimeofday(&t, NULL);
+    return (double) t.tv_sec + 1e-6 * (double) t.tv_usec;
+#endif
+}
+
+void stage_clock_start(void)
+{
+    for (int s = 0; s < STAGE_COUNT; s++) stage_clock.seconds[s] = 0.0;
+    stage_clock.running = 1;
+    stage_clock.last = wall_seconds();
+}
+
+void stage_clock_mark(fit_stage s)
+{
+    if (!stage_clock.running) return;
+    double now = wall_seconds();
+    stage_clock.seconds[s] += now - stage_clock.last;
+    stage_clock.last = now;
+}
+
+/* The clock stopped (the time since the last mark is other) and read: a
+ * named double vector of seconds, in fit_stage's order. */
+SEXP stage_clock_seconds(void)
+{
+    static const char *names[STAGE_COUNT] = {
+        "fill", "center", "stage1", "stage2", "tridiagonal", "back_stage2",
+        "back_stage1", "certificate", "other"};
+    stage_clock_mark(STAGE_OTHER);
+    stage_clock.running = 0;
+    SEXP out = PROTECT(allocVector(REALSXP, STAGE_COUNT));
+    SEXP nms = PROTECT(allocVector(STRSXP, STAGE_COUNT));
+    for (int s = 0; s < STAGE_COUNT; s++) {
+        REAL(out)[s] = stage_clock.seconds[s];
+        SET_STRING_ELT(nms, s, mkChar(names[s]));
+    }
+    setAttrib(out, R_NamesSymbol, nms);
+    UNPROTECT(2);
+    return out;
 }
 
 /* A step argument: NULL or an R function. */

@@ -430,6 +430,7 @@ void band_back_transform(const double *A, int n, int b, const double *tau1, doub
 {
     if (k == 0 || n < 2) return;
     band_back_stage2(A, n, b, Z, k, threads);
+    stage_clock_mark(STAGE_BACK_2);
     if (n - 1 - b < 0) return;
     int last = ((n - 1 - b) / b) * b;
     int cols = (int) (tuning.eigen_check_work / (2.0 * n * b));
@@ -446,4 +447,5 @@ void band_back_transform(const double *A, int n, int b, const double *tau1, doub
                               threads_unless_busy(threads));
         progress_at(PROGRESS_BACK, 0.5 + 0.5 * (1.0 - pow((double) j0 / n, 2)));
     }
+    stage_clock_mark(STAGE_BACK_1);
 }

@@ -414,11 +414,15 @@ static void reduce(double *A, int n, reduction *red, int threads)
     red->tau = (double *) R_alloc((size_t) n, sizeof(double));
     int b = tuning.band_width;
     red->band = n >= tuning.band_min_rows && n > 2 * b ? b : 0;
+    stage_clock_mark(STAGE_OTHER);  /* the scaling */
     if (red->band > 0) {
         band_reduce(A, n, red->band, red->tau, threads);
+        stage_clock_mark(STAGE_1);
         band_chase(A, n, red->band, red->diag, red->offdiag, threads);
+        stage_clock_mark(STAGE_2);
     } else {
         reduce_tridiagonal(A, n, red->diag, red->offdiag, red->tau, threads);
+        stage_clock_mark(STAGE_1);
     }
     R_CheckUserInterrupt();
     progress_at(PROGRESS_REDUCE, 1.0);
@@ -448,10 +452,13 @@ static int reduced_pairs(double *A, const reduction *red, double sigma, int f,
                                       iu, w, &Z, store);
     R_CheckUserInterrupt();
     progress_at(PROGRESS_SOLVE, 1.0);
-    if (red->band > 0)
+    stage_clock_mark(STAGE_TRIDIAGONAL);
+    if (red->band > 0) {
         band_back_transform(A, n, red->band, red->tau, Z, found, threads);
-    else
+    } else {
         back_transform(A, n, red->tau, Z, found, threads);
+        stage_clock_mark(STAGE_BACK_1);
+    }
 
     reverse_pairs(n, found, w, Z);
     /* a threshold keeps what is above it (MRRR counted by a Sturm sequence,

@@ -41,7 +41,8 @@
  *             the certificate's residuals included
  *   project.c rows projected onto a fit's components, block by block
  *             (predict(), and the scores of a Nystrom fit)
- *   args.c    argument checks shared by the entry points
+ *   args.c    argument checks shared by the entry points, the exact fit's
+ *             progress and its stage clock
  *   threads.c how many threads a call may have (one in a forked child, at
  *             most OpenMP's thread limit) and how a thread waits on another
  *   nystrom.c centered Nystrom kernel PCA: the sufficient statistics over
@@ -588,6 +589,27 @@ void progress_begin(SEXP step, const double *work);
 void progress_at(progress_step s, double fraction);
 void progress_fill_columns(int done, int cols, int lower_only);
 void progress_end(void);
+/* args.c: the stage clock of an exact fit (dense_eigen): the wall seconds
+ * of each step, given to the stage marked at its end; the solvers' steps
+ * that are no stage of the exact solver (the iterative and randomized
+ * solvers, the scaling, the signs) are other. The one-stage reduction
+ * (dsytrd's steps) is stage1, its back-transformation back_stage1. The
+ * order matches the names stage_clock_seconds() gives. */
+typedef enum {
+    STAGE_FILL = 0,     /* the kernel matrix (or the user's, copied) */
+    STAGE_CENTER,       /* its centering */
+    STAGE_1,            /* dense to band (band_reduce()), or to tridiagonal */
+    STAGE_2,            /* band to tridiagonal (band_chase()) */
+    STAGE_TRIDIAGONAL,  /* the tridiagonal's eigenpairs (dstemr, dstebz) */
+    STAGE_BACK_2,       /* the vectors through stage 2's reflectors */
+    STAGE_BACK_1,       /* the vectors through stage 1's reflectors */
+    STAGE_CERTIFICATE,  /* the residual norms (certificate_norms(), fit.c) */
+    STAGE_OTHER,
+    STAGE_COUNT
+} fit_stage;
+void stage_clock_start(void);
+void stage_clock_mark(fit_stage s);
+SEXP stage_clock_seconds(void);
 /* memory.c: the exact fit's one n x n buffer */
 SEXP with_square_buffer(int n, SEXP (*body)(void *data, double *buffer), void *data);
 

@@ -195,17 +195,20 @@ static SEXP fit_steps(void *data, double *K)
     double work[PROGRESS_STEPS];
     fit_work(job, work);
     progress_begin(job->step, work);
+    stage_clock_start();
     if (job->kernel == NULL)
         copy_symmetric_lower(REAL(job->x), n, K);
     else
         kernel_block(job->kernel, &job->points, &job->points, 1, K, job->threads, "");
 
     progress_at(PROGRESS_FILL, 1.0);
+    stage_clock_mark(STAGE_FILL);
 
     SEXP colmeans = PROTECT(allocVector(REALSXP, n));
     double grand_mean, trace, largest;
     center_in_place(K, n, REAL(colmeans), &grand_mean, &trace, &largest, job->threads);
     progress_at(PROGRESS_CENTER, 1.0);
+    stage_clock_mark(STAGE_CENTER);
 
     /* eigenpairs of Kc; the eigenvalues of Kc/n are these divided by n */
     int found, restarts = 0, converged = 1;
@@ -218,9 +221,11 @@ static SEXP fit_steps(void *data, double *K)
     /* the exact solvers report their steps themselves (eigen.c) */
     progress_at(PROGRESS_BACK, 1.0);
     progress_end();
+    stage_clock_mark(STAGE_OTHER);
 
     SEXP norms = PROTECT(allocVector(REALSXP, found));
     certificate_norms(job, K, vectors, values, found, REAL(norms));
+    stage_clock_mark(STAGE_CERTIFICATE);
 
     SEXP ans = PROTECT(allocVector(VECSXP, 9));
     SEXP r_values = PROTECT(allocVector(REALSXP, found));
@@ -238,6 +243,7 @@ static SEXP fit_steps(void *data, double *K)
     const char *labels[] = {"values", "vectors", "colmeans", "grand_mean", "variance_total",
                             "converged", "restarts", "residual", "residual_norms"};
     set_list_names(ans, labels);
+    setAttrib(ans, install("stage_seconds"), stage_clock_seconds());
     UNPROTECT(6);
     return ans;
 }
@@ -297,7 +303,8 @@ static void solver_settings(fit_job *job, SEXP solver, SEXP control)
  * unit eigenvectors (n x k, each column's largest-magnitude entry positive), the centering terms of K, trace(Kc)/n, and for
  * the iterative solver whether it converged, its restarts and its largest
  * relative residual, and each pair's residual norm ||(Kc/n) v - value v||
- * (certificate_norms()). */
+ * (certificate_norms()); its attribute "stage_seconds" holds the wall
+ * seconds of each step (the stage clock, args.c). */
 SEXP dense_eigen(SEXP x, SEXP kernel, SEXP weights, SEXP features, SEXP th,
               SEXP solver, SEXP threads, SEXP control, SEXP variance, SEXP step)
 {

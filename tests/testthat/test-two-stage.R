@@ -135,3 +135,32 @@ test_that("the band's width, groups and chunks and the interrupt checks' work mo
                       label = paste(names(settings), unlist(settings)))
   }
 })
+
+test_that("the stage clock names every step of a fit, each within the call's time", {
+  skip_if_exact_solver_unsafe()
+  x <- wavy_rows(300L, 4L)
+  stages <- c("fill", "center", "stage1", "stage2", "tridiagonal", "back_stage2",
+              "back_stage1", "certificate", "other")
+  fit_clock <- function(fit_call) {
+    elapsed <- system.time(fit_call)[["elapsed"]]
+    secs <- fastkpca:::stage_seconds()
+    expect_identical(names(secs), stages)
+    expect_true(all(is.finite(secs) & secs >= 0))
+    # proc.time() counts in milliseconds
+    expect_lte(sum(secs), elapsed + 0.002)
+    secs
+  }
+  two <- fit_clock(two_stage(kpca(x, kernel = "rbfdot", kpar = list(sigma = 0.4),
+                                  features = 60)))
+  expect_true(all(two[c("fill", "stage1", "stage2", "back_stage2", "back_stage1")] > 0))
+  one <- fit_clock(one_stage(kpca(x, kernel = "rbfdot", kpar = list(sigma = 0.4),
+                                  features = 60)))
+  expect_true(all(one[c("stage1", "back_stage1")] > 0))
+  expect_identical(unname(one[c("stage2", "back_stage2")]), c(0, 0))
+  # the iterative solver runs no stage of the exact one: its time is other
+  it <- fit_clock(kpca(x, kernel = "rbfdot", kpar = list(sigma = 0.4), features = 5,
+                       solver = "iterative"))
+  expect_identical(unname(it[c("stage1", "stage2", "tridiagonal", "back_stage2",
+                               "back_stage1")]), rep(0, 5))
+  expect_gt(it[["other"]], 0)
+})
