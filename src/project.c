@@ -149,6 +149,18 @@ static int project_block_by_threads(const kernel_eval *k, const kernel_points *z
     return bad;
 }
 
+/* Whether kernel_project_rows() gives each thread panels of its own
+ * (project_block_by_threads(), a kernel of kernel_fast.c), rather than
+ * one panel at a time, shared (project_block_by_panels(), whose scratch
+ * is made once). On wide data (points read in place) the panel's kernel
+ * is a product the threads share by tasks or by groups of coordinates
+ * (kernel_fast.c's wide_block()): panels of their own left a block of 200
+ * rows on one thread. */
+static int panels_by_threads(const kernel_eval *k, const kernel_points *xp)
+{
+    return kernel_fast_points(k) && !xp->in_place;
+}
+
 /* What kernel_project_rows() projects its blocks with: the kernel and the
  * training points, alpha (m x f), the offset and alpha's column sums
  * (NULL: no row means), the result (nz x f) and the row means; for the
@@ -227,14 +239,7 @@ SEXP kernel_project_rows(SEXP z, SEXP x, SEXP kernel, SEXP zweights, SEXP xweigh
     const double *shift = kernel_points_fixed(&k, x, xweights, &xp);
     /* the blocks' weights are checked here once, for an early clear error */
     check_weights(&k, zweights, "zweights");
-    /* a kernel of kernel_fast.c on threads: panels per thread, each with
-     * scratch of its own (project_block_by_threads()); otherwise one
-     * shared panel, whose scratch is made here once. On wide data (points
-     * read in place), the panel's kernel is a product the threads share
-     * by tasks or by groups of coordinates (kernel_fast.c's wide_block()):
-     * a few panels per thread, each one thread's, left a block of 200
-     * rows on one thread. */
-    int by_threads = f > 0 && kernel_fast_points(&k) && !xp.in_place;
+    int by_threads = f > 0 && panels_by_threads(&k, &xp);
     int pr = projection_panel_rows(m) < block ? projection_panel_rows(m) : block;
     projection J = {&k, &xp, m, REAL(alpha), f, REAL(offset),
                     isNull(alpha_sums) ? NULL : REAL(alpha_sums), NULL, nz, NULL, pr,

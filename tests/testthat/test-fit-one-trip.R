@@ -67,6 +67,19 @@ test_that("the exact fit's certificate is measured in C, as the R assembly measu
   expect_certificate_measured(solve_dense(x, k, features = 200, threads = 2L), K, "blocks")
 })
 
+test_that("on wide data the certificate's kernel is the fill's again, through the buffer", {
+  skip_if_exact_solver_unsafe()
+  # wide blocks from 8 columns on: the points read in place, K refilled
+  # into the buffer by the wide blocks for the product (wide_certificate())
+  local_tuning(wide_min_d = 8L, wide_group = 16L)
+  x <- with_seed(6, matrix(rnorm(240 * 40, mean = 2), 240))
+  for (k in list(rbfdot(0.02), laplacedot(0.1), vanilladot())) {
+    K <- kernel_matrix(k, x)
+    expect_certificate_measured(solve_dense(x, k, features = 6), K, class(k)[1])
+    expect_certificate_measured(solve_dense(x, k, threads = 2L), K, class(k)[1])
+  }
+})
+
 test_that("the iterative solver's residuals are the buffer's product's, digit for digit", {
   # a loose tolerance leaves residuals far above rounding: a relative check
   x <- with_seed(5, matrix(rnorm(300 * 3), 300))
