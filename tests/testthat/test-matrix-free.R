@@ -235,6 +235,26 @@ test_that("the passes give the same numbers for any rows, threads and plan", {
   expect_identical(there$alpha, sum_fit()$alpha)
 })
 
+test_that("a pass sets every sum itself, whatever its buffers held before", {
+  # the tiles' pipeline zeroes its rows of the tree's sums on the threads
+  # (no zero fill first): a pass after one that left NaN in the memory it
+  # freed (V of NaN) still matches the oracle, on partial tiles and groups
+  n <- 2001
+  x <- mf_rows(n)
+  program <- fastkpca:::kernel_program(kern("rbfdot", sigma = 0.2))
+  V <- with_seed(10, matrix(rnorm(n * 3), n, 3))
+  oracle <- plain_kernel(x, x, "rbfdot", list(sigma = 0.2)) %*% V
+  one <- fastkpca:::kernel_block_product(x, 0L, n, program, list(), V, 1L, tile = 24L)
+  expect_equal(one, oracle, tolerance = 1e-12)
+  for (threads in unique(c(1L, 2L, test_threads(3)))) {
+    spoiled <- fastkpca:::kernel_block_product(x, 0L, n, program, list(), V * NaN, threads,
+                                               tile = 24L)
+    expect_true(all(is.nan(spoiled)))
+    expect_identical(fastkpca:::kernel_block_product(x, 0L, n, program, list(), V, threads,
+                                                     tile = 24L), one)
+  }
+})
+
 test_that("a pass computes half the kernel matrix, and the same bits, for any number of workers", {
   n <- 2000
   x <- mf_rows(n)
