@@ -504,6 +504,38 @@ test_that("the dense steps between passes match their plain-R formulas (src/kryl
   expect_identical(dim(fastkpca:::basis_cross_product(basis$Q, AQ, 0L, 4L, 1L)), c(0L, 4L))
 })
 
+test_that("a new basis holds its first columns and zeros, made on the threads, grown in place", {
+  # tile_thread_work = 0: the columns are made on the threads even here
+  local_tuning(tile_thread_work = 0)
+  n <- 1003
+  X <- with_seed(9, matrix(rnorm(n * 3), n, 3))
+  for (threads in unique(c(1L, 2L, test_threads(3)))) {
+    basis <- fastkpca:::krylov_basis(X, 2 * X, 8L, threads)
+    expect_identical(basis$Q, cbind(X, matrix(0, n, 5)))
+    expect_identical(basis$AQ, cbind(2 * X, matrix(0, n, 5)))
+    expect_identical(basis$used, 3L)
+  }
+  one <- new.env()
+  expect_identical(fastkpca:::basis_matrix(one, "Q", X, 3L, 2L)$Q, X)
+  expect_error(fastkpca:::basis_matrix(one, "Q", X, 2L, 1L), "'ncv'",
+               class = "fastkpca_error_argument")
+  expect_error(fastkpca:::basis_matrix(one, "Q", X, n + 1L, 1L), "'ncv'",
+               class = "fastkpca_error_argument")
+  # the basis grows in its own matrices: R holds one reference to each
+  # (krylov_basis() assigns them within engine_call()), so nothing copies
+  # them (a new basis: the expectations above hold references of their own)
+  skip_if_not(capabilities("profmem"))
+  fresh <- fastkpca:::krylov_basis(X, 2 * X, 8L, 2L)
+  copies <- utils::capture.output({
+    tracemem(fresh$Q)
+    tracemem(fresh$AQ)
+    fastkpca:::krylov_add(fresh, X[, 1:2], X[, 1:2], 1L)
+    untracemem(fresh$Q)
+    untracemem(fresh$AQ)
+  })
+  expect_false(any(grepl("tracemem\\[", copies)))
+})
+
 test_that("the serial steps' C loops and products match plain R, on any thread count", {
   # tile_thread_work = 0: every loop, product and Gram-Schmidt block of
   # src/krylov.c goes to its threads even at these sizes (by default they
