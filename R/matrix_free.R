@@ -614,15 +614,15 @@ matrix_free_warn <- function(cert, k, tol, passes) {
 # steps are in C (src/krylov.c), which reads the basis's columns in place:
 # they run in this process while workers wait.
 krylov_basis <- function(X, AX, ncv, threads, basis = NULL) {
-  n <- nrow(X)
   p <- ncol(X)
   if (is.null(basis)) {
     basis <- new.env(parent = emptyenv())
-    basis$Q <- matrix(0, n, ncv)
-    basis$AQ <- matrix(0, n, ncv)
+    basis_matrix(basis, "Q", X, ncv, threads)
+    basis_matrix(basis, "AQ", AX, ncv, threads)
+  } else {
+    set_basis_columns(basis, "Q", seq_len(p), X)
+    set_basis_columns(basis, "AQ", seq_len(p), AX)
   }
-  set_basis_columns(basis, "Q", seq_len(p), X)
-  set_basis_columns(basis, "AQ", seq_len(p), AX)
   H <- basis_cross_product(X, AX, p, p, threads)
   basis$H <- (H + t(H)) / 2
   basis$used <- p
@@ -646,6 +646,19 @@ krylov_add <- function(basis, W, AW, threads) {
   basis$H <- rbind(cbind(basis$H, cross), cbind(t(cross), (WAW + t(WAW)) / 2))
   basis$used <- max(new)
   basis
+}
+
+# The basis's matrix `name` made new: n x ncv, X (n x p) in its first
+# columns and zeros after, in C on the threads (src/krylov.c: the pages of
+# the basis touched there, not by R's fill on this thread). Assigned within
+# engine_call(), whose promise would otherwise hold a second reference to
+# the matrix, which R would then copy when the basis first grows.
+basis_matrix <- function(basis, name, X, ncv, threads) {
+  engine_call({
+    basis[[name]] <- .Call(C_basis_matrix, X, as.integer(ncv), as.integer(threads))
+    NULL
+  })
+  invisible(basis)
 }
 
 # The columns cols of the basis's matrix `name` set to V, in place: the

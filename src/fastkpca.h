@@ -652,6 +652,7 @@ SEXP dense_product(SEXP A, SEXP B, SEXP trans_a, SEXP threads);
 SEXP top_eigen_pairs(SEXP A, SEXP f);
 SEXP rayleigh_ritz_vectors(SEXP Q, SEXP AQ, SEXP used, SEXP Y, SEXP values, SEXP threads);
 SEXP basis_cross_product(SEXP A, SEXP B, SEXP ka, SEXP kb, SEXP threads);
+SEXP basis_matrix(SEXP X, SEXP ncv, SEXP threads);
 
 /* nystrom.c: centered Nystrom kernel PCA */
 SEXP nystrom_statistics(SEXP x, SEXP landmarks, SEXP kernel, SEXP xweights,

@@ -31,6 +31,7 @@ static const R_CallMethodDef call_methods[] = {
     CALLDEF(top_eigen_pairs, 2),
     CALLDEF(rayleigh_ritz_vectors, 6),
     CALLDEF(basis_cross_product, 5),
+    CALLDEF(basis_matrix, 3),
     CALLDEF(tile_product, 8),
     CALLDEF(available_bytes, 1),
     CALLDEF(engine_settings, 2),

@@ -141,6 +141,40 @@ static void block_product_by_rows(const kernel_eval *k, const kernel_tiles *plan
     }
 }
 
+/* The fewest doubles a tree addition shares among the threads: the
+ * floor of krylov.c's O(n b) loops (a double read, added and written
+ * costs about 30 multiply-adds of the tiles; the thread-work setting over
+ * 32). A pass makes about 40 of them (G = 8), between its pipelines. */
+#define MF_ADD_WORK 30.0
+#define MF_ADD_SHARE 32.0
+
+/* Y (m x b, leading dimension ldy) += X (m x b, leading dimension ldx):
+ * one sum of the tree added to its sibling's, in place; whole columns per
+ * thread (each entry one addition: the bits of one thread), where the
+ * sums are large enough and the cores free (threads_unless_busy(): on the
+ * main thread, between the pipelines' regions). */
+static void add_sums(int m, int b, const double *X, int ldx, double *Y, int ldy, int threads)
+{
+    int nt = (double) m * b * MF_ADD_WORK >= tile_thread_work() / MF_ADD_SHARE
+             ? threads_unless_busy(threads) : 1;
+    if (nt > b) nt = b;
+#ifdef _OPENMP
+#pragma omp parallel for num_threads(nt) schedule(static) if (nt > 1)
+#else
+    (void) nt;
+#endif
+    for (int j = 0; j < b; j++) {
+        const double *x = X + (size_t) j * ldx;
+        double *y = Y + (size_t) j * ldy;
+        for (int i = 0; i < m; i++) y[i] += x[i];
+    }
+}
+
+static void zero_sums(int m, int b, double *Y, int ldy)
+{
+    for (int j = 0; j < b; j++) memset(Y + (size_t) j * ldy, 0, (size_t) m * sizeof(double));
+}
+
 /* The tiles of K[R, C] for the rows R = r0 + 0 .. mr - 1 and the columns
  * C = c0 + 0 .. mc - 1 (plan: all n rows against all n points; r0 a
  * multiple of 8), each computed once and used twice: tile (I, J) of S
@@ -148,7 +182,11 @@ static void block_product_by_rows(const kernel_eval *k, const kernel_tiles *plan
  * ldr) and K[I, J]' V[I] to Yc[J] (mc x b, leading dimension ldc). For a
  * pair of groups (square = 0), every tile of the rectangle. For the
  * square of a group (square = 1: R = C, Yc = Yr), the tiles J <= I of its
- * lower triangle, the transpose for J < I only.
+ * lower triangle, the transpose for J < I only. Yr and Yc are set, not
+ * added to: each row block zeroes its rows of Yr before its first tile,
+ * and row block 0 each Yc[J] before its transpose into it, on the threads
+ * (a pass's new buffers take their page faults there too, not on the
+ * main thread alone).
  *
  * Each row of Yr gets its terms in increasing column order (a row block
  * adds its tiles J = 0, 1, ... in turn), and each row of Yc in increasing
@@ -194,6 +232,10 @@ static void tile_pipeline(const kernel_eval *k, const kernel_tiles *plan, int r0
 #endif
             int i0 = I * S, ni = mr - i0 < S ? mr - i0 : S;
             int jend = square ? I + 1 : NJ;
+            /* the sums start at zero here, on the threads (the pages of a
+             * new buffer touched here too): its own rows before any tile,
+             * which in the square come before any transpose into them */
+            zero_sums(ni, b, Yr + i0, ldr);
             for (int J = 0; J < jend; J++) {
                 int j0 = J * S, nj = mc - j0 < S ? mc - j0 : S;
                 bad |= kernel_tile(plan, r0 + i0, ni, c0 + j0, nj, Tt);
@@ -202,6 +244,8 @@ static void tile_pipeline(const kernel_eval *k, const kernel_tiles *plan, int r0
                 if (!square || J < I) {
                     /* threads.c: spins, then yields to the thread it waits for */
                     if (I > b0) wait_for_count(done + I - 1, J + 1);
+                    /* row block 0 adds to Yc[J] first: the others wait for it */
+                    if (!square && I == 0) zero_sums(nj, b, Yc + j0, ldc);
                     tile_gemm(nj, b, ni, Tt, ni, 1, V + r0 + i0, n, 0, 1.0, Yc + j0, ldc, 1);
                 }
                 count_publish(done + I, J + 1);
@@ -212,22 +256,6 @@ static void tile_pipeline(const kernel_eval *k, const kernel_tiles *plan, int r0
         R_CheckUserInterrupt();
         call_step(step);
     }
-}
-
-/* Y (m x b, leading dimension ldy) += X (m x b, leading dimension ldx):
- * one sum of the tree added to its sibling's, in place. */
-static void add_sums(int m, int b, const double *X, int ldx, double *Y, int ldy)
-{
-    for (int j = 0; j < b; j++) {
-        const double *x = X + (size_t) j * ldx;
-        double *y = Y + (size_t) j * ldy;
-        for (int i = 0; i < m; i++) y[i] += x[i];
-    }
-}
-
-static void zero_sums(int m, int b, double *Y, int ldy)
-{
-    for (int j = 0; j < b; j++) memset(Y + (size_t) j * ldy, 0, (size_t) m * sizeof(double));
 }
 
 /* What the blocks of a pass share: the kernel and its plan of all n rows
@@ -267,7 +295,6 @@ static void mf_diagonal_block(const mf_pass *P, int L, int i, double *D, int ldd
     int r0, m, rl, ml, rr, mr;
     mf_node_rows(P, L, i, &r0, &m);
     if (L == 0) {
-        zero_sums(m, P->b, D, ldd);
         tile_pipeline(P->k, P->plan, r0, m, r0, m, 1, P->V, P->n, P->b, D, ldd, D, ldd, P->T,
                       P->threads, P->S, P->count, P->step);
         return;
@@ -283,9 +310,9 @@ static void mf_diagonal_block(const mf_pass *P, int L, int i, double *D, int ldd
     double *B = (double *) R_alloc((size_t) ml * P->b, sizeof(double));
     mf_diagonal_block(P, L - 1, 2 * i, D, ldd);
     mf_offdiagonal_block(P, L - 1, 2 * i + 1, 2 * i, A, mr, B, ml);
-    add_sums(ml, P->b, B, ml, D, ldd);
+    add_sums(ml, P->b, B, ml, D, ldd, P->threads);
     mf_diagonal_block(P, L - 1, 2 * i + 1, D + ml, ldd);
-    add_sums(mr, P->b, A, mr, D + ml, ldd);
+    add_sums(mr, P->b, A, mr, D + ml, ldd, P->threads);
     vmaxset(vmax);
 }
 
@@ -303,8 +330,6 @@ static void mf_offdiagonal_block(const mf_pass *P, int L, int i, int j, double *
     mf_node_rows(P, L, i, &ri, &mi);
     mf_node_rows(P, L, j, &rj, &mj);
     if (L == 0) {
-        zero_sums(mi, P->b, A, lda);
-        zero_sums(mj, P->b, B, ldb);
         tile_pipeline(P->k, P->plan, ri, mi, rj, mj, 0, P->V, P->n, P->b, A, lda, B, ldb, P->T,
                       P->threads, P->S, P->count, P->step);
         return;
@@ -319,13 +344,13 @@ static void mf_offdiagonal_block(const mf_pass *P, int L, int i, int j, double *
     double *tB = (double *) R_alloc((size_t) (mjl > mjr ? mjl : mjr) * P->b + 1, sizeof(double));
     mf_offdiagonal_block(P, L - 1, 2 * i, 2 * j, A, lda, B, ldb);
     mf_offdiagonal_block(P, L - 1, 2 * i, 2 * j + 1, tA, mil, B + mjl, ldb);
-    add_sums(mil, P->b, tA, mil, A, lda);
+    add_sums(mil, P->b, tA, mil, A, lda, P->threads);
     if (mir > 0) {
         mf_offdiagonal_block(P, L - 1, 2 * i + 1, 2 * j, A + mil, lda, tB, mjl);
-        add_sums(mjl, P->b, tB, mjl, B, ldb);
+        add_sums(mjl, P->b, tB, mjl, B, ldb, P->threads);
         mf_offdiagonal_block(P, L - 1, 2 * i + 1, 2 * j + 1, tA, mir, tB, mjr);
-        add_sums(mir, P->b, tA, mir, A + mil, lda);
-        add_sums(mjr, P->b, tB, mjr, B + mjl, ldb);
+        add_sums(mir, P->b, tA, mir, A + mil, lda, P->threads);
+        add_sums(mjr, P->b, tB, mjr, B + mjl, ldb, P->threads);
     }
     vmaxset(vmax);
 }
@@ -362,7 +387,7 @@ static void mf_stack_push(mf_stack *st, int L)
 {
     double *carry = st->free;
     while (L < st->levels && st->held[L]) {
-        add_sums(st->rows, st->b, st->slot[L], st->rows, carry, st->rows);
+        add_sums(st->rows, st->b, st->slot[L], st->rows, carry, st->rows, 1);
         st->held[L] = 0;
         L++;
     }
@@ -382,7 +407,7 @@ static void mf_stack_finish(mf_stack *st, double *Y, int ldy)
     double *acc = NULL;
     for (int L = 0; L < st->levels; L++) {
         if (!st->held[L]) continue;
-        if (acc) add_sums(st->rows, st->b, st->slot[L], st->rows, acc, st->rows);
+        if (acc) add_sums(st->rows, st->b, st->slot[L], st->rows, acc, st->rows, 1);
         else acc = st->slot[L];
     }
     if (!acc) error_argument("no group sums to add");
@@ -597,7 +622,7 @@ SEXP kernel_block_product(SEXP x, SEXP row0, SEXP nrow, SEXP kernel, SEXP weight
 
     SEXP ans = PROTECT(allocMatrix(REALSXP, rows, b));
     double *Y = REAL(ans);
-    for (R_xlen_t i = 0; i < XLENGTH(ans); i++) Y[i] = 0.0;
+    /* (the tree's products set every entry, on the threads: no zeros first) */
     if (kernel_tiles_shared(&k)) {
         if (first == 0 && rows == n)
             all_rows_product(&k, &xp, REAL(V), n, b, Y, nthreads, S, &count, step);
@@ -608,6 +633,7 @@ SEXP kernel_block_product(SEXP x, SEXP row0, SEXP nrow, SEXP kernel, SEXP weight
         UNPROTECT(1);
         return ans;
     }
+    zero_sums(rows, b, Y, rows);
     double *T = (double *) R_alloc((size_t) rb * MF_COL_BLOCK, sizeof(double));
     count = rows_by_blocks(&k, &xp, first, rows, rb, REAL(V), n, b, Y, nthreads, step, T);
     set_count(ans, count);

@@ -86,6 +86,7 @@ entry_path_cases <- list(
     call = quote(fastkpca:::rayleigh_ritz_vectors(Q, AQ, 5L, diag(5)[, 1:2], c(2, 1), 1L))),
   basis_cross_product = list(
     call = quote(fastkpca:::basis_cross_product(cbind(V, x), V, 4L, 2L, 1L))),
+  basis_matrix = list(call = quote(fastkpca:::krylov_basis(V, V, 3L, 1L))),
   tile_product = list(call = quote(fastkpca:::tile_product(x, t(x)))),
   available_bytes = list(call = quote(fastkpca:::available_bytes())),
   simd_path_resolve = list(call = quote(simd_path()))

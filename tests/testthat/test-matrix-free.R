@@ -235,6 +235,26 @@ test_that("the passes give the same numbers for any rows, threads and plan", {
   expect_identical(there$alpha, sum_fit()$alpha)
 })
 
+test_that("a pass sets every sum itself, whatever its buffers held before", {
+  # the tiles' pipeline zeroes its rows of the tree's sums on the threads
+  # (no zero fill first): a pass after one that left NaN in the memory it
+  # freed (V of NaN) still matches the oracle, on partial tiles and groups
+  n <- 2001
+  x <- mf_rows(n)
+  program <- fastkpca:::kernel_program(kern("rbfdot", sigma = 0.2))
+  V <- with_seed(10, matrix(rnorm(n * 3), n, 3))
+  oracle <- plain_kernel(x, x, "rbfdot", list(sigma = 0.2)) %*% V
+  one <- fastkpca:::kernel_block_product(x, 0L, n, program, list(), V, 1L, tile = 24L)
+  expect_equal(one, oracle, tolerance = 1e-12)
+  for (threads in unique(c(1L, 2L, test_threads(3)))) {
+    spoiled <- fastkpca:::kernel_block_product(x, 0L, n, program, list(), V * NaN, threads,
+                                               tile = 24L)
+    expect_true(all(is.nan(spoiled)))
+    expect_identical(fastkpca:::kernel_block_product(x, 0L, n, program, list(), V, threads,
+                                                     tile = 24L), one)
+  }
+})
+
 test_that("a pass computes half the kernel matrix, and the same bits, for any number of workers", {
   n <- 2000
   x <- mf_rows(n)
@@ -482,6 +502,38 @@ test_that("the dense steps between passes match their plain-R formulas (src/kryl
   expect_equal(fastkpca:::basis_cross_product(basis$Q, AQ, 6L, 4L, 1L),
                crossprod(Q, AQ[, 1:4]), tolerance = 1e-14)
   expect_identical(dim(fastkpca:::basis_cross_product(basis$Q, AQ, 0L, 4L, 1L)), c(0L, 4L))
+})
+
+test_that("a new basis holds its first columns and zeros, made on the threads, grown in place", {
+  # tile_thread_work = 0: the columns are made on the threads even here
+  local_tuning(tile_thread_work = 0)
+  n <- 1003
+  X <- with_seed(9, matrix(rnorm(n * 3), n, 3))
+  for (threads in unique(c(1L, 2L, test_threads(3)))) {
+    basis <- fastkpca:::krylov_basis(X, 2 * X, 8L, threads)
+    expect_identical(basis$Q, cbind(X, matrix(0, n, 5)))
+    expect_identical(basis$AQ, cbind(2 * X, matrix(0, n, 5)))
+    expect_identical(basis$used, 3L)
+  }
+  one <- new.env()
+  expect_identical(fastkpca:::basis_matrix(one, "Q", X, 3L, 2L)$Q, X)
+  expect_error(fastkpca:::basis_matrix(one, "Q", X, 2L, 1L), "'ncv'",
+               class = "fastkpca_error_argument")
+  expect_error(fastkpca:::basis_matrix(one, "Q", X, n + 1L, 1L), "'ncv'",
+               class = "fastkpca_error_argument")
+  # the basis grows in its own matrices: R holds one reference to each
+  # (krylov_basis() assigns them within engine_call()), so nothing copies
+  # them (a new basis: the expectations above hold references of their own)
+  skip_if_not(capabilities("profmem"))
+  fresh <- fastkpca:::krylov_basis(X, 2 * X, 8L, 2L)
+  copies <- utils::capture.output({
+    tracemem(fresh$Q)
+    tracemem(fresh$AQ)
+    fastkpca:::krylov_add(fresh, X[, 1:2], X[, 1:2], 1L)
+    untracemem(fresh$Q)
+    untracemem(fresh$AQ)
+  })
+  expect_false(any(grepl("tracemem\\[", copies)))
 })
 
 test_that("the serial steps' C loops and products match plain R, on any thread count", {
