@@ -67,7 +67,10 @@ time <- system.time({
 after <- vm_hwm()
 # the clock of the last fit on the buffer: this one's, for the solvers
 # that run there (the warm-up's otherwise)
-stages <- if (solver %in% c("exact", "iterative", "randomized")) fastkpca:::stage_seconds()
+# (builds before the stage clock have none)
+stages <- if (solver %in% c("exact", "iterative", "randomized") &&
+              exists("stage_seconds", asNamespace("fastkpca"), inherits = FALSE))
+  fastkpca:::stage_seconds()
 saveRDS(list(time = time, added_bytes = after - before, eig = eig, solver = solver,
              blas = unname(extSoftVersion()["BLAS"]), lapack = La_library(),
              stages = stages), out)
