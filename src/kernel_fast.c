@@ -83,6 +83,44 @@ typedef struct {
 /* A copy's function of the squared distances or inner products, in place. */
 typedef void (*fast_transform_fn)(const fast_job *J, double *v, int n);
 
+/* The difference distance of pair i for refine_pairs(): of the row points
+ * ra + i d against the column point bj (refine_values()), or of points
+ * read in place (wide_refine()). */
+typedef double (*pair_distance_fn)(const void *pairs, int i);
+
+/* refine_values()'s loop, the pairs' distances from the differences by
+ * diff; self: the pair of a point with itself, or -1. */
+static void refine_pairs(const fast_job *J, const double *an, double bn, int n,
+                         const double *s, double *v, int self, fast_transform_fn f,
+                         pair_distance_fn diff, const void *pairs)
+{
+    int any = 0;
+    if (J->code == KERNEL_RBF) {
+        for (int i = 0; i < n; i++) any |= sq_distance_lost(s[i], an[i], bn, J->sigma * v[i]);
+    } else {
+        any = 1;
+    }
+    if (!any && self < 0) return;
+    for (int i = 0; i < n; i++) {
+        double slope = J->sigma * v[i];
+        if (J->code == KERNEL_LAPLACE) slope /= 2.0 * sqrt(s[i]);
+        if (i != self && !sq_distance_lost(s[i], an[i], bn, slope)) continue;
+        v[i] = i == self ? 0.0 : diff(pairs, i);
+        f(J, v + i, 1);
+    }
+}
+
+typedef struct {
+    const double *ra, *bj;
+    int d;
+} contiguous_pairs;
+
+static double contiguous_distance(const void *pairs, int i)
+{
+    const contiguous_pairs *P = (const contiguous_pairs *) pairs;
+    return kernel_diff_distance(P->ra + (size_t) i * P->d, P->bj, P->d);
+}
+
 /* The values v[0..n-1] of the column point bj (squared norm bn) against the
  * row points ra + i d (squared norms an[i]), from the squared distances
  * s[0..n-1] from the norms (the expanded form) by the kernel's function f:
@@ -96,21 +134,10 @@ static void refine_values(const fast_job *J, const double *ra, const double *an,
                           const double *bj, double bn, int n, const double *s, double *v,
                           fast_transform_fn f)
 {
-    int d = J->d, any = 0, self = -1;
+    int d = J->d, self = -1;
     if (d > 0 && bj >= ra && bj < ra + (size_t) n * d && (bj - ra) % d == 0) self = (int) ((bj - ra) / d);
-    if (J->code == KERNEL_RBF) {
-        for (int i = 0; i < n; i++) any |= sq_distance_lost(s[i], an[i], bn, J->sigma * v[i]);
-    } else {
-        any = 1;
-    }
-    if (!any && self < 0) return;
-    for (int i = 0; i < n; i++) {
-        double slope = J->sigma * v[i];
-        if (J->code == KERNEL_LAPLACE) slope /= 2.0 * sqrt(s[i]);
-        if (i != self && !sq_distance_lost(s[i], an[i], bn, slope)) continue;
-        v[i] = i == self ? 0.0 : kernel_diff_distance(ra + (size_t) i * d, bj, d);
-        f(J, v + i, 1);
-    }
+    contiguous_pairs P = {ra, bj, d};
+    refine_pairs(J, an, bn, n, s, v, self, f, contiguous_distance, &P);
 }
 
 #ifdef SIMD_VECTOR
@@ -413,30 +440,29 @@ static double wide_diff_distance(const fast_job *J, int i, int jc)
     return s;
 }
 
+typedef struct {
+    const fast_job *J;
+    int i0, jc;
+} in_place_pairs;
+
+static double in_place_distance(const void *pairs, int i)
+{
+    const in_place_pairs *P = (const in_place_pairs *) pairs;
+    return wide_diff_distance(P->J, P->i0 + i, P->jc);
+}
+
 /* refine_values() for points read in place: the values v[0..n-1] of b's
  * point jc against a's points i0 .. i0 + n - 1, from their distances s
  * from the norms. A point against itself is the same row of the same
  * matrix in memory. */
 static void wide_refine(const fast_job *J, int i0, int n, int jc, const double *s, double *v)
 {
-    double bn = J->bnorms[jc];
-    const double *an = J->anorms + i0;
-    int any = 0, self = -1;
+    int self = -1;
     if (J->lda == J->ldb && J->bx + jc >= J->ax + i0 && J->bx + jc < J->ax + i0 + n)
         self = (int) (J->bx + jc - (J->ax + i0));
-    if (J->code == KERNEL_RBF) {
-        for (int i = 0; i < n; i++) any |= sq_distance_lost(s[i], an[i], bn, J->sigma * v[i]);
-    } else {
-        any = 1;
-    }
-    if (!any && self < 0) return;
-    for (int i = 0; i < n; i++) {
-        double slope = J->sigma * v[i];
-        if (J->code == KERNEL_LAPLACE) slope /= 2.0 * sqrt(s[i]);
-        if (i != self && !sq_distance_lost(s[i], an[i], bn, slope)) continue;
-        v[i] = i == self ? 0.0 : wide_diff_distance(J, i0 + i, jc);
-        fast_transform(J, v + i, 1);
-    }
+    in_place_pairs P = {J, i0, jc};
+    refine_pairs(J, J->anorms + i0, J->bnorms[jc], n, s, v, self, fast_transform,
+                 in_place_distance, &P);
 }
 
 /* Column jc's rows i0..i1-1 of a wide block, g its inner products in

@@ -247,6 +247,26 @@ static void pack_a(const double *A, int lda, int transa, int i0, int rows, int p
     }
 }
 
+/* c (rows x cols of a tile, leading dimension ldc) += the tile's product
+ * of kc steps: a partial tile through a full one, padded with zeros (its
+ * padded rows and columns thrown away). */
+static void tile_rows_cols(tile_kernel K, int kc, const double *a, int ld, const double *b,
+                           double *c, int ldc, int rows, int cols)
+{
+    int mr = K.mr, nr = K.nr;
+    double ctmp[TILE_MR_MAX * TILE_NR_MAX];
+    if (rows == mr && cols == nr) {
+        K.tile(kc, a, ld, b, c, ldc);
+        return;
+    }
+    for (int jj = 0; jj < nr; jj++)
+        for (int ii = 0; ii < mr; ii++)
+            ctmp[ii + jj * mr] = ii < rows && jj < cols ? c[ii + (size_t) jj * ldc] : 0.0;
+    K.tile(kc, a, ld, b, ctmp, mr);
+    for (int jj = 0; jj < cols; jj++)
+        for (int ii = 0; ii < rows; ii++) c[ii + (size_t) jj * ldc] = ctmp[ii + jj * mr];
+}
+
 /* C (m x n) += sign op(A) op(B) on one thread, op(A) m x k and op(B) k x n:
  * op(A) = A' when transa, op(B) = B' when transb. */
 static void tile_product_serial(tile_kernel K, int m, int n, int k, const double *A,
@@ -254,7 +274,6 @@ static void tile_product_serial(tile_kernel K, int m, int n, int k, const double
                                 double sign, double *C, int ldc)
 {
     double bbuf[TILE_KC * TILE_NC], abuf[TILE_MR_MAX * TILE_KC];
-    double ctmp[TILE_MR_MAX * TILE_NR_MAX];
     int mr = K.mr, nr = K.nr;
     if (m <= 0 || n <= 0 || k <= 0) return;
     for (int p0 = 0; p0 < k; p0 += TILE_KC) {
@@ -276,21 +295,8 @@ static void tile_product_serial(tile_kernel K, int m, int n, int k, const double
                 }
                 for (int q = 0; q * nr < nc; q++) {
                     int j = j0 + q * nr, cols = nc - q * nr < nr ? nc - q * nr : nr;
-                    const double *b = bbuf + (size_t) q * kc * nr;
-                    double *c = C + i0 + (size_t) j * ldc;
-                    if (rows == mr && cols == nr) {
-                        K.tile(kc, a, ld, b, c, ldc);
-                        continue;
-                    }
-                    /* a partial tile: through a full one, padded with zeros */
-                    for (int jj = 0; jj < nr; jj++)
-                        for (int ii = 0; ii < mr; ii++)
-                            ctmp[ii + jj * mr] =
-                                ii < rows && jj < cols ? c[ii + (size_t) jj * ldc] : 0.0;
-                    K.tile(kc, a, ld, b, ctmp, mr);
-                    for (int jj = 0; jj < cols; jj++)
-                        for (int ii = 0; ii < rows; ii++)
-                            c[ii + (size_t) jj * ldc] = ctmp[ii + jj * mr];
+                    tile_rows_cols(K, kc, a, ld, bbuf + (size_t) q * kc * nr,
+                                   C + i0 + (size_t) j * ldc, ldc, rows, cols);
                 }
             }
         }
@@ -419,7 +425,7 @@ void tile_points(int m, int n, int k, int k0, const double *A, int lda, const do
                  double *scratch)
 {
     tile_kernel K = tile_kernel_for(simd_active());
-    double abuf[TILE_MR_MAX * TILE_KC], ctmp[TILE_MR_MAX * TILE_NR_MAX];
+    double abuf[TILE_MR_MAX * TILE_KC];
     int mr = K.mr, nr = K.nr;
     for (int p0 = k0; p0 < k0 + k; p0 += TILE_KC) {
         int kc = k0 + k - p0 < TILE_KC ? k0 + k - p0 : TILE_KC;
@@ -436,19 +442,8 @@ void tile_points(int m, int n, int k, int k0, const double *A, int lda, const do
             for (int j = 0; j < n; j += nr) {
                 int cols = n - j < nr ? n - j : nr;
                 if (diag != TILE_ALL_ROWS && i0 + rows - 1 < j + diag) break;
-                const double *b = scratch + (size_t) (j / nr) * kc * nr;
-                double *c = C + i0 + (size_t) j * ldc;
-                if (rows == mr && cols == nr) {
-                    K.tile(kc, a, ld, b, c, ldc);
-                    continue;
-                }
-                for (int jj = 0; jj < nr; jj++)
-                    for (int ii = 0; ii < mr; ii++)
-                        ctmp[ii + jj * mr] =
-                            ii < rows && jj < cols ? c[ii + (size_t) jj * ldc] : 0.0;
-                K.tile(kc, a, ld, b, ctmp, mr);
-                for (int jj = 0; jj < cols; jj++)
-                    for (int ii = 0; ii < rows; ii++) c[ii + (size_t) jj * ldc] = ctmp[ii + jj * mr];
+                tile_rows_cols(K, kc, a, ld, scratch + (size_t) (j / nr) * kc * nr,
+                               C + i0 + (size_t) j * ldc, ldc, rows, cols);
             }
         }
     }
