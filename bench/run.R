@@ -110,15 +110,8 @@ run_sklearn <- function(n, k, env) {
        solver = "sklearn dense")
 }
 
-# The product rate (flops a second) of the package's tiles on this
-# machine, now: the floor's unit.
-product_rate <- function(threads) {
-  suppressPackageStartupMessages(library(fastkpca))
-  set.seed(7)
-  a <- matrix(rnorm(3000^2), 3000); b <- matrix(rnorm(3000^2), 3000)
-  secs <- replicate(3, system.time(fastkpca:::tile_product(a, b, threads = threads))[["elapsed"]])
-  2 * 3000^3 / median(secs)
-}
+# the product rate: the floor's unit
+source(file.path(here, "product-rate.R"))
 rate_threads <- as.integer(Sys.getenv("FASTKPCA_BENCH_THREADS", "2"))
 rate <- product_rate(rate_threads)
 cat(sprintf("product rate: %.1f GFLOP/s (tile_product, 3000 x 3000, %d threads)\n",

@@ -106,15 +106,8 @@ run_child <- function(what, n, threads, env = character()) {
   readRDS(out)
 }
 
-# The product rate (flops a second) of the package's tiles on this
-# machine, now, on each thread count: the unit of the fractions.
-product_rate <- function(threads) {
-  suppressPackageStartupMessages(library(fastkpca))
-  set.seed(7)
-  a <- matrix(rnorm(3000^2), 3000); b <- matrix(rnorm(3000^2), 3000)
-  secs <- replicate(3, system.time(fastkpca:::tile_product(a, b, threads = threads))[["elapsed"]])
-  2 * 3000^3 / median(secs)
-}
+# the product rate on each thread count: the unit of the fractions
+source(file.path(dirname(script), "product-rate.R"))
 band <- 48
 stage_flops <- function(n, k) c(stage1 = 4 / 3 * n^3, stage2 = 6 * band * n^2,
                                  back_stage2 = 2 * n^2 * k, back_stage1 = 2 * n^2 * k,

@@ -435,7 +435,8 @@ int sparse_tiles_block(const kernel_spec *spec, const kernel_points *a,
 int kernel_fast_supported(const kernel_spec *spec);
 int kernel_expanded_form(const kernel_spec *spec, int d);
 /* from tuning.wide_min_d coordinates on, blocks and tiles are a matrix
- * product (tile_gemm()) and the kernel's function after it */
+ * product of the points read in place (tile_points()) and the kernel's
+ * function after it */
 int kernel_wide_form(const kernel_spec *spec, int d);
 void kernel_fast_in_place(const kernel_spec *spec, const kernel_points *a,
                           const kernel_points *b, int j, int i0, int i1, double *dst);

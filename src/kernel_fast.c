@@ -74,7 +74,7 @@ typedef struct {
      * leading dimensions lda and ldb), each coordinate less its shift
      * (NULL: none); the block's columns */
     const double *ax, *bx, *ashift, *bshift;
-    int lda, ldb, cols, task_rows, task_cols;
+    int lda, ldb, cols;
     const double *anorms, *bnorms; /* squared norms, for the expanded form */
     const double *b;               /* the column points, each contiguous */
     double *out;                   /* rows x columns, leading dimension rows */
@@ -572,6 +572,17 @@ static void wide_add(const fast_job *J, const wide_task *t, const double *src, i
     }
 }
 
+/* Doubles of one thread's scratch in wide_pass(), no more than the block
+ * needs: *pack of them for wide_part() (a packed slice), then a task's
+ * sums. */
+static size_t wide_thread_scratch(const fast_job *J, size_t *pack)
+{
+    int h = J->rows < WIDE_ROWS ? J->rows : WIDE_ROWS;
+    int w = J->cols < WIDE_COLS ? J->cols : WIDE_COLS;
+    *pack = WIDE_SCRATCH(w);
+    return *pack + (size_t) h * w;
+}
+
 /* One pass of the wide block over groups g0 .. g0 + np - 1. With one group
  * (np = 1), each task's sums over it go to the thread's buffer and are
  * added to out. With more (few tasks for the threads), each pair of a
@@ -579,10 +590,10 @@ static void wide_add(const fast_job *J, const wide_task *t, const double *src, i
  * partial block), and the slots are then added to out in the groups'
  * order: the same sums in the same order either way. */
 static void wide_pass(const fast_job *J, const wide_task *tasks, int nt, int g0, int np,
-                      double *slots, double *scratch, size_t pack, int threads)
+                      double *slots, double *scratch, int threads)
 {
     int rows = J->rows;
-    size_t per = pack + (size_t) J->task_rows * J->task_cols;
+    size_t pack, per = wide_thread_scratch(J, &pack);
 #ifdef _OPENMP
 #pragma omp parallel for num_threads(threads) schedule(dynamic, 1) if (threads > 1)
 #endif
@@ -644,17 +655,13 @@ static int wide_block(fast_job *J, int cols, int lower_only, int threads)
     wide_task *tasks = (wide_task *) R_alloc((size_t) nt + 1, sizeof(wide_task));
     wide_tasks(J, cols, tasks);
     int np = wide_pass_groups(J, nt, ng, threads);
-    /* each thread's scratch: a packed slice and a task's sums, no larger
-     * than the block needs */
-    J->task_rows = rows < WIDE_ROWS ? rows : WIDE_ROWS;
-    J->task_cols = cols < WIDE_COLS ? cols : WIDE_COLS;
-    size_t pack = WIDE_SCRATCH(J->task_cols);
-    double *scratch = (double *) R_alloc((pack + (size_t) J->task_rows * J->task_cols) *
+    size_t pack;
+    double *scratch = (double *) R_alloc(wide_thread_scratch(J, &pack) *
                                          (size_t) (threads > 1 ? threads : 1), sizeof(double));
     double *slots = np > 1 ? (double *) R_alloc((size_t) np * rows * cols, sizeof(double)) : NULL;
     for (int g0 = 0; g0 < ng; g0 += np) {
         int npass = ng - g0 < np ? ng - g0 : np;
-        wide_pass(J, tasks, nt, g0, npass, slots, scratch, pack, threads);
+        wide_pass(J, tasks, nt, g0, npass, slots, scratch, threads);
         R_CheckUserInterrupt();
         double left = 1.0 - (double) (g0 + npass) / ng;
         /* the columns whose share of the work is the share done */

@@ -197,12 +197,14 @@ static const double *transpose_points(const double *x, int ldx, int row0, int n,
 }
 
 /* Whether the points of kernel k at d coordinates are read in place: a
- * single kernel whose blocks are products (kernel_wide_form(), wide data)
- * packs its panels of coordinates itself, shifted as it packs them
- * (tile_points()), so that no call copies all the points. */
+ * single kernel on dense rows whose blocks are products
+ * (kernel_wide_form(), wide data; the plan's kernel_fast_points(), which
+ * sits above this file, at those d) packs its panels of coordinates
+ * itself, shifted as it packs them (tile_points()), so that no call
+ * copies all the points. */
 static int points_in_place(const kernel_eval *k, int d)
 {
-    return k->nops == 1 && !k->sparse && !k->any_string && kernel_wide_form(k->bases, d);
+    return k->nops == 1 && !k->sparse && kernel_wide_form(k->bases, d);
 }
 
 /* Conformal weights for kernel k: a list of one vector per conformal part
