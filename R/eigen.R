@@ -248,7 +248,9 @@ dense_eigen <- function(op, solver, features, th, control, variance,
           else if (features == 0L && is.null(variance)) th
   cert <- eigen_certificate(res$values, res$residual_norms, n, rest)
   asked <- seq_len(length(res$values) - (extra == 1L && length(res$values) > features))
-  list(values = res$values[asked], vectors = V[, asked, drop = FALSE],
+  # (a subset is a copy of the n x k vectors: only when the extra pair is there)
+  if (length(asked) < ncol(V)) V <- V[, asked, drop = FALSE]
+  list(values = res$values[asked], vectors = V,
        residuals = cert$residuals[asked], angles = cert$angles[asked],
        colmeans = res$colmeans, grand_mean = res$grand_mean,
        variance_total = res$variance_total,
