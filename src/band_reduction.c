@@ -7,7 +7,8 @@
  * tiles'. Here the matrix is reduced in two stages, as in the two-stage
  * methods of ELPA, PLASMA and MAGMA:
  *   stage 1, dense to band (band_reduce()): for each panel of b columns,
- *     the QR factorization of the rows below its band (dgeqrf), then the
+ *     the QR factorization of the rows below its band (dgeqr2's steps, on
+ *     the vectors: band_sweep.h's panel_qr), then the
  *     trailing matrix's two-sided update A22 <- Q' A22 Q as one symmetric
  *     product and one rank-2b update, both on the register tiles;
  *   stage 2, band to tridiagonal (band_chase()): sweep s annihilates
@@ -15,7 +16,7 @@
  *     chases the bulge that reflector makes down the band, one reflector
  *     of length b per step; the band (with room for the bulge) is a
  *     (2b + 1) x n array that stays in the cache.
- * Stage 1 leaves its reflectors where dgeqrf put them (below the band, in
+ * Stage 1 leaves its reflectors where dgeqrf would put them (below the band, in
  * A's lower triangle); stage 2's reflectors go to A's strict upper
  * triangle, which nothing else uses: sweep s's reflectors make up row s,
  * the reflector of step t starting at column s + 1 + t b, its first
@@ -65,13 +66,18 @@
 
 /* ---- stage 1: dense to band ----------------------------------------------- */
 
+/* The panel's factorization (band_sweep.h's panel_qr, the copy of the
+ * session's path: band_panel_qr_for(), below the copies). */
+typedef void (*band_panel_qr_fn)(double *, int, int, int, double *, double *);
+static band_panel_qr_fn band_panel_qr_for(simd_path path);
+
 /* Scratch of stage 1, taken once per fit (n rows at most). */
 typedef struct {
     double *panel;   /* [V | W], rows x 2b */
     double *T, *Tfull, *M, *gram;  /* b x b */
     double *square;  /* BAND_STRIP x BAND_STRIP */
-    double *qr_work;
-    int qr_lwork;
+    double *qr_scratch;  /* rows */
+    band_panel_qr_fn panel_qr;
 } band_scratch;
 
 /* Y (m x k, zeroed here) = A V, A symmetric m x m in its lower triangle
@@ -98,17 +104,17 @@ static void symmetric_panel_product(const double *A, int lda, int m, const doubl
 }
 
 /* One panel of stage 1: columns j0 .. j0 + b - 1 of A (n x n, lower),
- * whose rows from j0 + b on (m of them) are factored Q R (dgeqrf: R in the
+ * whose rows from j0 + b on (m of them) are factored Q R (panel_qr, as
+ * LAPACK's dgeqr2, which dgeqrf runs on a panel this narrow: R in the
  * band, the reflectors below it, tau in tau1[j0 ...]); then the trailing
  * A22 <- Q' A22 Q = A22 - V W' - W V', with X = A22 V T and
  * W = X - V (T' V' X) / 2. */
 static void band_panel(double *A, int n, int j0, int b, double *tau1, band_scratch *s,
                        int threads)
 {
-    int m = n - j0 - b, k = m < b ? m : b, info = 0;
+    int m = n - j0 - b, k = m < b ? m : b;
     double *P = A + (j0 + b) + (size_t) j0 * n, *A22 = P + (size_t) b * n;
-    F77_CALL(dgeqrf)(&m, &b, P, &n, tau1 + j0, s->qr_work, &s->qr_lwork, &info);
-    check_lapack_info(info, "dgeqrf");
+    s->panel_qr(P, n, m, b, tau1 + j0, s->qr_scratch);
     double *V = s->panel, *X = V + (size_t) m * k;
     explicit_reflectors(P, n, m, k, V);
     triangular_factor(V, m, k, tau1 + j0, s->T, b, s->gram, threads);
@@ -138,12 +144,9 @@ void band_reduce(double *A, int n, int b, double *tau1, int threads)
 {
     const void *vmax = vmaxget();  /* the scratch given back at the end */
     band_scratch s;
-    double query = 0.0;
-    int info = 0, lwork = -1, rows = n > b ? n - b : 1;
-    F77_CALL(dgeqrf)(&rows, &b, A, &n, tau1, &query, &lwork, &info);
-    check_lapack_info(info, "dgeqrf");
-    s.qr_lwork = (int) query > b ? (int) query : b;
-    s.qr_work = (double *) R_alloc((size_t) s.qr_lwork, sizeof(double));
+    int rows = n > b ? n - b : 1;
+    s.panel_qr = band_panel_qr_for(simd_active());
+    s.qr_scratch = (double *) R_alloc((size_t) rows, sizeof(double));
     s.panel = (double *) R_alloc((size_t) rows * 2 * b, sizeof(double));
     s.T = (double *) R_alloc((size_t) b * b, sizeof(double));
     s.Tfull = (double *) R_alloc((size_t) b * b, sizeof(double));
@@ -267,6 +270,19 @@ static band_sweep_fn band_sweep_for(simd_path path)
 #endif
     (void) path;
     return band_sweep_plain;
+}
+
+/* The panel's factorization of a path, as band_sweep_for()'s sweep. */
+static band_panel_qr_fn band_panel_qr_for(simd_path path)
+{
+#ifdef SIMD_X86
+    if (path == SIMD_AVX2 || path == SIMD_AVX512) return band_panel_qr_avx2;
+#endif
+#ifdef SIMD_VECTOR
+    if (path != SIMD_PLAIN) return band_panel_qr_v2;
+#endif
+    (void) path;
+    return band_panel_qr_plain;
 }
 
 /* Sweeps per thread between two interrupt checks. */

@@ -1,4 +1,5 @@
-/* Stage 2's sweep (band_chase() in band_reduction.c) and its kernels,
+/* Stage 2's sweep (band_chase() in band_reduction.c) and its kernels, and
+ * stage 1's panel factorization (BS(panel_qr), band_panel()),
  * written once and compiled once per copy, as tiles_vector.h's products
  * are: band_reduction.c includes this file with BS(name) naming the copy,
  * BS_ATTR its target attribute, BS_VECTOR the width of its vectors (4: a
@@ -330,6 +331,37 @@ static inline BS_ATTR double BS(reflector)(band_state *st, int s, int r, int c, 
         a[s + (size_t) (r + i) * n] = v[i];
     }
     return tau;
+}
+
+/* Stage 1's panel (band_panel() in band_reduction.c): the m x k block P
+ * (columns ld apart) factored Q R as LAPACK's dgeqr2 factors it, column
+ * by column: column j's reflector from rows j .. m - 1 (BS(householder),
+ * dlarfg: beta on the diagonal, v below it, its tau in tau[j]), applied
+ * from the left to the columns after it (dlarf: each column -= tau
+ * (v'column) v, the dot products four columns a pass over v). Reflectors
+ * for the first min(m, k) columns; scratch: m doubles. */
+static BS_ATTR void BS(panel_qr)(double *P, int ld, int m, int k, double *tau,
+                                 double *scratch)
+{
+    double dots[4];
+    for (int j = 0; j < k && j < m; j++) {
+        double *v = P + j + (size_t) j * ld;
+        int len = m - j, c = j + 1;
+        tau[j] = BS(householder)(v, v + 1, len - 1, scratch);
+        if (tau[j] == 0.0 || c >= k) continue;
+        double beta = v[0];
+        v[0] = 1.0;
+        for (; c + 4 <= k; c += 4) {
+            double *b0 = P + j + (size_t) c * ld;
+            BS(dot4)(b0, ld, v, len, dots);
+            for (int q = 0; q < 4; q++) BS(axpy)(-(tau[j] * dots[q]), v, b0 + (size_t) q * ld, len);
+        }
+        for (; c < k; c++) {
+            double *col = P + j + (size_t) c * ld;
+            BS(axpy)(-(tau[j] * BS(dot)(col, v, len)), v, col, len);
+        }
+        v[0] = beta;
+    }
 }
 
 /* Sweep s: column s annihilated below its subdiagonal, the bulge chased

@@ -107,6 +107,28 @@ test_that("two stages on rank-deficient, diagonal and tied spectra", {
                     label = "duplicated rows")
 })
 
+test_that("two stages on columns of tiny norm: the panel's reflectors scaled as dlarfg's", {
+  skip_if_exact_solver_unsafe()
+  # a kernel matrix of two blocks, one 1e-300 (or subnormal 1e-310) times
+  # the other, their rows interleaved: the panels' columns below the band
+  # hold reflectors whose norm is below the safe minimum (scaled up and
+  # back); one stage (dsytrd's) is the oracle
+  x <- wavy_rows(160L)
+  K1 <- plain_kernel(x[1:100, ], x[1:100, ], "rbfdot", list(sigma = 0.7))
+  K2 <- plain_kernel(x[101:160, ], x[101:160, ], "rbfdot", list(sigma = 0.3))
+  order <- order(c(seq(1, 160, length.out = 100), seq(1.5, 159.5, length.out = 60)))
+  for (tiny in c(1e-300, 1e-310)) {
+    K <- matrix(0, 160, 160)
+    K[1:100, 1:100] <- K1
+    K[101:160, 101:160] <- K2 * tiny
+    K <- K[order, order]
+    one <- one_stage(kpca(K, kernel = "precomputed", features = 8, solver = "exact"))
+    two <- two_stage(kpca(K, kernel = "precomputed", features = 8, solver = "exact"))
+    expect_equal(unname(two$eig), unname(one$eig), tolerance = 1e-12, info = format(tiny))
+    expect_cols_equal_up_to_sign(two$alpha, one$alpha, 1e-9, label = format(tiny))
+  }
+})
+
 test_that("the tuning settings of the two stages are checked", {
   expect_error(local_tuning(band_min_rows = -1), "fastkpca.tuning$band_min_rows",
                fixed = TRUE, class = "fastkpca_error_argument")
