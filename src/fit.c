@@ -80,6 +80,8 @@ static double *take_vectors(void *ctx, int n, int k)
 {
     fit_vectors *fv = (fit_vectors *) ctx;
     REPROTECT(fv->vectors = allocMatrix(REALSXP, n, k), fv->index);
+    /* huge pages before the solver's first write (scaled_columns()) */
+    advise_huge_pages(REAL(fv->vectors), (size_t) n * k * sizeof(double));
     return REAL(fv->vectors);
 }
 
@@ -363,4 +365,39 @@ SEXP dense_eigen(SEXP x, SEXP kernel, SEXP weights, SEXP features, SEXP th,
     if (kernel_ptr != NULL) kernel_points_fixed(kernel_ptr, x, weights, &job.points);
     /* the one n x n buffer, freed as soon as the fit is done */
     return with_square_buffer(n, fit_steps, &job);
+}
+
+/* .Call (scaled_columns() in R/kpca.R, alpha and rotated of an exact
+ * fit): V (n x k doubles) with column j divided by scale[j] (divide) or
+ * multiplied by it, into a new matrix, each entry as R's V[, j] / scale[j]
+ * or V[, j] * scale[j] gives it. Its pages are advised huge before the
+ * first write (advise_huge_pages()): R's own arithmetic on the n x k
+ * vectors took a fresh 4 KB page at a time, and on the project machine
+ * each cost about 12 us (3 ms a megabyte, 0.1 s of the default call at
+ * n = 3000 for alpha, rotated and their temporaries). */
+SEXP scaled_columns(SEXP V, SEXP scale, SEXP divide)
+{
+    engine_entered(__func__);
+    check_double_matrix(V, "V");
+    R_xlen_t n = nrows(V);
+    int k = ncols(V);
+    if (!isReal(scale) || XLENGTH(scale) != k)
+        error_argument("'scale' must be %d doubles, one a column of 'V'", k);
+    if (!isLogical(divide) || XLENGTH(divide) != 1 || LOGICAL(divide)[0] == NA_LOGICAL)
+        error_argument("'divide' must be TRUE or FALSE");
+    int by_division = LOGICAL(divide)[0];
+    SEXP out = PROTECT(allocMatrix(REALSXP, (int) n, k));
+    advise_huge_pages(REAL(out), (size_t) n * k * sizeof(double));
+    const double *v = REAL(V), *s = REAL(scale);
+    double *o = REAL(out);
+    for (int j = 0; j < k; j++) {
+        const double *vj = v + (size_t) j * n;
+        double *oj = o + (size_t) j * n, sj = s[j];
+        if (by_division)
+            for (R_xlen_t i = 0; i < n; i++) oj[i] = vj[i] / sj;
+        else
+            for (R_xlen_t i = 0; i < n; i++) oj[i] = vj[i] * sj;
+    }
+    UNPROTECT(1);
+    return out;
 }

@@ -36,6 +36,9 @@ entry_accepts <- list(list("kernel_matrix", 1L, "1 x 1"),
   list("oriented_columns", 1L, "1 x 1"), list("oriented_columns", 1L, "huge n"),
   # the matrix-free fit's centering takes any double matrix of vectors
   list("center_columns", 1L, "1 x 1"), list("center_columns", 1L, "huge n"),
+  # the scaling of an exact fit's columns: any two numbers for two columns,
+  # divided or multiplied
+  list("scaled_columns", 2L, "c(0.5, 2)"), list("scaled_columns", 3L, "TRUE"),
   # an exact fit's progress function (R/progress.R): none, or any function
   list("dense_eigen", 10L, "NULL"), list("dense_eigen", 10L, "closure"),
   # the step functions the tests count work with: none, or any function

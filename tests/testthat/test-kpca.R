@@ -221,3 +221,21 @@ test_that("a larger fit (rings, n = 300: solver = 'auto' may go iterative) match
     expect_kpca_equal(fit, ref, tol = 1e-8, label = sprintf("rings/%s/%s", kn, fit$solver))
   }
 })
+
+test_that("alpha and rotated are the vectors over sqrt(eig) and times n sqrt(eig), as sweep() gives them", {
+  # scaled_columns() (src/fit.c) against sweep(), bit for bit, on signed,
+  # tiny and huge entries; then on a fit, against its own vectors
+  set.seed(11)
+  V <- matrix(rnorm(5000) * 10^sample(-300:300, 5000, TRUE), 500, 10)
+  s <- sqrt(runif(10)) * 10^sample(-100:100, 10, TRUE)
+  expect_identical(fastkpca:::scaled_columns(V, s, TRUE), sweep(V, 2L, s, "/"))
+  expect_identical(fastkpca:::scaled_columns(V, s, FALSE), sweep(V, 2L, s, "*"))
+  expect_identical(dim(fastkpca:::scaled_columns(V[, 0], numeric(), TRUE)), c(500L, 0L))
+  expect_error(fastkpca:::scaled_columns(V, s[-1], TRUE), "'scale' must be 10 doubles")
+  expect_error(fastkpca:::scaled_columns(V, s, NA), "'divide' must be TRUE or FALSE")
+  x <- fx_random()
+  fit <- kpca(x, features = 4)
+  V <- fit$alpha * rep(sqrt(fit$eig), each = nrow(x))
+  expect_equal(unname(fit$rotated), unname(V) * rep(nrow(x) * sqrt(fit$eig), each = nrow(x)),
+               tolerance = 1e-14)
+})
