@@ -20,10 +20,12 @@ tile_ops <- c("gemm", "symv", "syrk", "gemv", "gemv_t", "symm")
 tile_product <- function(a, b, c = NULL, trans_a = FALSE, trans_b = FALSE,
                          threads = 1L, path = "auto", symmetric = FALSE,
                          op = if (symmetric) "symv" else "gemm") {
+  # (coerced only where needed: storage.mode<- on the caller's double
+  # matrix copied it, which was most of the time of a benchmark's product)
   a <- as.matrix(a)
   b <- as.matrix(b)
-  storage.mode(a) <- "double"
-  storage.mode(b) <- "double"
+  if (!is.double(a)) storage.mode(a) <- "double"
+  if (!is.double(b)) storage.mode(b) <- "double"
   op <- match.arg(op, tile_ops)
   if (is.null(c)) {
     c <- switch(op,
@@ -31,7 +33,7 @@ tile_product <- function(a, b, c = NULL, trans_a = FALSE, trans_b = FALSE,
       gemv_t = matrix(0, ncol(a), ncol(b)),
       matrix(0, if (trans_a) ncol(a) else nrow(a), if (trans_b) nrow(b) else ncol(b)))
   }
-  storage.mode(c) <- "double"
+  if (!is.double(c)) storage.mode(c) <- "double"
   engine_call(.Call(C_tile_product, a, b, c, trans_a, trans_b, as.integer(threads),
                     match(match.arg(path, simd_path_names), simd_path_names) - 1L,
                     match(op, tile_ops) - 1L))

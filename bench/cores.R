@@ -5,47 +5,36 @@
 # give about 2x in both; two threads of one core (SMT), or a host that
 # runs the two virtual CPUs on fewer cores than two, give less, for the
 # package's code and any other.
-#   Rscript bench/cores.R            # the products of 3000 x 3000 matrices
-#   Rscript bench/cores.R rounds=5   # more rounds (default 3)
+#   Rscript bench/cores.R            # both cases, 3 rounds
+#   Rscript bench/cores.R rounds=5   # more rounds
 # Cases:
-#   product  fastkpca:::tile_product() of two 3000 x 3000 matrices (the
-#            register tiles, bound by multiply-adds: the unit of
-#            bench/run.R's floor), GFLOP/s;
+#   product  the product rate of bench/product-rate.R (the register
+#            tiles, bound by multiply-adds: the unit of bench/run.R's
+#            floor), GFLOP/s;
 #   wide     kernel_matrix(vanilladot(), x), x 500 x 200000 (the wide
-#            products, tile_points()), GFLOP/s of its n^2 d / 2
-#            multiply-adds;
-#   stream   a sum over 400 MB (memory bound), GB/s, R's sum() on
-#            one thread in each process.
-# Printed: each case's rate on 1 thread, on 2 threads (product, wide),
-# and the sum of two one-thread processes running at once, with the
-# ratios to one thread alone; the median of the rounds. Load average
-# before and after.
+#            products, tile_points()), GFLOP/s of its n^2 d
+#            multiply-adds and adds (the lower triangle's).
+# Printed: each case's rate on 1 thread, on 2 threads, and the sum of two
+# one-thread processes running at once, with the ratios to one thread
+# alone; the median of the rounds. Load average before and after.
 args <- commandArgs(trailingOnly = TRUE)
 rounds <- 3L
 for (a in args) if (startsWith(a, "rounds=")) rounds <- as.integer(sub("rounds=", "", a))
 script <- tryCatch(normalizePath(sub("^--file=", "",
   grep("^--file=", commandArgs(FALSE), value = TRUE))), error = function(e) "bench/cores.R")
 load_average <- function() paste(scan("/proc/loadavg", what = "", n = 3, quiet = TRUE), collapse = " ")
+source(file.path(dirname(script), "product-rate.R"))
 
 # one case in this process: its rate (units a second) on `threads` threads
 rate_of <- function(case, threads) {
   suppressPackageStartupMessages(library(fastkpca))
   set.seed(7)
   switch(case,
-    product = {
-      a <- matrix(rnorm(3000^2), 3000); b <- matrix(rnorm(3000^2), 3000)
-      s <- system.time(fastkpca:::tile_product(a, b, threads = threads))[["elapsed"]]
-      2 * 3000^3 / s / 1e9
-    },
+    product = product_rate(threads) / 1e9,
     wide = {
       x <- matrix(rnorm(500 * 200000), 500)
       s <- system.time(kernel_matrix(vanilladot(), x, threads = threads))[["elapsed"]]
       500^2 * 200000 / s / 1e9
-    },
-    stream = {
-      v <- rnorm(5e7)
-      s <- system.time(for (i in 1:5) sum(v))[["elapsed"]]
-      5 * 8 * 5e7 / s / 1e9
     })
 }
 
@@ -76,14 +65,14 @@ two_processes <- function(case) {
 
 cat("load before:", load_average(), "\n")
 rows <- list()
-for (case in c("product", "wide", "stream")) {
+for (case in c("product", "wide")) {
   one <- two <- pair <- numeric(rounds)
   for (r in seq_len(rounds)) {
     one[r] <- rate_of(case, 1L)
-    two[r] <- if (case == "stream") NA else rate_of(case, 2L)
+    two[r] <- rate_of(case, 2L)
     pair[r] <- two_processes(case)
   }
-  rows[[case]] <- data.frame(case = case, unit = if (case == "stream") "GB/s" else "GFLOP/s",
+  rows[[case]] <- data.frame(case = case, unit = "GFLOP/s",
                              one_thread = median(one), two_threads = median(two),
                              two_processes = median(pair),
                              threads_ratio = median(two) / median(one),
