@@ -15,8 +15,10 @@
 #   cross: kernel_matrix(rbfdot, z, x), z 200 new rows;
 #   predict: predict() of z on kpca(x, rbfdot, features = 5);
 #   kpca5: kpca(x, rbfdot, features = 5);
-# and, first, the product rate: fastkpca:::tile_product() of two 3000 x
-# 3000 matrices on the same threads. A further child times kernlab's
+# and, first, the product rate: fastkpca:::tile_product() of a 400 x
+# 60000 by a 60000 x 400 matrix into a preallocated result on the same
+# threads (bench/product-rate.R's product; the 3000 x 3000 one timed its
+# result's allocation and copy, most of its time here). A further child times kernlab's
 # kernelMatrix() square and cross and kpca(features = 5) (one thread: it has
 # none of its own; FASTKPCA_BENCH_KERNLAB=0 skips it; they run a minute or
 # more each at these shapes).
@@ -26,7 +28,7 @@
 # before and after the case, as the load of a shared machine moves; "cpu":
 # the same per CPU-second, user + system time of all threads, which the
 # load moves least),
-# with a multiply-add counted as 2 flops throughout: the product 2 x 3000^3,
+# with a multiply-add counted as 2 flops throughout: the product 2 x 400^2 x 60000,
 # the square kernel n^2 d (its lower triangle's n^2 / 2 inner products),
 # the cross matrix and predict() 2 n m d (m = 200 rows); kpca5 and the
 # kernlab columns as seconds and kernlab's time over the build's; and the
@@ -84,16 +86,18 @@ if (length(args) >= 1L && args[1L] == "child") {
                                           features = 5))[["elapsed"]]
   } else {
     suppressPackageStartupMessages(library(fastkpca))
-    a <- gaussian_rows(3000, 3000, 3)
-    b <- gaussian_rows(3000, 3000, 4)
-    fastkpca:::tile_product(a[1:300, 1:300], b[1:300, 1:300], threads = threads)
-    out$product <- median_time(function() fastkpca:::tile_product(a, b, threads = threads))
+    a <- gaussian_rows(400, 60000, 3)
+    b <- gaussian_rows(60000, 400, 4)
+    c0 <- matrix(0, 400, 400)
+    fastkpca:::tile_product(a, b, c = c0, threads = threads)
+    out$product <- median_time(function() fastkpca:::tile_product(a, b, c = c0, threads = threads))
     kernels <- list(km_rbf = rbfdot(sigma = 1 / d), km_vanilla = vanilladot(),
                     km_poly = polydot(degree = 2, scale = 1 / d),
                     km_laplace = laplacedot(sigma = 1 / sqrt(d)))
     # the product rate again before each case: the load of a shared machine
     # moves within a run (the rate of a case is the mean of the two around it)
-    rate <- function() median_time(function() fastkpca:::tile_product(a, b, threads = threads), 1)
+    rate <- function() median_time(function() fastkpca:::tile_product(a, b, c = c0,
+                                                                      threads = threads), 1)
     out$rates <- list(rate())
     for (name in names(kernels)) {
       out[[name]] <- median_time(function() kernel_matrix(kernels[[name]], x, threads = threads))
@@ -148,11 +152,11 @@ for (shape in shapes) {
     run_child("kernlab", "", n, d) else list()
   cases <- c("km_rbf", "km_vanilla", "km_poly", "km_laplace", "cross", "predict", "kpca5")
   kernlab_of <- c(km_rbf = "kernlab_km", cross = "kernlab_cross", kpca5 = "kernlab_kpca5")
-  product_flops <- 2 * 3000^3
+  product_flops <- 2 * 400^2 * 60000
   for (b in labels) {
     r <- res[[b]]
     rate <- product_flops / r$product / 1e9
-    cat(sprintf("%s: product rate %.1f GFLOP/s (tile_product 3000 x 3000, %.2f s; %.1f per CPU-second)\n",
+    cat(sprintf("%s: product rate %.1f GFLOP/s (tile_product 400 x 60000 x 400, %.2f s; %.1f per CPU-second)\n",
                 b, rate, r$product, product_flops / attr(r$product, "cpu") / 1e9))
     cat(sprintf("  %-11s %8s %8s %8s %8s %8s %10s %9s\n", "case", "seconds", "GFLOP/s",
                 "of rate", "near", "cpu", "kernlab s", "kernlab/x"))

@@ -9,15 +9,17 @@
 # C calls the other files make too: the site, the README, the vignette's
 # figures, future's workers and backends, kernlab's examples and its
 # kernels both ways, recipes, tune, tidiers, printing, accessors, progress
-# and interrupts (about half the suite's time; R CMD check runs them on the
-# vector path). FASTKPCA_PLAIN_TESTS picks files by a regular expression
+# and interrupts, and the files whose C stops before any vector code or
+# does not depend on it: garbage at the entry points, bad input, the
+# thread limits, the chunked sources' plumbing (about 60% of the suite's
+# time; R CMD check runs them on the vector path). FASTKPCA_PLAIN_TESTS picks files by a regular expression
 # (scripts/run-tests.R: "all", or "!" and one for the files to leave out).
 # Prints one verdict line; exits 0 (passed), 1 (a failure, or not on the
 # plain path) or 2 (could not run).
 set -euo pipefail
 
 here="$(cd "$(dirname "$0")/.." && pwd)"
-plumbing='!^(site|readme|vignette-figures|workers|backends|kernlab-examples|kernlab-both-ways|recipes|recipes-port|tune|tidiers|print-widths|accessors|progress|interrupt)$'
+plumbing='!^(site|readme|vignette-figures|workers|backends|kernlab-examples|kernlab-both-ways|recipes|recipes-port|tune|tidiers|print-widths|accessors|progress|interrupt|entry-points|bad-input|thread-limits|chunks)$'
 tests="${FASTKPCA_PLAIN_TESTS:-$plumbing}"
 work="$(mktemp -d)"
 trap 'rm -rf "$work"' EXIT
