@@ -23,8 +23,9 @@
 # eigenpairs of the whole n x n matrix (the default call, and kernlab's
 # every call) the floor: the reduction's 4/3 n^3 flops and the
 # back-transformation's 2 n^2 k (k the components kept) at the machine's
-# product rate, measured in the same run (fastkpca:::tile_product() of two
-# 3000 x 3000 matrices on the run's threads, the median of three), and the
+# product rate, measured in the same run (bench/product-rate.R: a 400 x
+# 60000 by 60000 x 400 product into a preallocated result on the run's
+# threads, the median of three), and the
 # time as a multiple of it; for fastkpca's fits on the n x n buffer, the
 # wall seconds of each step of the fit (the stage clock of src/args.c,
 # fastkpca:::stage_seconds(): fill, center, stage1 (dense to band, or the

@@ -21,8 +21,8 @@
 # fastkpca:::stage_seconds(), the median of the rounds) and, for the steps
 # made of products, the fraction of the product rate it ran at: its
 # minimal flops / its seconds / the rate, the rate measured in this run as
-# bench/run.R measures it (fastkpca:::tile_product() of two 3000 x 3000
-# matrices on each thread count, the median of three). The flops counted
+# bench/run.R measures it (bench/product-rate.R on each thread count).
+# The flops counted
 # (k the components kept, b the band width, 48):
 #   stage1       4/3 n^3: the two-sided update of the trailing matrix per
 #                panel (a symmetric product and a rank-2b update), the
