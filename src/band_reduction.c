@@ -66,10 +66,17 @@
 
 /* ---- stage 1: dense to band ----------------------------------------------- */
 
-/* The panel's factorization (band_sweep.h's panel_qr, the copy of the
- * session's path: band_panel_qr_for(), below the copies). */
+/* The copy of band_sweep.h's kernels for a path (band_copy_for(), below
+ * the copies): stage 1's panel factorization and stage 2's sweep. */
+typedef struct band_state band_state;
 typedef void (*band_panel_qr_fn)(double *, int, int, int, double *, double *);
-static band_panel_qr_fn band_panel_qr_for(simd_path path);
+typedef void (*band_sweep_fn)(band_state *, int, double *, double *, double *,
+                              const int *, int *);
+typedef struct {
+    band_panel_qr_fn panel_qr;
+    band_sweep_fn sweep;
+} band_copy;
+static band_copy band_copy_for(simd_path path);
 
 /* Scratch of stage 1, taken once per fit (n rows at most). */
 typedef struct {
@@ -145,7 +152,7 @@ void band_reduce(double *A, int n, int b, double *tau1, int threads)
     const void *vmax = vmaxget();  /* the scratch given back at the end */
     band_scratch s;
     int rows = n > b ? n - b : 1;
-    s.panel_qr = band_panel_qr_for(simd_active());
+    s.panel_qr = band_copy_for(simd_active()).panel_qr;
     s.qr_scratch = (double *) R_alloc((size_t) rows, sizeof(double));
     s.panel = (double *) R_alloc((size_t) rows * 2 * b, sizeof(double));
     s.T = (double *) R_alloc((size_t) b * b, sizeof(double));
@@ -170,11 +177,11 @@ void band_reduce(double *A, int n, int b, double *tau1, int threads)
  * (entry (i, j), 0 <= i - j <= 2b, at row i - j of column j), read as
  * entry i + j ld with ld = 2b, so that a block of it reads as a block of a
  * full matrix of leading dimension ld. */
-typedef struct {
+struct band_state {
     double *w;
     int ld, n, b;
     double *A;  /* the buffer, whose strict upper triangle takes the reflectors */
-} band_state;
+};
 
 #define BAND(st, i, j) ((st)->w[(size_t) (i) + (size_t) (j) * (st)->ld])
 
@@ -255,34 +262,19 @@ static inline int band_all_zero(const double *x, int m)
 # include "band_sweep.h"
 #endif
 
-typedef void (*band_sweep_fn)(band_state *, int, double *, double *, double *,
-                              const int *, int *);
-
-/* The sweep of a path (simd_active()): AVX2 with FMA for AVX2 and
+/* The copy of a path (simd_active()): AVX2 with FMA for AVX2 and
  * AVX-512, two-double vectors for SSE2 and NEON, else plain. */
-static band_sweep_fn band_sweep_for(simd_path path)
+static band_copy band_copy_for(simd_path path)
 {
 #ifdef SIMD_X86
-    if (path == SIMD_AVX2 || path == SIMD_AVX512) return band_sweep_avx2;
+    if (path == SIMD_AVX2 || path == SIMD_AVX512)
+        return (band_copy) {band_panel_qr_avx2, band_sweep_avx2};
 #endif
 #ifdef SIMD_VECTOR
-    if (path != SIMD_PLAIN) return band_sweep_v2;
+    if (path != SIMD_PLAIN) return (band_copy) {band_panel_qr_v2, band_sweep_v2};
 #endif
     (void) path;
-    return band_sweep_plain;
-}
-
-/* The panel's factorization of a path, as band_sweep_for()'s sweep. */
-static band_panel_qr_fn band_panel_qr_for(simd_path path)
-{
-#ifdef SIMD_X86
-    if (path == SIMD_AVX2 || path == SIMD_AVX512) return band_panel_qr_avx2;
-#endif
-#ifdef SIMD_VECTOR
-    if (path != SIMD_PLAIN) return band_panel_qr_v2;
-#endif
-    (void) path;
-    return band_panel_qr_plain;
+    return (band_copy) {band_panel_qr_plain, band_sweep_plain};
 }
 
 /* Sweeps per thread between two interrupt checks. */
@@ -304,7 +296,7 @@ void band_chase(double *A, int n, int b, double *diag, double *offdiag, int thre
     /* about 6 b^2 multiply-adds a step, n / b steps a sweep */
     int nt0 = threads > 1 && 6.0 * n * b * SWEEPS_PER_CHECK >= tile_thread_work()
         ? threads : 1;
-    band_sweep_fn sweep = band_sweep_for(simd_active());
+    band_sweep_fn sweep = band_copy_for(simd_active()).sweep;
     double *scratch = (double *) R_alloc((3 * (size_t) b + 3) * nt0, sizeof(double));
     int *done = (int *) R_alloc((size_t) n, sizeof(int));
     memset(done, 0, (size_t) n * sizeof(int));
