@@ -39,7 +39,7 @@ kernel_matrix <- function(kernel, x, y = NULL, kpar = list(), threads = kpca_thr
     k <- as_kernel(kernel, kpar, kpar_given = !missing(kpar))
   }
   threads <- check_threads(threads)
-  if (!strings) x <- kernel_data(x, "x")
+  if (!strings) x <- kernel_data(x, "x", threads = threads)
   # the names set where the matrix is made: set on the value engine_call()
   # returned, whose promise still refers to it, they would copy it
   labels <- list(row_labels(x), if (is.null(y)) row_labels(x))
@@ -50,16 +50,16 @@ kernel_matrix <- function(kernel, x, y = NULL, kpar = list(), threads = kpca_thr
       out
     }))
   }
-  y <- if (strings) kernel_matrix_strings(y, "y") else kernel_data(y, "y", x)
+  y <- if (strings) kernel_matrix_strings(y, "y") else kernel_data(y, "y", x, threads)
   labels[[2L]] <- row_labels(y)
   kernel_cross(x, y, k, threads, dimnames = labels)
 }
 
 # Points given to a kernel, as a checked double matrix; `like`: the points
 # they are paired with, whose columns they must have.
-kernel_data <- function(x, arg, like = NULL) {
+kernel_data <- function(x, arg, like = NULL, threads = 1L) {
   x <- as_data_rows(x, arg)
-  check_finite(x, arg)
+  check_finite(x, arg, threads)
   if (!is.null(like)) x <- rows_like(x, like)
   if (!is.null(like) && ncol(x) != ncol(like))
     stop_argument(sprintf("'%s' must have %d columns, as 'x', not %d", arg, ncol(like), ncol(x)))

@@ -438,7 +438,8 @@ kpca.default <- function(x, kernel = "rbfdot", kpar = list(sigma = 0.1),
   kernel <- kpca_kernel(kernel, kpar, missing(kpar))
   threads <- check_threads(threads)
   th <- check_th(th)
-  data <- kpca_data(x, na.action, center, scale., precomputed = is_precomputed(kernel))
+  data <- kpca_data(x, na.action, center, scale., precomputed = is_precomputed(kernel),
+                    threads = threads)
   x <- data$x
   if (identical(kpar, "automatic")) kernel <- automatic_sigma_kernel(kernel, x)
   kpca_steps(x, kernel, features, th, solver, threads, control, variance, landmarks,
@@ -470,7 +471,7 @@ kpca_steps <- function(x, kernel, features, th, solver, threads, control, varian
 # The data of a fit: x as a double matrix after na.action, centered and
 # scaled as asked (the kernel matrix itself for a precomputed kernel);
 # removed: the rows na.action removed; scaling: scale_data()'s result.
-kpca_data <- function(x, na.action, center, scale., precomputed) {
+kpca_data <- function(x, na.action, center, scale., precomputed, threads = 1L) {
   if (precomputed) {
     x <- as_kernel_matrix(x)
     removed <- NULL
@@ -479,7 +480,7 @@ kpca_data <- function(x, na.action, center, scale., precomputed) {
     x <- apply_na_action(x, na.action)
     removed <- attr(x, "na.action")
     x <- drop_na_action(x)
-    check_finite(x, "x")
+    check_finite(x, "x", threads)
     if (ncol(x) == 0L) stop_argument("'x' must have at least one column")
   }
   if (nrow(x) < 2L)

@@ -75,13 +75,16 @@ check_no_infinite <- function(x, arg) {
   invisible(x)
 }
 
-# Whether the vector v holds an infinite value: min() and max() pass over
-# it without a copy (is.infinite(v) allocates a logical of v's size: new
-# rows as wide as the data), unless NA are there too.
-any_infinite <- function(v) {
-  if (!is.double(v) || !length(v)) return(FALSE)
-  if (anyNA(v)) return(any(is.infinite(v)))
-  is.infinite(min(v)) || is.infinite(max(v))
+# Whether the vector v holds an infinite value (value_flags(); FALSE for
+# a vector that is not double, which cannot).
+any_infinite <- function(v, threads = 1L) is.double(v) && value_flags(v, threads)[2L]
+
+# Whether the double vector v holds a missing value (NA or NaN) and whether
+# an infinite one: c(missing, infinite), in one pass in C over v in place,
+# on up to `threads` threads (anyNA(), min() and max() were three passes
+# in R, and is.infinite() allocates a logical of v's size).
+value_flags <- function(v, threads = 1L) {
+  engine_call(.Call(C_value_flags, v, as.integer(threads)))
 }
 
 # One of the strings in choices; the whole default vector (an argument

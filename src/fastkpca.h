@@ -618,6 +618,7 @@ SEXP with_square_buffer(int n, SEXP (*body)(void *data, double *buffer), void *d
 SEXP dense_eigen(SEXP x, SEXP kernel, SEXP weights, SEXP features, SEXP th,
               SEXP solver, SEXP threads, SEXP control, SEXP variance, SEXP step);
 SEXP scaled_columns(SEXP V, SEXP scale, SEXP divide);
+SEXP value_flags(SEXP v, SEXP threads);
 SEXP kernel_cross(SEXP z, SEXP x, SEXP kernel, SEXP zweights, SEXP xweights,
                   SEXP threads);
 SEXP kernel_matrix(SEXP x, SEXP kernel, SEXP weights, SEXP threads);

@@ -24,6 +24,7 @@ entry_path_cases <- list(
     setup = quote(op <- fastkpca:::kernel_operator(x, k, 1L)),
     call = quote(fastkpca:::dense_eigen(op, "exact", 2L, 1e-4, list(), NULL))),
   scaled_columns = list(call = quote(fastkpca:::scaled_columns(V, c(1, 2), TRUE))),
+  value_flags = list(call = quote(fastkpca:::value_flags(x, 1L))),
   kernel_cross = list(call = quote(fastkpca:::kernel_cross(x[1:5, ], x, k))),
   kernel_matrix = list(call = quote(kernel_matrix(k, x, threads = 1))),
   kernel_self = list(call = quote(fastkpca:::kernel_self(x[1:5, ], k))),

@@ -55,6 +55,13 @@ entry_accepts <- list(list("kernel_matrix", 1L, "1 x 1"),
   # no tuning setting set: every one at its default (R/tuning.R)
   list("engine_settings", 2L, "NULL"))
 
+# the scan for missing and infinite values (value_flags()) takes any double
+# vector
+entry_accepts <- c(entry_accepts, lapply(
+  c("NA_real_", "-5", "-Inf", "NaN", "numeric(0)", "c(0.5, 2)", "4 doubles", "5 NA doubles",
+    "5 Inf doubles", "0 x 0", "3 x 0", "1 x 1", "3-d array", "huge n"),
+  function(g) list("value_flags", 1L, g)))
+
 entry_routines <- function() getDLLRegisteredRoutines("fastkpca")$.Call
 
 # Whether argument pos of routine name may take garbage g (entry_accepts).

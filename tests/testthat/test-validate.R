@@ -52,6 +52,29 @@ test_that("the data checks coerce what they can and name the argument", {
   expect_silent(fastkpca:::check_no_infinite(c(1, NA), "y"))
 })
 
+test_that("value_flags() finds missing and infinite values as anyNA() and is.infinite() do", {
+  # one pass in C, on one thread and on the team (vectors from 2^20 values
+  # on a thread), a bad value at either end, in the middle and at a
+  # thread's boundary
+  flags <- fastkpca:::value_flags
+  oracle <- function(v) c(anyNA(v), any(is.infinite(v)))
+  n <- 2^21 + 3
+  for (bad in list(NA_real_, NaN, Inf, -Inf, c(NA, Inf), c(-Inf, NaN))) {
+    for (at in c(1, n %/% 2, n %/% 2 + 1, n)) {
+      v <- rep(-1.5, n)
+      v[at + seq_along(bad) - 1 - (at == n) * (length(bad) - 1)] <- bad
+      for (threads in 1:2) expect_identical(flags(v, threads), oracle(v))
+    }
+  }
+  for (v in list(numeric(0), 0, c(1, NA), c(1, -Inf), .Machine$double.xmax * c(1, -1),
+                 matrix(c(1, 2, NaN, 4), 2), c(5e-324, -0)))
+    expect_identical(flags(v, 2L), oracle(v))
+  expect_identical(flags(rep(1, n), 2L), c(FALSE, FALSE))
+  expect_true(fastkpca:::any_infinite(c(NA, Inf)))
+  expect_false(fastkpca:::any_infinite(c(1L, NA)))
+  expect_error(flags(1:3), class = "fastkpca_error_argument")
+})
+
 test_that("the settings checks of kpca() use the checkers", {
   expect_identical(fastkpca:::check_features(3, 10), 3L)
   expect_error(fastkpca:::check_features(11, 10), "between 0 and nrow\\(x\\) \\(10\\)")
