@@ -45,6 +45,30 @@ static double median_of(double *v, int n)
     return v[n / 2];
 }
 
+/* The mean of the n values of col, summed in order (kernel_shift()'s
+ * shift of a coordinate); 0 where it is not finite (huge data: no shift). */
+static double column_mean(const double *col, int n)
+{
+    double s = 0.0;
+    for (int i = 0; i < n; i++) s += col[i];
+    double m = s / n;
+    return simd_not_finite(m) ? 0.0 : m;
+}
+
+/* The groups of coordinates of row_squares() at d, and the parts its
+ * threads cut each group's rows into: with fewer groups than twice the
+ * threads (narrow data, many rows), each thread a part's run of each
+ * column; else whole groups. */
+static int squares_groups(int d)
+{
+    return d > 0 ? (d - 1) / tuning.wide_group + 1 : 0;
+}
+
+static int squares_parts(int d, int threads)
+{
+    return threads > 1 && squares_groups(d) < 2 * threads ? threads : 1;
+}
+
 /* out[i] = the squared norm of row row0 + i of x (leading dimension ldx),
  * each coordinate less shift (if not NULL), i < n, read in place. The
  * coordinates go in the wide products' groups (tuning.wide_group each,
@@ -56,14 +80,14 @@ static double median_of(double *v, int n)
  * its columns, all of it for all the rows: one contiguous slab), not
  * half of every column (measured at 500 x 200000 on 2 threads: the
  * halves of each column took 2.5 times the one thread's CPU); sums:
- * n doubles per group, a 1024th of the data at most. */
+ * n doubles per group, a 1024th of the data at most. With means (not
+ * NULL; whole groups, squares_parts() 1, all the rows), each column's
+ * mean is made first (column_mean()), kept in means and taken as its
+ * shift: kernel_shift()'s two passes over the data in one. */
 static void row_squares(const double *x, int ldx, int row0, int n, int d, const double *shift,
-                        double *out, int threads)
+                        double *means, double *out, int threads)
 {
-    int size = tuning.wide_group, ng = d > 0 ? (d - 1) / size + 1 : 0;
-    /* fewer groups than threads (narrow data, many rows): each group's rows
-     * in parts too, a part's run of each column to one thread */
-    int parts = threads > 1 && ng < 2 * threads ? threads : 1;
+    int size = tuning.wide_group, ng = squares_groups(d), parts = squares_parts(d, threads);
     double *sums = (double *) R_alloc((size_t) n * (ng > 0 ? ng : 1), sizeof(double));
 #ifdef _OPENMP
 #pragma omp parallel for num_threads(threads) schedule(dynamic, 1) if (threads > 1)
@@ -76,9 +100,11 @@ static void row_squares(const double *x, int ldx, int row0, int n, int d, const 
         memset(s + i0, 0, (size_t) (i1 - i0) * sizeof(double));
         for (int j = g * size; j < j1; j++) {
             const double *src = x + row0 + (size_t) j * ldx;
-            double sh = shift ? shift[j] : 0.0;
+            if (means) means[j] = column_mean(src, n);
+            const double *sh = means ? means : shift;
+            double m = sh ? sh[j] : 0.0;
             for (int i = i0; i < i1; i++) {
-                double v = shift ? src[i] - sh : src[i];
+                double v = sh ? src[i] - m : src[i];
                 s[i] += v * v;
             }
         }
@@ -104,12 +130,12 @@ static void row_squares(const double *x, int ldx, int row0, int n, int d, const 
 #define SHIFT_TYPICAL 0.2
 #define SHIFT_FAR 1e4
 static int robust_shift(const double *x, int ldx, int n, int d, double *shift, double *r,
-                        int threads)
+                        int squared, int threads)
 {
     if (n < 3) return 0;
     double *q = (double *) R_alloc((size_t) n, sizeof(double));
     double *col = (double *) R_alloc((size_t) n, sizeof(double));
-    row_squares(x, ldx, 0, n, d, shift, r, threads);
+    if (!squared) row_squares(x, ldx, 0, n, d, shift, NULL, r, threads);
     double total = 0.0;
     for (int i = 0; i < n; i++) total += r[i];
     memcpy(q, r, (size_t) n * sizeof(double));
@@ -152,21 +178,18 @@ const double *kernel_shift(const kernel_eval *k, const double *x, int ldx, int n
     *norms = NULL;
     if (!k->any_distance || n < 1) return NULL;
     double *shift = (double *) R_alloc((size_t) d + 1, sizeof(double));
+    double *r = (double *) R_alloc((size_t) n, sizeof(double));
     int threads = prep_threads(k, n, d);
+    /* whole groups on the threads: the means and the squares in one pass */
+    int fused = n >= 3 && squares_parts(d, threads) == 1;
+    if (fused) row_squares(x, ldx, 0, n, d, NULL, shift, r, threads);
+    else {
 #ifdef _OPENMP
 #pragma omp parallel for num_threads(threads) schedule(static) if (threads > 1)
-#else
-    (void) threads;
 #endif
-    for (int j = 0; j < d; j++) {
-        const double *col = x + (size_t) j * ldx;
-        double s = 0.0;
-        for (int i = 0; i < n; i++) s += col[i];
-        shift[j] = s / n;
-        if (simd_not_finite(shift[j])) shift[j] = 0.0; /* huge data: no shift */
+        for (int j = 0; j < d; j++) shift[j] = column_mean(x + (size_t) j * ldx, n);
     }
-    double *r = (double *) R_alloc((size_t) n, sizeof(double));
-    if (robust_shift(x, ldx, n, d, shift, r, threads)) *norms = r;
+    if (robust_shift(x, ldx, n, d, shift, r, fused, threads)) *norms = r;
     return shift;
 }
 
@@ -271,7 +294,7 @@ static void points_prepare(const kernel_eval *k, const double *x, int ldx, int r
         const double *nrm = norms;
         if (!nrm) {
             double *sq = (double *) R_alloc((size_t) n + 1, sizeof(double));
-            row_squares(x, ldx, row0, n, d, s, sq, threads);
+            row_squares(x, ldx, row0, n, d, s, NULL, sq, threads);
             nrm = sq;
         }
         p->in_place = x + row0;

@@ -166,7 +166,7 @@ test_that("wide blocks report values that are not finite", {
 })
 
 test_that("wide sums in groups: plain R's values, the same bits alone or among others, on 1 and 2 threads", {
-  # groups of 128 coordinates (the tuning's wide_group; 4096 by default),
+  # groups of 128 coordinates (the tuning's wide_group; 1024 by default),
   # so that d = 700 sums 6 groups; 63 rows are one task: on 2 threads the
   # groups are dealt to the threads (partial blocks added in order), on 1
   # each task sums its groups itself
