@@ -544,6 +544,7 @@ int threads_unless_busy(int threads);
 SEXP thread_limits(SEXP look);
 void wait_for_count(const int *count, int at_least);
 void count_publish(int *count, int value);
+int count_take(int *count);
 /* Inside a parallel region, this thread's number and the size of the team
  * OpenMP gave (0 and 1 without OpenMP): what a region that deals its work
  * by thread deals it by, never the count it asked for, which OMP_DYNAMIC

@@ -360,9 +360,9 @@ int kernel_wide_form(const kernel_spec *spec, int d)
 /* Rows below which a product is formed transposed (see wide_part()): the
  * tallest tile (24 rows, AVX-512). */
 #define WIDE_FEW_ROWS 24
-/* Doubles of the groups' partial blocks that a pass keeps at most (see
- * wide_block()): 32 MB. */
-#define WIDE_SLOT_DOUBLES (1 << 22)
+/* Multiply-adds of a pass of wide_block() (wide_pass_groups()): about
+ * 30 ms of one thread's products between interrupt checks. */
+#define WIDE_PASS_VALUES 2e9
 /* A tile's (wide_tile()) rows and columns per part: its scratch is on the
  * stack of the thread that calls it. */
 #define WIDE_TILE_ROWS 48
@@ -583,66 +583,59 @@ static size_t wide_thread_scratch(const fast_job *J, size_t *pack)
     return *pack + (size_t) h * w;
 }
 
-/* One pass of the wide block over groups g0 .. g0 + np - 1. With one group
- * (np = 1), each task's sums over it go to the thread's buffer and are
- * added to out. With more (few tasks for the threads), each pair of a
- * group and a task is a unit of work, its sums in the group's slot (a
- * partial block), and the slots are then added to out in the groups'
- * order: the same sums in the same order either way. */
+/* One pass of the wide block over groups g0 .. g0 + np - 1: each pair of a
+ * group and a task is a unit of work, dealt in order (group by group,
+ * count_take()); a unit sums its task over its group into the thread's
+ * buffer, then adds it to out once the task's previous group is in
+ * (added[t]: the task's groups of this pass added, wait_for_count()), so
+ * each entry is its groups' sums added in the groups' order, on any
+ * thread count. The threads share the inner dimension of a block of few
+ * tasks (a few hundred rows: the groups of each task on both threads)
+ * with no partial blocks: the sums go to out from the thread's buffer,
+ * where a block's worth of slots per group, zeroed, then added, cost a
+ * tenth of a wide block on 2 threads. */
 static void wide_pass(const fast_job *J, const wide_task *tasks, int nt, int g0, int np,
-                      double *slots, double *scratch, int threads)
+                      int *added, double *scratch, int threads)
 {
-    int rows = J->rows;
+    int next = 0;
     size_t pack, per = wide_thread_scratch(J, &pack);
+    for (int t = 0; t < nt; t++) added[t] = 0;
 #ifdef _OPENMP
-#pragma omp parallel for num_threads(threads) schedule(dynamic, 1) if (threads > 1)
+#pragma omp parallel num_threads(threads) if (threads > 1)
 #endif
-    for (int u = 0; u < np * nt; u++) {
-        const wide_task *t = tasks + u % nt;
-        int k0, kc, h = t->i1 - t->i0, w = t->j1 - t->j0;
-#ifdef _OPENMP
-        double *s = scratch + per * (size_t) omp_get_thread_num();
-#else
-        double *s = scratch;
-        (void) per;
-#endif
-        double *part = s + pack;
-        wide_group(J, g0 + u / nt, &k0, &kc);
-        if (np > 1) part = slots + (size_t) (u / nt) * rows * J->cols + t->i0 + (size_t) t->j0 * rows;
-        int ld = np > 1 ? rows : h;
-        for (int j = 0; j < w; j++) memset(part + (size_t) j * ld, 0, (size_t) h * sizeof(double));
-        wide_part(J, t->i0, h, t->j0, w, k0, kc, J->lower_only, part, ld, s);
-        if (np == 1) wide_add(J, t, part, h, J->out, rows);
+    {
+        int id, team;
+        thread_team(&id, &team);
+        double *s = scratch + per * (size_t) id, *part = s + pack;
+        for (int u = count_take(&next); u < np * nt; u = count_take(&next)) {
+            const wide_task *t = tasks + u % nt;
+            int k0, kc, g = u / nt, h = t->i1 - t->i0, w = t->j1 - t->j0;
+            wide_group(J, g0 + g, &k0, &kc);
+            memset(part, 0, (size_t) h * w * sizeof(double));
+            wide_part(J, t->i0, h, t->j0, w, k0, kc, J->lower_only, part, h, s);
+            wait_for_count(added + u % nt, g);
+            wide_add(J, t, part, h, J->out, J->rows);
+            count_publish(added + u % nt, g + 1);
+        }
+        (void) team;
     }
-    if (np == 1) return;
-#ifdef _OPENMP
-#pragma omp parallel for num_threads(threads) schedule(dynamic, 1) if (threads > 1)
-#endif
-    for (int u = 0; u < nt; u++)
-        for (int g = 0; g < np; g++)
-            wide_add(J, tasks + u, slots + (size_t) g * rows * J->cols + tasks[u].i0 +
-                     (size_t) tasks[u].j0 * rows, rows, J->out, rows);
 }
 
-/* Groups per pass of wide_block(): one while the tasks keep every thread
- * busy; else enough that groups and tasks together do, their partial
- * blocks within WIDE_SLOT_DOUBLES. */
-static int wide_pass_groups(const fast_job *J, int nt, int ng, int threads)
+/* Groups per pass of wide_block(): about WIDE_PASS_VALUES multiply-adds a
+ * pass (the interrupt check's and the progress's step), so that a block
+ * of few rows still deals many units to the threads. */
+static int wide_pass_groups(const fast_job *J, int ng)
 {
-    if (threads <= 1 || ng <= 1 || nt >= 4 * threads) return 1;
-    double block = (double) J->rows * J->cols;
-    int np = (4 * threads + nt - 1) / nt;
-    if (np > ng) np = ng;
-    while (np > 1 && np * block > WIDE_SLOT_DOUBLES) np--;
-    return np;
+    double per_group = (double) J->rows * J->cols * tuning.wide_group;
+    double np = WIDE_PASS_VALUES / per_group;
+    return np < 1.0 ? 1 : np > ng ? ng : (int) np;
 }
 
 /* The wide form of kernel_fast_block() (out and lower_only as there):
  * the groups' sums (wide_group()) in passes spread over the threads
  * (wide_pass()), with the interrupt check between passes, then the values
  * finished column by column; for KERNEL_SYMMETRIC, the upper triangle
- * mirrored. Scratch: per thread, a task's buffer and packed slice; the
- * groups' slots when a pass takes more than one. */
+ * mirrored. Scratch: per thread, a task's buffer and packed slice. */
 static int wide_block(fast_job *J, int cols, int lower_only, int threads)
 {
     int rows = J->rows, lower = J->lower_only, ng = wide_groups(J), bad = 0;
@@ -654,14 +647,14 @@ static int wide_block(fast_job *J, int cols, int lower_only, int threads)
     int nt = wide_tasks(J, cols, NULL);
     wide_task *tasks = (wide_task *) R_alloc((size_t) nt + 1, sizeof(wide_task));
     wide_tasks(J, cols, tasks);
-    int np = wide_pass_groups(J, nt, ng, threads);
+    int *added = (int *) R_alloc((size_t) nt + 1, sizeof(int));
+    int np = wide_pass_groups(J, ng);
     size_t pack;
     double *scratch = (double *) R_alloc(wide_thread_scratch(J, &pack) *
                                          (size_t) (threads > 1 ? threads : 1), sizeof(double));
-    double *slots = np > 1 ? (double *) R_alloc((size_t) np * rows * cols, sizeof(double)) : NULL;
     for (int g0 = 0; g0 < ng; g0 += np) {
         int npass = ng - g0 < np ? ng - g0 : np;
-        wide_pass(J, tasks, nt, g0, npass, slots, scratch, threads);
+        wide_pass(J, tasks, nt, g0, npass, added, scratch, threads);
         R_CheckUserInterrupt();
         double left = 1.0 - (double) (g0 + npass) / ng;
         /* the columns whose share of the work is the share done */

@@ -268,6 +268,14 @@ void count_publish(int *count, int value)
     __atomic_store_n(count, value, __ATOMIC_RELEASE);
 }
 
+/* The next unit of work dealt from *count: its value, taken up by one, so
+ * each unit goes to one thread and the units go out in order (a thread
+ * that then waits for an earlier unit waits for one already taken). */
+int count_take(int *count)
+{
+    return __atomic_fetch_add(count, 1, __ATOMIC_RELAXED);
+}
+
 /* ---- for R ---------------------------------------------------------------- */
 
 /* fastkpca:::thread_limits(): what the default count and the cap of
