@@ -167,14 +167,16 @@ predict_data_matrix.fastkpca <- function(object, newdata) {
     if (!is.null(train_names) && length(dim(newdata)) == 2L &&
         !is.null(colnames(newdata))) {
       check_has_columns(colnames(newdata), train_names)
-      newdata <- newdata[, train_names, drop = FALSE]
+      # (in the training order already: no copy)
+      if (!identical(colnames(newdata), train_names))
+        newdata <- newdata[, train_names, drop = FALSE]
     }
     z <- as_data_rows(newdata, "newdata")   # sparse input stays sparse (R/sparse.R)
     if (vector_row) z <- matrix(z, nrow = 1L, dimnames = list(NULL, names(newdata)))
     # a named vector (one row) is matched by name too
     if (!is.null(train_names) && !is.null(colnames(z))) {
       check_has_columns(colnames(z), train_names)
-      z <- z[, train_names, drop = FALSE]
+      if (!identical(colnames(z), train_names)) z <- z[, train_names, drop = FALSE]
     }
   }
   # sparse for a sparse fit, dense for a dense one (rows_like(), R/rows.R)
@@ -182,9 +184,12 @@ predict_data_matrix.fastkpca <- function(object, newdata) {
   if (ncol(z) != ncol(train))
     stop_argument(sprintf("'newdata' must have %d columns, as the training data, not %d",
                           ncol(train), ncol(z)))
-  check_no_infinite(z, "newdata")
+  # one pass over new rows as wide as the data, on the fit's threads
+  threads <- if (is.null(object$threads)) 1L else object$threads
+  check_no_infinite(z, "newdata", threads)
+  if (!is.numeric(object[["center"]]) && !is.numeric(object[["scale"]])) return(z)
   z <- apply_scaling(z, object[["center"]], object[["scale"]])
-  if (any_infinite(stored_values(z)))
+  if (any_infinite(stored_values(z), threads))
     stop_data("'newdata' is not finite after centering and scaling by the fit's 'center' and 'scale'")
   z
 }

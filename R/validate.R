@@ -69,8 +69,8 @@ check_no_dots <- function(...) {
 
 # Infinite values are an error; missing ones are left to the caller (predict()
 # gives their rows NA scores).
-check_no_infinite <- function(x, arg) {
-  if (any_infinite(stored_values(x)))
+check_no_infinite <- function(x, arg, threads = 1L) {
+  if (any_infinite(stored_values(x), threads))
     stop_argument(sprintf("'%s' must not contain infinite values", arg))
   invisible(x)
 }

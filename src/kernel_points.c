@@ -45,12 +45,20 @@ static double median_of(double *v, int n)
     return v[n / 2];
 }
 
-/* The mean of the n values of col, summed in order (kernel_shift()'s
- * shift of a coordinate); 0 where it is not finite (huge data: no shift). */
+/* The mean of the n values of col (kernel_shift()'s shift of a
+ * coordinate); 0 where it is not finite (huge data: no shift). Summed in
+ * eight running sums (value i to sum i mod 8, the sums then added in
+ * pairs, the last n mod 8 values after them): one sum in order waits for
+ * each add in turn, and took 0.1 s of a thread at 500 x 200000. Any shift
+ * keeps the distances; this one depends on the data alone. */
 static double column_mean(const double *col, int n)
 {
-    double s = 0.0;
-    for (int i = 0; i < n; i++) s += col[i];
+    double a[8] = {0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0};
+    int i = 0;
+    for (; i + 8 <= n; i += 8)
+        for (int l = 0; l < 8; l++) a[l] += col[i + l];
+    double s = ((a[0] + a[1]) + (a[2] + a[3])) + ((a[4] + a[5]) + (a[6] + a[7]));
+    for (; i < n; i++) s += col[i];
     double m = s / n;
     return simd_not_finite(m) ? 0.0 : m;
 }
