@@ -167,9 +167,9 @@ test_that("wide blocks report values that are not finite", {
 
 test_that("wide sums in groups: plain R's values, the same bits alone or among others, on 1 and 2 threads", {
   # groups of 128 coordinates (the tuning's wide_group; 1024 by default),
-  # so that d = 700 sums 6 groups; 63 rows are one task: on 2 threads the
-  # groups are dealt to the threads (partial blocks added in order), on 1
-  # each task sums its groups itself
+  # so that d = 700 sums 6 groups; 53 rows are one task: on 2 threads the
+  # task's groups are dealt to both threads (each added to the block in
+  # the groups' order), on 1 the thread sums them one after another
   d <- 700L
   x <- wide_data(53L, d, 8)
   z <- wide_data(30L, d, 9)
