@@ -185,7 +185,7 @@ predict_data_matrix.fastkpca <- function(object, newdata) {
     stop_argument(sprintf("'newdata' must have %d columns, as the training data, not %d",
                           ncol(train), ncol(z)))
   # one pass over new rows as wide as the data, on the fit's threads
-  threads <- if (is.null(object$threads)) 1L else object$threads
+  threads <- object$threads
   check_no_infinite(z, "newdata", threads)
   if (!is.numeric(object[["center"]]) && !is.numeric(object[["scale"]])) return(z)
   z <- apply_scaling(z, object[["center"]], object[["scale"]])

@@ -438,6 +438,8 @@ int kernel_expanded_form(const kernel_spec *spec, int d);
  * product of the points read in place (tile_points()) and the kernel's
  * function after it */
 int kernel_wide_form(const kernel_spec *spec, int d);
+void wide_group_span(int d, int g, int *k0, int *kc);
+int wide_group_count(int d);
 void kernel_fast_in_place(const kernel_spec *spec, const kernel_points *a,
                           const kernel_points *b, int j, int i0, int i1, double *dst);
 int kernel_fast_block(const kernel_spec *spec, const kernel_points *a,

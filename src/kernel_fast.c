@@ -316,7 +316,7 @@ int kernel_expanded_form(const kernel_spec *spec, int d)
  * kernels' shift by the column means (kernel_shift()) is subtracted from
  * each coordinate as its slice is packed, the difference a shifted copy
  * would hold. Each inner product is summed in groups of coordinates
- * (wide_group()), over each group in order, one multiply-add a coordinate
+ * (wide_group_span()), over each group in order, one multiply-add a coordinate
  * (fused on the paths that fuse), from zero, the groups' sums then added
  * in order. Within one group, that is the tiles' sum: the same inner
  * products, to the bit, and so the same values for vanilladot, polydot,
@@ -377,16 +377,18 @@ int kernel_wide_form(const kernel_spec *spec, int d)
  * on d alone, so a value depends only on its pair: the same bits for a row
  * alone or among others and on any thread count; and the groups' sums can
  * be formed on different threads (wide_block()). */
-static void wide_group(const fast_job *J, int g, int *k0, int *kc)
+void wide_group_span(int d, int g, int *k0, int *kc)
 {
     int size = tuning.wide_group;
     *k0 = g * size;
-    *kc = J->d - *k0 < size ? J->d - *k0 : size;
+    *kc = d - *k0 < size ? d - *k0 : size;
 }
 
-static int wide_groups(const fast_job *J)
+/* The groups of a wide sum over d coordinates (one, empty, for none): the
+ * products' here and the norms' (kernel_points.c's row_squares()). */
+int wide_group_count(int d)
 {
-    return J->d > 0 ? (J->d - 1) / tuning.wide_group + 1 : 1;
+    return d > 0 ? (d - 1) / tuning.wide_group + 1 : 1;
 }
 
 /* c (nr x nc, leading dimension ldc) += the inner products of a's points
@@ -498,7 +500,7 @@ static int wide_tile(const fast_job *J, int r0, int nr, int c0, int nc, double *
 {
     double scratch[WIDE_SCRATCH(WIDE_TILE_COLS)];
     double part[WIDE_TILE_ROWS * WIDE_TILE_COLS];
-    int ng = wide_groups(J), bad = 0;
+    int ng = wide_group_count(J->d), bad = 0;
     memset(out, 0, (size_t) nr * nc * sizeof(double));
     for (int q0 = 0; q0 < nc; q0 += WIDE_TILE_COLS)
         for (int p0 = 0; p0 < nr; p0 += WIDE_TILE_ROWS) {
@@ -506,7 +508,7 @@ static int wide_tile(const fast_job *J, int r0, int nr, int c0, int nc, double *
             int h = nr - p0 < WIDE_TILE_ROWS ? nr - p0 : WIDE_TILE_ROWS;
             double *c = out + p0 + (size_t) q0 * nr;
             for (int g = 0, k0, kc; g < ng; g++) {
-                wide_group(J, g, &k0, &kc);
+                wide_group_span(J->d, g, &k0, &kc);
                 if (g == 0) {
                     wide_part(J, r0 + p0, h, c0 + q0, w, k0, kc, 0, c, nr, scratch);
                     continue;
@@ -611,7 +613,7 @@ static void wide_pass(const fast_job *J, const wide_task *tasks, int nt, int g0,
         for (int u = count_take(&next); u < np * nt; u = count_take(&next)) {
             const wide_task *t = tasks + u % nt;
             int k0, kc, g = u / nt, h = t->i1 - t->i0, w = t->j1 - t->j0;
-            wide_group(J, g0 + g, &k0, &kc);
+            wide_group_span(J->d, g0 + g, &k0, &kc);
             memset(part, 0, (size_t) h * w * sizeof(double));
             wide_part(J, t->i0, h, t->j0, w, k0, kc, J->lower_only, part, h, s);
             wait_for_count(added + u % nt, g);
@@ -633,13 +635,13 @@ static int wide_pass_groups(const fast_job *J, int ng)
 }
 
 /* The wide form of kernel_fast_block() (out and lower_only as there):
- * the groups' sums (wide_group()) in passes spread over the threads
+ * the groups' sums (wide_group_span()) in passes spread over the threads
  * (wide_pass()), with the interrupt check between passes, then the values
  * finished column by column; for KERNEL_SYMMETRIC, the upper triangle
  * mirrored. Scratch: per thread, a task's buffer and packed slice. */
 static int wide_block(fast_job *J, int cols, int lower_only, int threads)
 {
-    int rows = J->rows, lower = J->lower_only, ng = wide_groups(J), bad = 0;
+    int rows = J->rows, lower = J->lower_only, ng = wide_group_count(J->d), bad = 0;
     J->cols = cols;
     for (int j = 0; j < cols; j++) {
         int i0 = lower ? j : 0;

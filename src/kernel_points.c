@@ -64,29 +64,25 @@ static double column_mean(const double *col, int n)
     return simd_not_finite(m) ? 0.0 : m;
 }
 
-/* The groups of coordinates of row_squares() at d, and the parts its
- * threads cut each group's rows into: with fewer groups than twice the
- * threads (narrow data, many rows), each thread a part's run of each
- * column; else whole groups. */
-static int squares_groups(int d)
-{
-    return d > 0 ? (d - 1) / tuning.wide_group + 1 : 0;
-}
-
+/* The parts row_squares()'s threads cut each group's rows into (the
+ * groups: kernel_fast.c's wide_group_count()): with fewer groups than
+ * twice the threads (narrow data, many rows), each thread a part's run of
+ * each column; else whole groups. */
 static int squares_parts(int d, int threads)
 {
-    return threads > 1 && squares_groups(d) < 2 * threads ? threads : 1;
+    return threads > 1 && wide_group_count(d) < 2 * threads ? threads : 1;
 }
 
 /* out[i] = the squared norm of row row0 + i of x (leading dimension ldx),
  * each coordinate less shift (if not NULL), i < n, read in place. The
- * coordinates go in the wide products' groups (tuning.wide_group each,
- * kernel_fast.c): each group's sum of squares from zero over its
- * coordinates in order, a product then a sum, then the groups' sums added
- * in order. A norm depends on its row and d alone: the same bits for a
- * row alone or among others and on any thread count. The threads take
- * groups, so each reads whole runs of columns (the rows' part of each of
- * its columns, all of it for all the rows: one contiguous slab), not
+ * coordinates go in the wide products' groups (kernel_fast.c's
+ * wide_group_count() and wide_group_span()): each group's sum of squares
+ * from zero over its coordinates in order, a product then a sum, then
+ * the groups' sums added in order. A norm depends on its row and d
+ * alone: the same bits for a row alone or among others and on any
+ * thread count. The threads take groups, so each reads whole runs of
+ * columns (the rows' part of each of its columns, all of it for all the
+ * rows: one contiguous slab), not
  * half of every column (measured at 500 x 200000 on 2 threads: the
  * halves of each column took 1.5 times the one thread's CPU); sums:
  * n doubles per group, a 1024th of the data at most. With means (not
@@ -96,18 +92,19 @@ static int squares_parts(int d, int threads)
 static void row_squares(const double *x, int ldx, int row0, int n, int d, const double *shift,
                         double *means, double *out, int threads)
 {
-    int size = tuning.wide_group, ng = squares_groups(d), parts = squares_parts(d, threads);
-    double *sums = (double *) R_alloc((size_t) n * (ng > 0 ? ng : 1), sizeof(double));
+    int ng = wide_group_count(d), parts = squares_parts(d, threads);
+    double *sums = (double *) R_alloc((size_t) n * ng, sizeof(double));
 #ifdef _OPENMP
 #pragma omp parallel for num_threads(threads) schedule(dynamic, 1) if (threads > 1)
 #endif
     for (int u = 0; u < ng * parts; u++) {
         int g = u / parts, p = u % parts;
         int i0 = (int) ((long long) n * p / parts), i1 = (int) ((long long) n * (p + 1) / parts);
-        int j1 = d - g * size < size ? d : g * size + size;
+        int k0, kc;
+        wide_group_span(d, g, &k0, &kc);
         double *s = sums + (size_t) g * n;
         memset(s + i0, 0, (size_t) (i1 - i0) * sizeof(double));
-        for (int j = g * size; j < j1; j++) {
+        for (int j = k0; j < k0 + kc; j++) {
             const double *src = x + row0 + (size_t) j * ldx;
             if (means) means[j] = column_mean(src, n);
             const double *sh = means ? means : shift;
@@ -118,8 +115,7 @@ static void row_squares(const double *x, int ldx, int row0, int n, int d, const 
             }
         }
     }
-    if (ng == 0) memset(out, 0, (size_t) n * sizeof(double));
-    else memcpy(out, sums, (size_t) n * sizeof(double));
+    memcpy(out, sums, (size_t) n * sizeof(double));
     for (int g = 1; g < ng; g++) {
         const double *s = sums + (size_t) g * n;
         for (int i = 0; i < n; i++) out[i] += s[i];
