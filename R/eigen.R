@@ -45,20 +45,22 @@ auto_prefers_iterative <- function(n, features) {
 }
 
 # Codes of the exact solver's tridiagonal methods (src/fastkpca.h).
-exact_method_codes <- c(bisection = 1L, mrrr = 2L)
+exact_method_codes <- c(bisection = 1L, mrrr = 2L, dstemr = 3L)
 
 # The tridiagonal method of the exact solver (src/eigen.c, exact_eigen).
 # Both reduce Kc to tridiagonal form (dsytrd) and map the wanted vectors
 # back (dormtr); they differ in how the tridiagonal problem is solved:
-# "mrrr" (dstemr, what R's eigen() and so kernlab use for every vector)
-# costs O(n k) for k vectors, "bisection" (dstebz + dstein, what dsyevr
+# "mrrr" (dstemr's steps, what R's eigen() and so kernlab use for every
+# vector, run by src/tridiagonal.c on the threads) costs O(n k) for k vectors, "bisection" (dstebz + dstein, what dsyevr
 # runs for a subset) up to O(n k^2) where eigenvalues cluster, as they do
 # in the tail a threshold keeps. Measured with bench/exact-rule.R, MRRR is
 # as fast or faster from a few components on, on the reference BLAS and on
 # OpenBLAS; for a handful of components both cost the same (dsytrd is
 # everything) and the dsyevr call is kept. The tuning setting exact_method
 # ("mrrr" or "bisection", R/tuning.R) overrides the rule, for the tests and
-# benchmarks that compare the two; results agree to rounding.
+# benchmarks that compare the two; results agree to rounding. Its third
+# value, "dstemr" (LAPACK's own, in one call on one thread), is the oracle
+# of "mrrr"'s steps in the tests.
 exact_method <- function(n, features) {
   forced <- tuning("exact_method")
   if (!is.na(forced)) return(forced)

@@ -70,15 +70,6 @@ int top_eigen_exact(double *A, int n, int f, double *values, double *vectors)
     return found;
 }
 
-/* dstemr (LAPACK >= 3.1) is what dsyevr calls for the whole spectrum; R's
- * headers do not declare it, but R's own LAPACK and every external one R
- * links to export it. TRYRAC is a Fortran LOGICAL (an int). */
-extern void F77_NAME(dstemr)(const char *jobz, const char *range, const int *n,
-                             double *d, double *e, const double *vl, const double *vu,
-                             const int *il, const int *iu, int *m, double *w,
-                             double *z, const int *ldz, const int *nzc, int *isuppz,
-                             int *tryrac, double *work, const int *lwork, int *iwork,
-                             const int *liwork, int *info FCLEN FCLEN);
 
 /* Scale A's lower triangle as dsyevr does, when its largest entry (anrm,
  * found by the centering's pass over it, not by another) is beyond about
@@ -222,168 +213,6 @@ static double spectrum_upper_bound(const double *diag, const double *offdiag, in
     return 2.0 * upper + 1.0;
 }
 
-/* Of the found eigenvalues w (in dstebz's block order, with their blocks),
- * keep the il-th to iu-th smallest (1-based, clamped to what there is), in
- * the same order; returns how many are kept. */
-static int keep_index_range(double *w, int *iblock, int found, int il, int iu)
-{
-    if (il < 1) il = 1;
-    if (iu > found) iu = found;
-    if (found == 0 || il > iu) return 0;
-    double *key = (double *) R_alloc((size_t) found, sizeof(double));
-    int *idx = (int *) R_alloc((size_t) found, sizeof(int));
-    char *keep = (char *) R_alloc((size_t) found, sizeof(char));
-    for (int k = 0; k < found; k++) { key[k] = w[k]; idx[k] = k; keep[k] = 0; }
-    rsort_with_index(key, idx, found);
-    for (int r = il - 1; r < iu; r++) keep[idx[r]] = 1;
-    int kept = 0;
-    for (int k = 0; k < found; k++)
-        if (keep[k]) { w[kept] = w[k]; iblock[kept] = iblock[k]; kept++; }
-    return kept;
-}
-
-/* Z's columns (n x k) in place, so that column j becomes the former
- * column idx[j]: cycle by cycle, through one column of scratch (the
- * vectors are not held twice). idx is left as it was. */
-static void permute_columns(double *Z, int n, int k, const int *idx)
-{
-    char *done = (char *) R_alloc((size_t) k + 1, sizeof(char));
-    double *tmp = (double *) R_alloc((size_t) n, sizeof(double));
-    memset(done, 0, (size_t) k + 1);
-    for (int j = 0; j < k; j++) {
-        if (done[j] || idx[j] == j) continue;
-        memcpy(tmp, Z + (size_t) j * n, (size_t) n * sizeof(double));
-        int at = j;
-        while (idx[at] != j) {
-            memcpy(Z + (size_t) at * n, Z + (size_t) idx[at] * n, (size_t) n * sizeof(double));
-            done[at] = 1;
-            at = idx[at];
-        }
-        memcpy(Z + (size_t) at * n, tmp, (size_t) n * sizeof(double));
-        done[at] = 1;
-    }
-}
-
-/* Bisection and inverse iteration on the tridiagonal (dstebz, dstein), as
- * dsyevr does for a subset: the eigenvalues in (lower, upper] (range 'V') or
- * the il-th to iu-th smallest (range 'I'), with their vectors (n x found,
- * in the store's space, *Z), in ascending order. diag and offdiag are kept. */
-static int tridiagonal_bisection(const double *diag, const double *offdiag, int n,
-                                 char range, double lower, double upper, int il,
-                                 int iu, double *w, double **Z, vector_store store)
-{
-    const char order = 'B';
-    int found = 0, nsplit = 0, info = 0;
-    double abstol = 0.0;
-    int *iblock = (int *) R_alloc((size_t) n, sizeof(int));
-    int *isplit = (int *) R_alloc((size_t) n, sizeof(int));
-    int *iwork = (int *) R_alloc(3 * (size_t) n, sizeof(int));
-    double *work = (double *) R_alloc(5 * (size_t) n, sizeof(double));
-    F77_CALL(dstebz)(&range, &order, &n, &lower, &upper, &il, &iu, &abstol, diag,
-                     offdiag, &found, &nsplit, w, iblock, isplit, work, iwork,
-                     &info FCONE FCONE);
-    if (range == 'I' && (info == 2 || info == 3)) {
-        /* Fewer than iu - il + 1 found: the Sturm count was not monotonic,
-         * as on a kernel matrix that is the identity up to rounding.
-         * LAPACK's documented cure: all eigenvalues (range 'A'), then the
-         * il-th to iu-th smallest of them. */
-        const char all = 'A';
-        F77_CALL(dstebz)(&all, &order, &n, &lower, &upper, &il, &iu, &abstol, diag,
-                         offdiag, &found, &nsplit, w, iblock, isplit, work, iwork,
-                         &info FCONE FCONE);
-        found = keep_index_range(w, iblock, found, il - (n - found), iu - (n - found));
-    }
-    /* info 1 (range 'A' or 'V'): some eigenvalues did not converge; dsyevr
-     * goes on with them (dstein's info replaces this one), and so does this */
-    if (info < 0 || info > 3) check_lapack_info(info, "dstebz");
-    *Z = NULL;
-    if (found == 0) return 0;
-    double *z = store.take(store.ctx, n, found);
-    int *ifail = (int *) R_alloc((size_t) found, sizeof(int));
-    F77_CALL(dstein)(&n, diag, offdiag, &found, w, iblock, isplit, z, &n, work,
-                     iwork, ifail, &info);
-    check_lapack_info(info, "dstein");
-    /* dstebz orders by split block: sort the pairs by increasing eigenvalue */
-    int *idx = (int *) R_alloc((size_t) found, sizeof(int));
-    double *key = (double *) R_alloc((size_t) found, sizeof(double));
-    for (int k = 0; k < found; k++) { idx[k] = k; key[k] = w[k]; }
-    rsort_with_index(key, idx, found);
-    permute_columns(z, n, found, idx);
-    memcpy(w, key, (size_t) found * sizeof(double));
-    *Z = z;
-    return found;
-}
-
-/* MRRR on the tridiagonal (dstemr, the algorithm of dsyevr for the whole
- * spectrum) for a subset only: the eigenvalues in (lower, upper] (range 'V')
- * or the il-th to iu-th smallest (range 'I'), with their vectors (n x found,
- * in the store's space, *Z), in ascending order.
- *
- * dstemr needs Z to hold every vector it finds. For range 'I' that is
- * exactly iu - il + 1 (documented). For range 'V' the count of its query
- * (NZC = -1, a Sturm count on T) can fall short of what it then finds: T is
- * scaled inside, and eigenvalues at the ends of the interval may move
- * across; dstemr then writes past a Z of that size (seen under valgrind).
- * So a range 'V' is turned into the index range of the counted eigenvalues,
- * and the caller trims any that land at or below lower.
- *
- * Returns the number found, or -1 if dstemr reports a failure of its
- * algorithm (info > 0), in which case the caller falls back to bisection
- * as dsyevr does. diag and offdiag are kept. */
-static int tridiagonal_mrrr(const double *diag, const double *offdiag, int n,
-                            char range, double lower, double upper, int il, int iu,
-                            double *w, double **Z, vector_store store)
-{
-    const char jobz = 'V', by_index = 'I';
-    /* dstemr overwrites d and e, and uses e[n - 1] as workspace */
-    double *d = (double *) R_alloc((size_t) n, sizeof(double));
-    double *e = (double *) R_alloc((size_t) n, sizeof(double));
-    memcpy(d, diag, (size_t) n * sizeof(double));
-    if (n > 1) memcpy(e, offdiag, (size_t) (n - 1) * sizeof(double));
-    e[n - 1] = 0.0;
-
-    int found = 0, info = 0, lwork = -1, liwork = -1, nzc = -1, iwork_query = 0;
-    int tryrac = 1; /* as dsyevr with abstol = 0: relative accuracy if T allows */
-    double work_query = 0.0, z_query = 0.0;
-    int isuppz_query[2];
-    *Z = NULL;
-    if (range == 'V') {
-        /* NZC = -1: the number of eigenvalues in (lower, upper], in Z[0] */
-        F77_CALL(dstemr)(&jobz, &range, &n, d, e, &lower, &upper, &il, &iu, &found, w,
-                         &z_query, &n, &nzc, isuppz_query, &tryrac, &work_query, &lwork,
-                         &iwork_query, &liwork, &info FCONE FCONE);
-        check_lapack_info(info, "dstemr");
-        int count = (int) z_query;
-        if (count <= 0) return 0;
-        if (count > n) error_numerical("LAPACK routine 'dstemr' counted %d eigenvalues of %d",
-                                       count, n);
-        il = n - count + 1;
-        iu = n;
-    }
-    /* the workspace query: LWORK = LIWORK = -1 */
-    nzc = iu - il + 1;
-    lwork = liwork = -1;
-    F77_CALL(dstemr)(&jobz, &by_index, &n, d, e, &lower, &upper, &il, &iu, &found, w,
-                     &z_query, &n, &nzc, isuppz_query, &tryrac, &work_query, &lwork,
-                     &iwork_query, &liwork, &info FCONE FCONE);
-    check_lapack_info(info, "dstemr");
-    lwork = (int) work_query;
-    liwork = iwork_query;
-    double *work = (double *) R_alloc((size_t) lwork, sizeof(double));
-    int *iwork = (int *) R_alloc((size_t) liwork, sizeof(int));
-    int *isuppz = (int *) R_alloc(2 * (size_t) nzc, sizeof(int));
-    double *z = store.take(store.ctx, n, nzc);
-    tryrac = 1;
-    F77_CALL(dstemr)(&jobz, &by_index, &n, d, e, &lower, &upper, &il, &iu, &found, w, z,
-                     &n, &nzc, isuppz, &tryrac, work, &lwork, iwork, &liwork,
-                     &info FCONE FCONE);
-    if (info > 0) return -1;
-    check_lapack_info(info, "dstemr");
-    if (found != nzc) error_numerical("LAPACK routine 'dstemr' found %d eigenvalues, not the %d "
-                                      "asked for", found, nzc);
-    *Z = z;
-    return found;
-}
 
 /* The reduction of a fit's buffer: the tridiagonal (diag, offdiag), and
  * what maps its eigenvectors back, held in A and tau: dsytrd's reflectors
@@ -446,7 +275,10 @@ static int reduced_pairs(double *A, const reduction *red, double sigma, int f,
     int found = -1;
     if (method == EXACT_MRRR)
         found = tridiagonal_mrrr(red->diag, red->offdiag, n, range, lower, upper, il, iu,
-                                 w, &Z, store);
+                                 w, &Z, store, threads);
+    else if (method == EXACT_DSTEMR)
+        found = tridiagonal_dstemr(red->diag, red->offdiag, n, range, lower, upper, il, iu,
+                                   w, &Z, store);
     if (found < 0)
         found = tridiagonal_bisection(red->diag, red->offdiag, n, range, lower, upper, il,
                                       iu, w, &Z, store);
@@ -478,10 +310,14 @@ static int reduced_pairs(double *A, const reduction *red, double sigma, int f,
  * dropped) are written once, in the store's space (*vectors).
  *
  * Both methods reduce A to tridiagonal form (reduce()), solve the
- * tridiagonal problem for the wanted pairs only, and map the vectors back,
- * so the vectors take n x found and never a second n x n matrix:
- *   EXACT_MRRR: dstemr (multiple relatively robust representations), O(n k)
- *     for k vectors, with bisection as the fallback if it fails;
+ * tridiagonal problem for the wanted pairs only (tridiagonal.c), and map
+ * the vectors back, so the vectors take n x found and never a second
+ * n x n matrix:
+ *   EXACT_MRRR: dstemr's steps (multiple relatively robust
+ *     representations), O(n k) for k vectors, its bisections and vectors
+ *     in pieces and groups on the threads (tridiagonal_mrrr()), with
+ *     bisection as the fallback if it fails (EXACT_DSTEMR: LAPACK's dstemr
+ *     itself, the tests' oracle);
  *   EXACT_BISECTION: dstebz and dstein, what dsyevr runs for a subset;
  *     dstein reorthogonalises vectors within clusters of close
  *     eigenvalues, up to O(n k^2). For f > 0 these are dsyevr's own steps
@@ -492,7 +328,7 @@ static int reduced_pairs(double *A, const reduction *red, double sigma, int f,
 int exact_eigen(double *A, int n, double largest, int f, double lower, int method,
                 double **values, double **vectors, vector_store store, int threads)
 {
-    if (method != EXACT_MRRR && method != EXACT_BISECTION)
+    if (method != EXACT_MRRR && method != EXACT_BISECTION && method != EXACT_DSTEMR)
         error_argument("unknown exact eigen method %d", method);
     *values = NULL;
     *vectors = NULL;
@@ -516,7 +352,7 @@ int variance_eigen(double *A, int n, double largest, double proportion, double t
                    int method, double **values, double **vectors, vector_store store,
                    int threads)
 {
-    if (method != EXACT_MRRR && method != EXACT_BISECTION)
+    if (method != EXACT_MRRR && method != EXACT_BISECTION && method != EXACT_DSTEMR)
         error_argument("unknown exact eigen method %d", method);
     *values = NULL;
     *vectors = NULL;

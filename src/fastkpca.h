@@ -22,8 +22,9 @@
  *             and an inverted index), the value function behind KERNEL_STRING
  *   center.c  double centering of the fit buffer in place, and of blocks
  *             of columns (H V)
- *   eigen.c   top eigenpairs with LAPACK (dsytrd's steps, then dstemr or
- *             dstebz/dstein, then dormtr; dsyevr for small problems)
+ *   eigen.c   top eigenpairs with LAPACK (dsytrd's steps, then MRRR, its
+ *             vectors in groups on the threads, or dstebz/dstein, then
+ *             dormtr; dsyevr for small problems)
  *   band_reduction.c the two-stage reduction (dense to band to tridiagonal)
  *             and its back-transformation for the wanted vectors only
  *   band_sweep.h stage 2's sweep and its kernels (the band's reflectors,
@@ -196,6 +197,12 @@ typedef enum {
      * back-transformation, and the sweeps per group of its reflectors */   \
     X(WHOLE, band_chunk, 64, 1, 1048576)                                     \
     X(WHOLE, band_group, 24, 1, 1024)                                        \
+    /* tridiagonal.c: the fewest vectors a group of MRRR's gets (at least \
+     * k / 16; the groups go to the threads) */                              \
+    X(WHOLE, mrrr_group_min, 32, 1, INT_MAX)                                 \
+    /* tridiagonal.c: the fewest eigenvalues a piece of MRRR's bisections   \
+     * gets (at least k / 64; the pieces go to the threads) */               \
+    X(WHOLE, mrrr_bisection_min, 32, 1, INT_MAX)                             \
     /* eigen.c, blas.c, band_reduction.c: the most multiply-adds done       \
      * between two interrupt checks in the exact solver's reduction and     \
      * back-transformation: about 0.6 s on the reference BLAS at its        \
@@ -313,7 +320,7 @@ enum { CONTROL_TOL = 0, CONTROL_MAXIT, CONTROL_NCV, CONTROL_EXACT_METHOD,
 typedef enum { SOLVER_EXACT = 1, SOLVER_ITERATIVE = 2, SOLVER_RANDOMIZED = 3 } solver_code;
 /* The tridiagonal method of the exact solver (fastkpca:::exact_method_codes
  * in R/eigen.R), passed as control[CONTROL_EXACT_METHOD]. */
-typedef enum { EXACT_BISECTION = 1, EXACT_MRRR = 2 } exact_method_code;
+typedef enum { EXACT_BISECTION = 1, EXACT_MRRR = 2, EXACT_DSTEMR = 3 } exact_method_code;
 
 /* kernel_values.c: the base kernels' values, below every evaluator */
 int kernel_is_distance(kernel_code code);
@@ -490,6 +497,20 @@ int exact_eigen(double *A, int n, double largest, int f, double lower, int metho
 int variance_eigen(double *A, int n, double largest, double proportion, double total,
                    int method, double **values, double **vectors, vector_store store,
                    int threads);
+/* tridiagonal.c: the wanted eigenpairs of the tridiagonal (diag, offdiag;
+ * kept): those in (lower, upper] (range 'V') or the il-th to iu-th
+ * smallest (range 'I'), ascending, the values in w, the vectors (n x
+ * found) in the store's space (*Z); return the number found, MRRR -1
+ * where it fails (the caller falls back to bisection, as dsyevr) */
+int tridiagonal_mrrr(const double *diag, const double *offdiag, int n, char range,
+                     double lower, double upper, int il, int iu, double *w, double **Z,
+                     vector_store store, int threads);
+int tridiagonal_bisection(const double *diag, const double *offdiag, int n, char range,
+                          double lower, double upper, int il, int iu, double *w,
+                          double **Z, vector_store store);
+int tridiagonal_dstemr(const double *diag, const double *offdiag, int n, char range,
+                       double lower, double upper, int il, int iu, double *w, double **Z,
+                       vector_store store);
 /* band_reduction.c: the two-stage reduction (dense to band, band to
  * tridiagonal) and its back-transformation */
 void band_reduce(double *A, int n, int b, double *tau1, int threads);

@@ -283,7 +283,8 @@ static void solver_settings(fit_job *job, SEXP solver, SEXP control)
     const double *c = REAL(control);
     double tol = c[CONTROL_TOL], maxit = c[CONTROL_MAXIT], ncv = c[CONTROL_NCV];
     double oversample = c[CONTROL_OVERSAMPLE], power = c[CONTROL_POWER];
-    if (c[CONTROL_EXACT_METHOD] != EXACT_BISECTION && c[CONTROL_EXACT_METHOD] != EXACT_MRRR)
+    if (c[CONTROL_EXACT_METHOD] != EXACT_BISECTION && c[CONTROL_EXACT_METHOD] != EXACT_MRRR
+        && c[CONTROL_EXACT_METHOD] != EXACT_DSTEMR)
         error_argument("'control' has an unknown exact method");
     if (job->solver == SOLVER_ITERATIVE) {
         if (f == 0) error_argument("the iterative solver needs 'features' > 0");
