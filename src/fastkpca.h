@@ -22,9 +22,11 @@
  *             and an inverted index), the value function behind KERNEL_STRING
  *   center.c  double centering of the fit buffer in place, and of blocks
  *             of columns (H V)
- *   eigen.c   top eigenpairs with LAPACK (dsytrd's steps, then MRRR, its
- *             vectors in groups on the threads, or dstebz/dstein, then
- *             dormtr; dsyevr for small problems)
+ *   eigen.c   top eigenpairs with LAPACK (dsytrd's steps or the two
+ *             stages, the tridiagonal's method, then dormtr's; dsyevr for
+ *             small problems)
+ *   tridiagonal.c the tridiagonal's eigenpairs: MRRR (dstemr's steps, its
+ *             bisections and vectors on the threads) or dstebz/dstein
  *   band_reduction.c the two-stage reduction (dense to band to tridiagonal)
  *             and its back-transformation for the wanted vectors only
  *   band_sweep.h stage 2's sweep and its kernels (the band's reflectors,

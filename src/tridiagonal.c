@@ -387,54 +387,71 @@ static int root_rough_values(mrrr_root *r, const double *e, int nsplit, int il, 
 #define ROOT_MAX_GROWTH 64.0
 #define ROOT_PERTURB 8.0
 
-/* Block k's root representation L D L' = T_k - sigma I, as dlarre makes
- * it on its bisection path: the shift at the end of the wanted
- * eigenvalues with fewer beyond it (Sturm counts at a quarter and three
- * quarters of their interval), moved away while the pivots grow beyond
- * ROOT_MAX_GROWTH times the block's width; then D and L in place of T_k's
- * diagonal and off-diagonal (e), perturbed by a few ulps at random
- * (dlarnv, seed 1: the same every call), and the rough values shifted.
- * work: 3 size doubles. Returns 0, or 2 where no shift gave a
- * representation (dlarre's info). */
-static int root_block_make(mrrr_root *r, double *e, root_block *k, double gl, double gu,
-                           double eps, double *work)
+/* Block k's first root shift, as dlarre chooses it on its bisection
+ * path: at the end of its wanted eigenvalues with fewer beyond it (Sturm
+ * counts at a quarter and three quarters of their interval), the step
+ * tau by which it moves away if the pivots grow, and the side (sgndef).
+ * Sets the rough values' gaps first (tau reads them). */
+static double root_shift(mrrr_root *r, const double *e, const root_block *k, double gl,
+                         double gu, double eps, double *sgndef, double *tau)
 {
-    int in = k->size, wb = k->wbegin, we = k->wend, mb = we - wb + 1, n = r->n;
-    double *d = r->d + k->begin, *w = r->w, *werr = r->werr, *wgap = r->wgap;
-    double vl = r->wl, vu = r->wu, sigma, sgndef, tau;
+    int wb = k->wbegin, we = k->wend, indu = r->indexw[we];
+    double *w = r->w, *werr = r->werr, *wgap = r->wgap, vl = r->wl, vu = r->wu;
     for (int i = wb; i < we; i++)
         wgap[i] = fmax(0.0, w[i + 1] - werr[i + 1] - (w[i] + werr[i]));
     wgap[we] = fmax(0.0, vu - (w[we] + werr[we]));
-    int indu = r->indexw[we];
-    double isleft = fmax(gl, w[wb] - werr[wb] - 100 * eps * fabs(w[wb] - werr[wb])),
-        isrght = fmin(gu, w[we] + werr[we] + 100 * eps * fabs(w[we] + werr[we]));
-    if (mb == 1) {
-        sigma = gl;
-        sgndef = 1.0;
-        tau = werr[wb];
-    } else {
-        double width = fmin(isrght, vu) - fmax(isleft, vl),
-            s1 = fmax(isleft, vl) + 0.25 * width, s2 = fmin(isrght, vu) - 0.25 * width;
-        int cnt = 0, cnt1 = 0, cnt2 = 0, info = 0;
-        F77_CALL(dlarrc)("T", &in, &s1, &s2, d, e + k->begin, &r->pivmin, &cnt, &cnt1,
-                         &cnt2, &info FCONE);
-        sgndef = cnt1 - k->indl >= indu - cnt2 ? 1.0 : -1.0;
-        sigma = sgndef > 0 ? fmax(isleft, vl) : fmin(isrght, vu);
-        double avgap = fabs((w[we] + werr[we] - w[wb] - werr[wb]) / (double) (we - wb));
-        tau = sgndef > 0 ? fmax(0.5 * fmax(wgap[wb], avgap), werr[wb])
-            : fmax(0.5 * fmax(wgap[we - 1], avgap), werr[we]);
+    if (we == wb) {
+        *sgndef = 1.0;
+        *tau = werr[wb];
+        return gl;
     }
-    double *ld = work, *lv = work + in, *inv = work + 2 * in;
+    double isleft = fmax(gl, w[wb] - werr[wb] - 100 * eps * fabs(w[wb] - werr[wb])),
+        isrght = fmin(gu, w[we] + werr[we] + 100 * eps * fabs(w[we] + werr[we])),
+        width = fmin(isrght, vu) - fmax(isleft, vl),
+        s1 = fmax(isleft, vl) + 0.25 * width, s2 = fmin(isrght, vu) - 0.25 * width;
+    int cnt = 0, cnt1 = 0, cnt2 = 0, info = 0;
+    F77_CALL(dlarrc)("T", &k->size, &s1, &s2, r->d + k->begin, e + k->begin, &r->pivmin,
+                     &cnt, &cnt1, &cnt2, &info FCONE);
+    *sgndef = cnt1 - k->indl >= indu - cnt2 ? 1.0 : -1.0;
+    double avgap = fabs((w[we] + werr[we] - w[wb] - werr[wb]) / (double) (we - wb));
+    *tau = *sgndef > 0 ? fmax(0.5 * fmax(wgap[wb], avgap), werr[wb])
+        : fmax(0.5 * fmax(wgap[we - 1], avgap), werr[we]);
+    return *sgndef > 0 ? fmax(isleft, vl) : fmin(isrght, vu);
+}
+
+/* L D L' = T_k - sigma I (d: T_k's diagonal, e its off-diagonal) into ld
+ * and lv, inv the pivots' reciprocals; returns the largest |pivot|. */
+static double root_factor(const double *d, const double *e, int in, double sigma,
+                          double *ld, double *lv, double *inv)
+{
+    ld[0] = d[0] - sigma;
+    double dmax = fabs(ld[0]);
+    for (int i = 0; i < in - 1; i++) {
+        inv[i] = 1.0 / ld[i];
+        lv[i] = e[i] * inv[i];
+        ld[i + 1] = (d[i + 1] - sigma) - lv[i] * e[i];
+        dmax = fmax(dmax, fabs(ld[i + 1]));
+    }
+    return dmax;
+}
+
+/* Block k's root representation L D L' = T_k - sigma I, as dlarre makes
+ * it on its bisection path: from root_shift()'s shift, moved away while
+ * the pivots grow beyond ROOT_MAX_GROWTH times the block's width (the
+ * try before last at the end of the block's Gershgorin interval); then D
+ * and L in place of T_k's diagonal and off-diagonal (e), perturbed by a
+ * few ulps at random (dlarnv, seed 1: the same every call), the shift at
+ * e's block end, and the rough values shifted. work: 3 size doubles.
+ * Returns 0, or 2 where no shift gave a representation (dlarre's info). */
+static int root_block_make(mrrr_root *r, double *e, root_block *k, double gl, double gu,
+                           double eps, double *work)
+{
+    int in = k->size, n = r->n;
+    double *d = r->d + k->begin, *ld = work, *lv = work + in, sgndef = 1.0, tau = 0.0;
+    double sigma = root_shift(r, e, k, gl, gu, eps, &sgndef, &tau);
     int made = 0;
     for (int attempt = 1; attempt <= ROOT_TRIES && !made; attempt++) {
-        ld[0] = d[0] - sigma;
-        double dmax = fabs(ld[0]);
-        for (int i = 0; i < in - 1; i++) {
-            inv[i] = 1.0 / ld[i];
-            lv[i] = e[k->begin + i] * inv[i];
-            ld[i + 1] = (d[i + 1] - sigma) - lv[i] * e[k->begin + i];
-            dmax = fmax(dmax, fabs(ld[i + 1]));
-        }
+        double dmax = root_factor(d, e + k->begin, in, sigma, ld, lv, work + 2 * in);
         made = !(dmax > ROOT_MAX_GROWTH * k->spdiam);
         if (made) break;
         if (attempt == ROOT_TRIES - 1)
@@ -450,7 +467,7 @@ static int root_block_make(mrrr_root *r, double *e, root_block *k, double gl, do
     e[k->begin + in - 1] = sigma;
     memcpy(d, ld, (size_t) in * sizeof(double));
     memcpy(e + k->begin, lv, (size_t) (in - 1) * sizeof(double));
-    if (mb > 1) {
+    if (k->wend > k->wbegin) {
         int iseed[4] = {1, 1, 1, 1}, two = 2, count = 2 * in - 1;
         F77_CALL(dlarnv)(&two, iseed, &count, work);
         for (int i = 0; i < in - 1; i++) {
@@ -459,9 +476,9 @@ static int root_block_make(mrrr_root *r, double *e, root_block *k, double gl, do
         }
         d[in - 1] *= 1.0 + eps * 4.0 * work[in - 1];
     }
-    for (int j = wb; j <= we; j++) {
-        w[j] -= sigma;
-        werr[j] += fabs(w[j]) * eps;
+    for (int j = k->wbegin; j <= k->wend; j++) {
+        r->w[j] -= sigma;
+        r->werr[j] += fabs(r->w[j]) * eps;
     }
     return 0;
 }
