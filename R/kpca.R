@@ -160,23 +160,25 @@
 #' the exact and iterative solvers' products with the n x n matrix (from n
 #' of about 2000: below, a product is too short to share); the exact
 #' solver's two-stage reduction (its products, and the band's sweeps,
-#' pipelined) and its back-transformation; the matrix-free
+#' pipelined), MRRR on the tridiagonal (its bisections in pieces, its
+#' vectors in groups) and the back-transformation; the matrix-free
 #' passes, and their steps between passes (the start's kernel values and
 #' products, the Rayleigh-Ritz vectors, the orthogonalization, the
 #' centering) where a step has about 10^6 multiply-adds of work or more (a
 #' few regions a pass; the Gram-Schmidt block within a new block, with its
 #' barriers, 3 x 10^7): they grow as n while the passes grow as n^2; Nyström's kernel
 #' blocks, statistics and scores; `predict()` (panels of rows per thread)
-#' and [kernel_matrix()]. What runs on one: LAPACK's steps on the
-#' tridiagonal matrix and the small eigenproblems (the matrix-free fit's
+#' and [kernel_matrix()]. What runs on one: the one-stage reduction's
+#' LAPACK steps below its panel size, bisection and inverse iteration on
+#' the tridiagonal (up to 10 components), and the small eigenproblems (the matrix-free fit's
 #' landmarks and basis); [kcca()]'s incomplete Cholesky factors; [kica()]
 #' (no `threads`: its kernels are low-rank factors).
 #'
 #' Measured on 2 cores (`Rscript bench/threads.R`, the Benchmarks article):
 #' 2 threads run the kernel matrices and `predict()` 1.4 to 1.7 times as fast
 #' as one, the iterative solver 1.8 times, the default call at n = 3000
-#' (two stages) 1.5 times (3.6 s on one thread, 2.4 on two; about 0.45 s of
-#' it, MRRR on the tridiagonal, runs on one), the matrix-free fit at n =
+#' (two stages) 1.4 times (2.5 s on one thread, 1.8 on two; MRRR on the
+#' tridiagonal 0.42 s and 0.22), the matrix-free fit at n =
 #' 20000 1.72 times (its passes 1.78
 #' times; 0.47 s outside them on one thread, 8% of the fit, and 0.37 s on
 #' two), which would cap 16 threads near 8 times one at that n, and near 13
@@ -191,9 +193,10 @@
 #' A fit can be interrupted (Ctrl-C, or [setTimeLimit()]) between blocks of
 #' the kernel matrix and of the centering, at every step of the iterative
 #' solver, and between the steps of the exact solver (the panels of either
-#' reduction, every 64 sweeps a thread of the band's, the tridiagonal
-#' eigenproblem, the blocks of the back-transformation); a LAPACK routine
-#' that has started (MRRR on the tridiagonal) runs to its end.
+#' reduction, every 64 sweeps a thread of the band's, the batches of
+#' MRRR's pieces and groups, the blocks of the back-transformation); a
+#' LAPACK routine that has started (one piece or group of MRRR's, or the
+#' bisection of up to 10 components) runs to its end.
 #'
 #' @param x The data: a numeric matrix (integer and logical are coerced), a
 #'   data frame of numeric columns, a numeric vector (one column), or a
@@ -228,8 +231,8 @@
 #'   the wanted eigenpairs of the tridiagonal matrix and maps only those
 #'   vectors back, which costs O(n^3) whatever the number of components
 #'   (see the Exact solver section for the two reductions); the
-#'   tridiagonal step is `dstemr`
-#'   (MRRR, as in R's `eigen()`) for `features = 0` and for more than 10
+#'   tridiagonal step is MRRR (`dstemr`'s steps, as in R's `eigen()`, on
+#'   the threads) for `features = 0` and for more than 10
 #'   components, and `dsyevr`'s bisection and inverse iteration for up to
 #'   10, where both cost the same. `"iterative"` uses a
 #'   thick-restart Lanczos method with full reorthogonalisation, which costs
