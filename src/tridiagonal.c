@@ -1,6 +1,6 @@
 /* The tridiagonal eigenproblem of the exact solver (eigen.c reduces A to
  * the tridiagonal T and maps the vectors back): the wanted eigenpairs of
- * T, by MRRR (tridiagonal_mrrr(): dstemr's steps, its bisection and its
+ * T, by MRRR (tridiagonal_mrrr(): dstemr's steps, its bisections and its
  * vectors on the threads) or by bisection and inverse iteration
  * (tridiagonal_bisection(): dstebz and dstein, what dsyevr runs for a
  * subset, and MRRR's fallback). Both write the vectors once, into the
@@ -12,7 +12,6 @@
 #ifdef _OPENMP
 #include <omp.h>
 #endif
-
 
 /* Of the found eigenvalues w (in dstebz's block order, with their blocks),
  * keep the il-th to iu-th smallest (1-based, clamped to what there is), in
@@ -105,7 +104,6 @@ int tridiagonal_bisection(const double *diag, const double *offdiag, int n, char
     *Z = z;
     return found;
 }
-
 
 /* dstemr (LAPACK >= 3.1) is what dsyevr calls for the whole spectrum
  * (tridiagonal_mrrr() runs its steps itself, and calls it only to count
@@ -626,10 +624,9 @@ static int mrrr_root_make(const double *diag, const double *offdiag, int n, int 
     double *work = (double *) R_alloc(6 * (size_t) n, sizeof(double));
     int *iwork = (int *) R_alloc(5 * (size_t) n, sizeof(int));
     int nsplit = 0;
-    dlarre_now(&range, &n, &r->wl, &r->wu, &il, &iu, r->d, r->l, r->e2,
-                     &r->rtol1, &r->rtol2, &thresh, &nsplit, r->isplit, &r->m, w,
-                     r->werr, r->wgap, r->iblock, r->indexw, r->gers, &r->pivmin, work,
-                     iwork, &info FCONE);
+    dlarre_now(&range, &n, &r->wl, &r->wu, &il, &iu, r->d, r->l, r->e2, &r->rtol1,
+               &r->rtol2, &thresh, &nsplit, r->isplit, &r->m, w, r->werr, r->wgap,
+               r->iblock, r->indexw, r->gers, &r->pivmin, work, iwork, &info FCONE);
     return info;
 }
 
