@@ -70,7 +70,6 @@ int top_eigen_exact(double *A, int n, int f, double *values, double *vectors)
     return found;
 }
 
-
 /* Scale A's lower triangle as dsyevr does, when its largest entry (anrm,
  * found by the centering's pass over it, not by another) is beyond about
  * 1e77 or below 1e-146 (bisection squares the entries, which would
