@@ -176,6 +176,69 @@ typedef struct {
     int *isplit, *iblock, *indexw;
 } mrrr_root;
 
+/* MRRR's LAPACK calls on the threads: count units (the pieces of its
+ * bisections, its groups of vectors), unit u done by run(ctx, u, the
+ * thread's scratch of doubles and ints doubles) and costing cost(ctx, u)
+ * (in any unit), in batches of about budget a thread, dealt dynamically,
+ * with an interrupt check between batches (and the progress of step, the
+ * share of the cost done, where step >= 0). The units write disjoint
+ * entries, and the LAPACK routines they call (dlarrd, dlarrb, dlarrv,
+ * dlarrj and what those call: dlaebz, dlaneg, dlar1v, dlarrf, dlaset,
+ * dlamch, dcopy, dscal) keep no state between calls: no SAVE, DATA or
+ * COMMON in Reference LAPACK's sources (read at 3.12, where dlamch takes
+ * its constants from Fortran's intrinsics), their scalars are the call's.
+ * No R API in the region: the infos come back in an array. Returns 0, or
+ * the first nonzero info of the first batch that had one. */
+typedef struct {
+    const void *ctx;
+    double (*cost)(const void *ctx, int u);
+    int (*run)(const void *ctx, int u, double *scratch, int *iscratch);
+    size_t doubles, ints;
+    double budget;
+    int step;
+} lapack_units;
+
+static void lapack_units_batch(const lapack_units *w, int u0, int u1, double *scratch,
+                               int *iscratch, int *info, int nt)
+{
+#ifdef _OPENMP
+#pragma omp parallel for num_threads(nt) schedule(dynamic, 1) if (nt > 1)
+#endif
+    for (int u = u0; u < u1; u++) {
+        int t = 0;
+#ifdef _OPENMP
+        t = omp_get_thread_num();
+#endif
+        info[u] = w->run(w->ctx, u, scratch + (size_t) t * w->doubles,
+                         iscratch + (size_t) t * w->ints);
+    }
+    (void) nt;
+}
+
+static int lapack_units_run(const lapack_units *w, int count, int threads)
+{
+    int most = threads < count ? threads : count;
+    if (most < 1) most = 1;
+    double *scratch = (double *) R_alloc((size_t) most * w->doubles, sizeof(double));
+    int *iscratch = (int *) R_alloc((size_t) most * w->ints, sizeof(int));
+    int *info = (int *) R_alloc((size_t) count + 1, sizeof(int));
+    double total = 0.0, done = 0.0;
+    for (int u = 0; u < count; u++) total += w->cost(w->ctx, u);
+    for (int u0 = 0, u1; u0 < count; u0 = u1) {
+        int nt = threads_unless_busy(most);
+        double batch = 0.0;
+        for (u1 = u0; u1 < count && (u1 == u0 || batch < nt * w->budget); u1++)
+            batch += w->cost(w->ctx, u1);
+        lapack_units_batch(w, u0, u1, scratch, iscratch, info, nt);
+        R_CheckUserInterrupt();
+        done += batch;
+        if (w->step >= 0) progress_at((progress_step) w->step, done / total);
+        for (int u = u0; u < u1; u++)
+            if (info[u] != 0) return info[u];
+    }
+    return 0;
+}
+
 /* dlarre's steps on its bisection path, which tridiagonal_mrrr() runs
  * itself (LAPACK >= 3.1): dlarra (where T splits), dlarrd (the wanted
  * eigenvalues of T by bisection, to a relative sqrt(eps)), dlarrc (Sturm
@@ -234,17 +297,23 @@ typedef struct {
     mrrr_root *r;
     const double *e, *lld;
     const root_block *blocks;
+    const bisection_piece *pieces;
     int nsplit;
     double *w, *werr, *wl, *wu;
     int *iblock, *indexw;
 } bisection_work;
 
-/* One piece on any thread (no R API; the scratch, 6 n doubles and 5 n
- * ints, is the thread's). Returns dlarrd's or dlarrb's info, or 1 where
- * dlarrd found another count than asked (ties it could not resolve). */
-static int bisection_piece_run(const bisection_work *b, const bisection_piece *p, int at,
-                               double *s, int *is)
+/* Piece u of b->pieces on any thread (lapack_units: no R API; the
+ * scratch, 6 n doubles and 5 n ints, is the thread's). dlarrb writes its
+ * own eigenvalues and the gaps between them only, and reads the gap
+ * before its first, which no piece writes. Returns dlarrd's or dlarrb's
+ * info, or 1 where dlarrd found another count than asked (ties it could
+ * not resolve). */
+static int bisection_piece_run(const void *ctx, int u, double *s, int *is)
 {
+    const bisection_work *b = (const bisection_work *) ctx;
+    const bisection_piece *p = b->pieces + u;
+    int at = u;
     mrrr_root *r = b->r;
     int n = r->n, info = 0;
     if (p->block < 0) {
@@ -269,54 +338,25 @@ static int bisection_piece_run(const bisection_work *b, const bisection_piece *p
     return info;
 }
 
-/* The pieces p0..p1 - 1 on nt threads, dealt dynamically; the infos in
- * info[]. dlarrd, dlarrb and what they call (dlaebz, dlaneg, dlamch)
- * keep no state between calls (no SAVE, DATA or COMMON in Reference
- * LAPACK's sources, read at 3.12), as mrrr_group() says of dlarrv; the
- * pieces write disjoint entries (dlarrb writes its own eigenvalues and
- * the gaps between them only, and reads the gap before its first, which
- * no piece writes). */
-static void bisection_batch(const bisection_work *b, const bisection_piece *pieces,
-                            int p0, int p1, double *scratch, int *iscratch, int *info,
-                            int nt)
+/* Piece u's bisection steps, eigenvalues times rows */
+static double bisection_piece_cost(const void *ctx, int u)
 {
-    size_t n = (size_t) b->r->n;
-#ifdef _OPENMP
-#pragma omp parallel for num_threads(nt) schedule(dynamic, 1) if (nt > 1)
-#endif
-    for (int p = p0; p < p1; p++) {
-        int t = 0;
-#ifdef _OPENMP
-        t = omp_get_thread_num();
-#endif
-        info[p] = bisection_piece_run(b, pieces + p, p, scratch + (size_t) t * 6 * n,
-                                      iscratch + (size_t) t * 5 * n);
-    }
-    (void) nt;
+    const bisection_work *b = (const bisection_work *) ctx;
+    const bisection_piece *p = b->pieces + u;
+    return (double) (p->last - p->first + 1)
+        * (p->block < 0 ? b->r->n : b->blocks[p->block].size);
 }
 
-/* Every piece, in batches of about MRRR_BISECTION_CHECK steps a thread,
- * an interrupt check between. Returns 0, or the first nonzero info. */
-static int bisection_pieces_run(const bisection_work *b, const bisection_piece *pieces,
-                                int np, int threads)
+/* Every piece on the threads, in batches of about MRRR_BISECTION_CHECK
+ * steps a thread. Returns 0, or the first nonzero info. */
+static int bisection_pieces_run(bisection_work *b, const bisection_piece *pieces, int np,
+                                int threads)
 {
-    int n = b->r->n, most = threads < np ? threads : np;
-    if (most < 1) most = 1;
-    double *scratch = (double *) R_alloc((size_t) most * 6 * n, sizeof(double));
-    int *iscratch = (int *) R_alloc((size_t) most * 5 * n, sizeof(int));
-    int *info = (int *) R_alloc((size_t) np, sizeof(int));
-    for (int p0 = 0, p1; p0 < np; p0 = p1) {
-        int nt = threads_unless_busy(most);
-        double steps = 0.0;
-        for (p1 = p0; p1 < np && (p1 == p0 || steps < nt * MRRR_BISECTION_CHECK); p1++)
-            steps += (double) (pieces[p1].last - pieces[p1].first + 1)
-                * (pieces[p1].block < 0 ? n : b->blocks[pieces[p1].block].size);
-        bisection_batch(b, pieces, p0, p1, scratch, iscratch, info, nt);
-        R_CheckUserInterrupt();
-        for (int p = p0; p < p1; p++)
-            if (info[p] != 0) return info[p];
-    }
-    return 0;
+    size_t n = (size_t) b->r->n;
+    b->pieces = pieces;
+    lapack_units w = {b, bisection_piece_cost, bisection_piece_run, 6 * n, 5 * n,
+                      MRRR_BISECTION_CHECK, -1};
+    return lapack_units_run(&w, np, threads);
 }
 
 /* The size of the pieces of k eigenvalues: at least the tuning's
@@ -347,7 +387,7 @@ static int root_rough_values(mrrr_root *r, const double *e, int nsplit, int il, 
         pieces[p].block = -1;
         pieces[p].at = p * size;
     }
-    bisection_work b = {r, e, NULL, NULL, nsplit, NULL, NULL, NULL, NULL, NULL, NULL};
+    bisection_work b = {r, e, NULL, NULL, NULL, nsplit, NULL, NULL, NULL, NULL, NULL, NULL};
     b.w = (double *) R_alloc((size_t) k, sizeof(double));
     b.werr = (double *) R_alloc((size_t) k, sizeof(double));
     b.wl = (double *) R_alloc((size_t) np, sizeof(double));
@@ -503,7 +543,7 @@ static int root_refine_values(mrrr_root *r, const root_block *blocks, int nb,
             pieces[np].at = 0;
         }
     }
-    bisection_work work = {r, NULL, lld, blocks, 0, NULL, NULL, NULL, NULL, NULL, NULL};
+    bisection_work work = {r, NULL, lld, blocks, NULL, 0, NULL, NULL, NULL, NULL, NULL, NULL};
     int info = bisection_pieces_run(&work, pieces, np, threads);
     if (info != 0) return info;
     double *w = r->w, *werr = r->werr;
@@ -681,14 +721,10 @@ static double mrrr_group_lower(const mrrr_root *r, int from)
 /* One group's vectors, from..to - 1, into Z's columns of the same numbers,
  * from the root (copied into d and l, which dlarrv overwrites); the
  * eigenvalues refined to relative accuracy where T allows (dlarrj, block
- * by block, as dstemr). Runs on any thread: it touches only the group's
- * entries of w, werr, wgap, Z and isuppz and the thread's scratch; dlarrv,
- * dlarrj and what they call (dlar1v, dlarrb, dlarrf, dlaneg, dlaset,
- * dlamch, dcopy, dscal) keep no state between calls: no SAVE, DATA or
- * COMMON in Reference LAPACK's sources (read at 3.12, where dlamch takes
- * its constants from Fortran's intrinsics), and their scalars are
- * this call's (dlarrv may write RTOL1 and RTOL2). dlarrj's info is not
- * read, as dstemr does not. Returns dlarrv's info. */
+ * by block, as dstemr). Runs on any thread (lapack_units): it touches
+ * only the group's entries of w, werr, wgap, Z and isuppz and the
+ * thread's scratch (dlarrv may write RTOL1 and RTOL2: its own copies).
+ * dlarrj's info is not read, as dstemr does not. Returns dlarrv's info. */
 static int mrrr_group(const mrrr_root *r, int from, int to, double vl, double *Z,
                       int *isuppz, double *d, double *l, double *work, int *iwork)
 {
@@ -715,59 +751,49 @@ static int mrrr_group(const mrrr_root *r, int from, int to, double vl, double *Z
     return 0;
 }
 
-/* The groups g0..g1 - 1 on nt threads, dealt dynamically; each thread's
- * scratch by its number (14 n doubles, 7 n ints). No R API in the region:
- * the infos come back in info[]. */
-static void mrrr_batch(const mrrr_root *r, const int *starts, const double *lower,
-                       int g0, int g1, double *Z, int *isuppz, double *scratch,
-                       int *iscratch, int *info, int nt)
+/* The groups of vectors and what their calls read and write */
+typedef struct {
+    const mrrr_root *r;
+    const int *starts;   /* group g: starts[g] .. starts[g + 1] - 1 */
+    const double *lower; /* mrrr_group_lower() of each group */
+    double *Z;
+    int *isuppz;
+} mrrr_group_work;
+
+/* Group u on any thread; its scratch 14 n doubles, 7 n ints */
+static int mrrr_group_run(const void *ctx, int u, double *s, int *is)
 {
-    size_t n = (size_t) r->n;
-#ifdef _OPENMP
-#pragma omp parallel for num_threads(nt) schedule(dynamic, 1) if (nt > 1)
-#endif
-    for (int g = g0; g < g1; g++) {
-        int t = 0;
-#ifdef _OPENMP
-        t = omp_get_thread_num();
-#endif
-        double *s = scratch + (size_t) t * 14 * n;
-        info[g] = mrrr_group(r, starts[g], starts[g + 1], lower[g], Z, isuppz, s, s + n,
-                             s + 2 * n, iscratch + (size_t) t * 7 * n);
-    }
-    (void) nt;
+    const mrrr_group_work *g = (const mrrr_group_work *) ctx;
+    size_t n = (size_t) g->r->n;
+    return mrrr_group(g->r, g->starts[u], g->starts[u + 1], g->lower[u], g->Z, g->isuppz, s,
+                      s + n, s + 2 * n, is);
 }
 
-/* Every group's vectors, in batches of about MRRR_CHECK_ENTRIES vector
- * entries a thread, with an interrupt check between batches. Groups of at
- * least tuning.mrrr_group_min vectors and of k / 16. Returns 0, or -1
- * where dlarrv failed for a group. */
+/* Group u's vector entries */
+static double mrrr_group_cost(const void *ctx, int u)
+{
+    const mrrr_group_work *g = (const mrrr_group_work *) ctx;
+    return (double) g->r->n * (g->starts[u + 1] - g->starts[u]);
+}
+
+/* Every group's vectors on the threads, in batches of about
+ * MRRR_CHECK_ENTRIES vector entries a thread. Groups of at least
+ * tuning.mrrr_group_min vectors and of k / 16. Returns 0, or -1 where
+ * dlarrv failed for a group. */
 static int mrrr_all_groups(const mrrr_root *r, double *Z, int threads)
 {
-    int k = r->m, n = r->n, target = (k + 15) / 16;
+    int k = r->m, target = (k + 15) / 16;
     if (target < tuning.mrrr_group_min) target = tuning.mrrr_group_min;
     int *starts = (int *) R_alloc((size_t) k + 1, sizeof(int));
     int ng = mrrr_groups(r, target, starts);
     double *lower = (double *) R_alloc((size_t) ng, sizeof(double));
-    int *info = (int *) R_alloc((size_t) ng, sizeof(int));
-    int *isuppz = (int *) R_alloc(2 * (size_t) k, sizeof(int));
     for (int g = 0; g < ng; g++) lower[g] = mrrr_group_lower(r, starts[g]);
-    int most = threads < ng ? threads : ng;
-    if (most < 1) most = 1;
-    double *scratch = (double *) R_alloc((size_t) most * 14 * n, sizeof(double));
-    int *iscratch = (int *) R_alloc((size_t) most * 7 * n, sizeof(int));
-    for (int g0 = 0, g1; g0 < ng; g0 = g1) {
-        int nt = threads_unless_busy(most);
-        double entries = 0.0;
-        for (g1 = g0; g1 < ng && (g1 == g0 || entries < nt * MRRR_CHECK_ENTRIES); g1++)
-            entries += (double) n * (starts[g1 + 1] - starts[g1]);
-        mrrr_batch(r, starts, lower, g0, g1, Z, isuppz, scratch, iscratch, info, nt);
-        R_CheckUserInterrupt();
-        progress_at(PROGRESS_SOLVE, (double) starts[g1] / k);
-        for (int g = g0; g < g1; g++)
-            if (info[g] != 0) return -1;
-    }
-    return 0;
+    int *isuppz = (int *) R_alloc(2 * (size_t) k, sizeof(int));
+    mrrr_group_work g = {r, starts, lower, Z, isuppz};
+    size_t n = (size_t) r->n;
+    lapack_units w = {&g, mrrr_group_cost, mrrr_group_run, 14 * n, 7 * n, MRRR_CHECK_ENTRIES,
+                      PROGRESS_SOLVE};
+    return lapack_units_run(&w, ng, threads) != 0 ? -1 : 0;
 }
 
 /* The pairs in ascending order of eigenvalue (dlarre gives them block by
