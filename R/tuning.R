@@ -36,7 +36,7 @@ tuning_table <- local({
         list(kind = if (d$whole[i]) "whole" else "number",
              default = if (d$whole[i]) as.integer(d$default[i]) else d$default[i],
              lower = d$lower[i], upper = d$upper[i], engine = TRUE))
-      known <<- c(setNames(c_rows, d$name), r_tuning_rows())
+      known <<- c(stats::setNames(c_rows, d$name), r_tuning_rows())
     }
     known
   }
