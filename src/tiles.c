@@ -372,6 +372,70 @@ void tile_gemm(int m, int n, int k, const double *A, int lda, int transa,
                           ldc, threads);
 }
 
+/* op(B) (k x n) packed once for many products that share it (pack_b()'s
+ * layout, slice after slice of TILE_KC rows, each slice's panels of nr
+ * columns over all n), for tile_gemm_add_packed(). The layout is the
+ * session's kernel's: pack and product must run in the same session. */
+size_t tile_packed_size(int k, int n)
+{
+    return (size_t) (k > 0 ? k : 1) * (size_t) ((n > 0 ? n : 1) + TILE_NR_MAX - 1);
+}
+
+void tile_pack_b(int k, int n, const double *B, int ldb, int transb, double *dst)
+{
+    int nr = tile_kernel_for(simd_active()).nr, panels = (n + nr - 1) / nr;
+    for (int p0 = 0; p0 < k; p0 += TILE_KC) {
+        int kc = k - p0 < TILE_KC ? k - p0 : TILE_KC;
+        pack_b(B, ldb, transb, 1.0, p0, kc, 0, n, nr, dst + (size_t) p0 * panels * nr);
+    }
+}
+
+/* Where rows p0 on (a multiple of TILE_KC) of a packed op(B) of n
+ * columns start: the packing of those rows alone. */
+size_t tile_packed_offset(int n, int p0)
+{
+    int nr = tile_kernel_for(simd_active()).nr;
+    return (size_t) p0 * (size_t) ((n + nr - 1) / nr) * nr;
+}
+
+/* C (m x n) += A (m x k) op(B), op(B) packed by tile_pack_b(): as
+ * tile_gemm_add() (the same sums in the same order, so the same bits), A
+ * read in place, nothing of B packed again. One thread. */
+void tile_gemm_add_packed(int m, int n, int k, const double *A, int lda, const double *Bp,
+                          double *C, int ldc)
+{
+    tile_kernel K = tile_kernel_for(simd_active());
+    double abuf[TILE_MR_MAX * TILE_KC];
+    int mr = K.mr, nr = K.nr, panels = (n + nr - 1) / nr;
+    if (m <= 0 || n <= 0 || k <= 0) return;
+    for (int p0 = 0; p0 < k; p0 += TILE_KC) {
+        int kc = k - p0 < TILE_KC ? k - p0 : TILE_KC;
+        const double *slice = Bp + (size_t) p0 * panels * nr;
+        for (int i0 = 0; i0 < m; i0 += mr) {
+            int rows = m - i0 < mr ? m - i0 : mr;
+            const double *a = A + i0 + (size_t) p0 * lda;
+            int ld = lda;
+            if (rows < mr) {
+                pack_a(A, lda, 0, i0, rows, p0, kc, mr, abuf);
+                a = abuf;
+                ld = mr;
+            }
+            for (int q = 0; q < panels; q++) {
+                int cols = n - q * nr < nr ? n - q * nr : nr;
+                tile_rows_cols(K, kc, a, ld, slice + (size_t) q * kc * nr,
+                               C + i0 + (size_t) q * nr * ldc, ldc, rows, cols);
+            }
+        }
+    }
+}
+
+/* The rows of the session's kernel's tile (its mr): products whose A has
+ * a multiple of it read all of A in place. */
+int tile_row_group(void)
+{
+    return tile_kernel_for(simd_active()).mr;
+}
+
 void tile_kernels_ready(void)
 {
     (void) simd_active();
