@@ -10,15 +10,12 @@
 #     shift b (the Nystrom statistics' rank-k update; c's upper triangle is
 #     kept; attribute "sums": colSums(a - 1 b));
 #   "gemv": c + a b, column by column of b; "gemv_t": c + t(a) b, likewise;
-#   "symm": c + A b as "symv", all columns at once (the randomized solver);
-#   "gemm_packed": c + a op(b), op(b) packed once for many products (the
-#     back-transformations' and the certificate's; trans_a is not taken;
-#     the session's path whatever path says).
+#   "symm": c + A b as "symv", all columns at once (the randomized solver).
 # The result's attribute "path" names the kernel that ran, "blas" says
 # whether blas.c found an optimized BLAS loaded ("optimized") or not
 # ("reference"), "large_products" where general products of 10^9
 # multiply-adds go ("tiles" or "blas").
-tile_ops <- c("gemm", "symv", "syrk", "gemv", "gemv_t", "symm", "gemm_packed")
+tile_ops <- c("gemm", "symv", "syrk", "gemv", "gemv_t", "symm")
 
 tile_product <- function(a, b, c = NULL, trans_a = FALSE, trans_b = FALSE,
                          threads = 1L, path = "auto", symmetric = FALSE,

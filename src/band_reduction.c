@@ -24,13 +24,11 @@
  * O(n b) scratch.
  *
  * The back-transformation (band_back_transform()) applies Q = Q1 Q2 to
- * the k eigenvectors of the tridiagonal, on their transpose Z' (k x n),
- * whose rows the tiles read in place: stage 2's reflectors grouped (those
- * of g consecutive sweeps at the same step form one block reflector, V
- * of b + g - 1 rows by g, applied in an order that respects every
- * overlap) as two products on the tiles each (Z' V, then Z' += it times
- * (-V T)', V and (-V T)' packed once per group), then stage 1's panels
- * as three (apply_block_reflector()).
+ * the k eigenvectors of the tridiagonal: stage 2's reflectors grouped
+ * (those of g consecutive sweeps at the same step form one block
+ * reflector, V of b + g - 1 rows by g, applied in an order that respects
+ * every overlap) as two products on the tiles each (V' Z, then Z -= (V T)
+ * times it), then stage 1's panels as three (apply_block_reflector()).
  *
  * Why not LAPACK's own two stages: dsytrd_2stage (dsytrd_sy2sb, dense to
  * band, then dsytrd_sb2st, band to tridiagonal) and the drivers on it
@@ -85,7 +83,6 @@ typedef struct {
     double *panel;   /* [V | W], rows x 2b */
     double *T, *Tfull, *M, *gram;  /* b x b */
     double *square;  /* BAND_STRIP x BAND_STRIP */
-    double *update;  /* rank2k_update_tiles()'s work, rank2k_update_size(rows, b) */
     double *qr_scratch;  /* rows */
     band_panel_qr_fn panel_qr;
 } band_scratch;
@@ -144,7 +141,7 @@ static void band_panel(double *A, int n, int j0, int b, double *tau1, band_scrat
     for (int i = 0; i < k * k; i++) s->M[i] *= 0.5;
     panel_gemm(m, k, k, V, m, 0, s->M, k, 0, -1.0, X, m, threads);
     /* A22 -= V W' + W V' */
-    rank2k_update_tiles(m, k, V, X, m, A22, n, s->update, threads,
+    rank2k_update_tiles(m, k, V, X, m, A22, n, s->square, threads,
                         tile_thread_work() / BAND_THREAD_SHARE);
 }
 
@@ -165,7 +162,6 @@ void band_reduce(double *A, int n, int b, double *tau1, int threads)
     /* the strip's square, then the product Y (rows x b) */
     s.square = (double *) R_alloc((size_t) BAND_STRIP * BAND_STRIP + (size_t) rows * b,
                                   sizeof(double));
-    s.update = (double *) R_alloc(rank2k_update_size(rows, b), sizeof(double));
     memset(tau1, 0, (size_t) n * sizeof(double));
     for (int j0 = 0; j0 + b < n; j0 += b) {
         band_panel(A, n, j0, b, tau1, &s, threads_unless_busy(threads));
@@ -334,34 +330,26 @@ void band_chase(double *A, int n, int b, double *diag, double *offdiag, int thre
 /* ---- the back-transformation --------------------------------------------- */
 
 /* One group of stage 2's reflectors: those of sweeps S .. S + g - 1 at
- * step t, rows r0 .. r0 + rows - 1 of Z; applied to Z' (Z transposed) as
- * Z' += (Z' V) (-V T)', both right factors packed once (tile_pack_b()) for
- * every chunk of Z' and every thread. */
+ * step t, rows r0 .. r0 + rows - 1; applied as Z -= (V T) (V' Z). */
 typedef struct {
     int r0, rows, g;
-    double *Vp;   /* V (rows x g), packed */
-    double *VTp;  /* (-V T)' (g x rows), packed */
+    double *Vt;  /* g x rows: V' */
+    double *VT;  /* rows x g: -V T */
 } band_group;
 
-/* The doubles of a group's packed factors, rows at most b + g - 1. */
-static size_t band_group_size(int b, int g)
-{
-    return tile_packed_size(b + g, g) + tile_packed_size(g, b + g);
-}
-
 /* The group of sweeps S .. S + g - 1 at step t from A's upper triangle,
- * into space taken from *pool (band_group_size()); V and VT: rows x g
- * scratch, T and gram: g x g, tau: g. */
+ * into space taken from *pool (2 g rows); V: rows x g scratch, T and
+ * gram: g x g, tau: g. */
 static void band_group_make(const double *A, int n, int b, int S, int g, int t,
-                            band_group *grp, double **pool, double *V, double *VT,
-                            double *T, double *gram, double *tau)
+                            band_group *grp, double **pool, double *V, double *T,
+                            double *gram, double *tau)
 {
     int r0 = S + 1 + t * b, r1 = S + g - 1 + t * b + b;
     if (r1 > n - 1) r1 = n - 1;
     int rows = r1 - r0 + 1;
     grp->r0 = r0; grp->rows = rows; grp->g = g;
-    grp->Vp = *pool; grp->VTp = grp->Vp + tile_packed_size(rows, g);
-    *pool = grp->VTp + tile_packed_size(g, rows);
+    grp->Vt = *pool; grp->VT = grp->Vt + (size_t) g * rows;
+    *pool = grp->VT + (size_t) g * rows;
     memset(V, 0, (size_t) g * rows * sizeof(double));
     for (int c = 0; c < g; c++) {
         int s = S + c, start = s + 1 + t * b, len = n - start < b ? n - start : b;
@@ -375,46 +363,40 @@ static void band_group_make(const double *A, int n, int b, int S, int g, int t,
     triangular_factor(V, rows, g, tau, T, g, gram, 1);
     for (int j = 0; j < g; j++)
         for (int i = j + 1; i < g; i++) T[i + (size_t) j * g] = 0.0;
-    memset(VT, 0, (size_t) g * rows * sizeof(double));
-    tile_gemm(rows, g, g, V, rows, 0, T, g, 0, -1.0, VT, rows, 1);
-    tile_pack_b(rows, g, V, rows, 0, grp->Vp);
-    tile_pack_b(g, rows, VT, rows, 1, grp->VTp);
+    memset(grp->VT, 0, (size_t) g * rows * sizeof(double));
+    tile_gemm(rows, g, g, V, rows, 0, T, g, 0, -1.0, grp->VT, rows, 1);
+    for (int c = 0; c < g; c++)
+        for (int i = 0; i < rows; i++) grp->Vt[c + (size_t) i * g] = V[i + (size_t) c * rows];
 }
 
-/* Rows c0 .. c0 + w - 1 of Z' (k x n, leading dimension ldz; Zt points at
- * row c0) <- the groups applied in order: y = Z' V, then Z' += y (-V T)'.
- * The same products, in the same order, as (V' Z) and Z += (-V T) y on Z
- * itself (a product's terms commute), so the same bits; but Z', read in
- * place, is never packed. y: w x g scratch. No R: runs on the threads. */
-static void band_groups_apply(const band_group *grp, int groups, double *Zt, int ldz,
+/* Columns c0 .. c0 + w - 1 of Z (leading dimension ldz) <- the groups
+ * applied in order; y: g x w scratch. No R: runs on the threads. */
+static void band_groups_apply(const band_group *grp, int groups, double *Z, int ldz,
                               int w, double *y)
 {
     for (int q = 0; q < groups; q++) {
         const band_group *G = grp + q;
-        double *Zr = Zt + (size_t) G->r0 * ldz;
+        double *Zr = Z + G->r0;
         memset(y, 0, (size_t) G->g * w * sizeof(double));
-        tile_gemm_add_packed(w, G->g, G->rows, Zr, ldz, G->Vp, y, w);
-        tile_gemm_add_packed(w, G->rows, G->g, y, w, G->VTp, Zr, ldz);
+        tile_gemm_add(G->g, w, G->rows, G->Vt, G->g, Zr, ldz, y, G->g);
+        tile_gemm_add(G->rows, w, G->g, G->VT, G->rows, y, G->g, Zr, ldz);
     }
 }
 
-/* Z' (k x n, Z transposed) <- (Q2 Z)': for the groups of g sweeps from
- * the last to the first, the steps t = 0, 1, ... in order (a reflector of
- * sweep s at step t overlaps those of later sweeps at steps t and below
- * only, and those come first), the rows of Z' (Z's columns) shared among
- * the threads by chunks of a whole number of the tiles' rows. */
-static void band_back_stage2(const double *A, int n, int b, double *Zt, int k, int threads)
+/* Z (n x k) <- Q2 Z: for the groups of g sweeps from the last to the
+ * first, the steps t = 0, 1, ... in order (a reflector of sweep s at step
+ * t overlaps those of later sweeps at steps t and below only, and those
+ * come first), the columns of Z shared among the threads by chunks. */
+static void band_back_stage2(const double *A, int n, int b, double *Z, int k, int threads)
 {
     const void *vmax = vmaxget();
-    int g = tuning.band_group, steps = (n - 2) / b + 1, mr = tile_row_group();
-    int chunk = (tuning.band_chunk + mr - 1) / mr * mr;
+    int g = tuning.band_group, chunk = tuning.band_chunk, steps = (n - 2) / b + 1;
     int chunks = (k + chunk - 1) / chunk;
-    double *pool0 = (double *) R_alloc(band_group_size(b, g) * steps, sizeof(double));
+    double *pool0 = (double *) R_alloc(2 * (size_t) g * (b + g) * steps, sizeof(double));
     band_group *grp = (band_group *) R_alloc((size_t) steps, sizeof(band_group));
-    double *V = (double *) R_alloc(2 * (size_t) g * (b + g) + 2 * (size_t) g * g + g,
+    double *V = (double *) R_alloc((size_t) g * (b + g) + 2 * (size_t) g * g + g,
                                    sizeof(double));
-    double *VT = V + (size_t) g * (b + g), *T = VT + (size_t) g * (b + g),
-           *gram = T + (size_t) g * g, *tau = gram + (size_t) g * g;
+    double *T = V + (size_t) g * (b + g), *gram = T + (size_t) g * g, *tau = gram + (size_t) g * g;
     int nt0 = threads > chunks ? chunks : threads;
     if (nt0 < 1) nt0 = 1;
     double *scratch = (double *) R_alloc((size_t) g * chunk * nt0, sizeof(double));
@@ -423,12 +405,12 @@ static void band_back_stage2(const double *A, int n, int b, double *Zt, int k, i
         int gs = n - 1 - S < g ? n - 1 - S : g, count = 0;
         double *pool = pool0;
         for (int t = 0; S + 1 + t * b <= n - 1; t++)
-            band_group_make(A, n, b, S, gs, t, grp + count++, &pool, V, VT, T, gram, tau);
+            band_group_make(A, n, b, S, gs, t, grp + count++, &pool, V, T, gram, tau);
         /* each group 2 (b + g) g k multiply-adds */
         int nt = 2.0 * (b + g) * g * k * count < tile_thread_work() ? 1 : threads_unless_busy(nt0);
 #ifdef _OPENMP
 /* dynamic: on a busy machine a thread the system holds back leaves its
- * chunks to the others (each chunk's rows are its own: the same bits) */
+ * chunks to the others (each chunk's columns are its own: the same bits) */
 #pragma omp parallel for num_threads(nt) schedule(dynamic, 1) if (nt > 1)
 #else
         (void) nt;
@@ -439,7 +421,8 @@ static void band_back_stage2(const double *A, int n, int b, double *Zt, int k, i
             id = omp_get_thread_num();
 #endif
             int c0 = c * chunk, w = k - c0 < chunk ? k - c0 : chunk;
-            band_groups_apply(grp, count, Zt + c0, k, w, scratch + (size_t) g * chunk * id);
+            band_groups_apply(grp, count, Z + (size_t) c0 * n, n, w,
+                              scratch + (size_t) g * chunk * id);
         }
         R_CheckUserInterrupt();
         progress_at(PROGRESS_BACK, 0.5 * (1.0 - pow((double) S / n, 2)));
@@ -447,53 +430,30 @@ static void band_back_stage2(const double *A, int n, int b, double *Zt, int k, i
     vmaxset(vmax);
 }
 
-/* B (cols x rows, leading dimension cols) <- A' (A rows x cols, leading
- * dimension lda), in blocks that stay in the cache. */
-static void transpose_into(const double *A, int lda, int rows, int cols, double *B)
-{
-    const int blk = 32;
-    for (int j0 = 0; j0 < cols; j0 += blk)
-        for (int i0 = 0; i0 < rows; i0 += blk) {
-            int j1 = j0 + blk < cols ? j0 + blk : cols, i1 = i0 + blk < rows ? i0 + blk : rows;
-            for (int j = j0; j < j1; j++)
-                for (int i = i0; i < i1; i++)
-                    B[j + (size_t) i * cols] = A[i + (size_t) j * lda];
-        }
-}
-
 /* Z (n x k) <- Q Z, Q = Q1 Q2 the orthogonal factor of the two stages
  * (stage 1's panels applied last panel first, each by
- * apply_block_reflector() on the tiles), both stages on Z' (n k doubles
- * more, given back after), whose rows the products read in place: on Z
- * itself, the tiles packed all of Z for each group and each panel (a
- * tenth of a fit at n = 3000). */
+ * apply_block_reflector() on the tiles). */
 void band_back_transform(const double *A, int n, int b, const double *tau1, double *Z,
                          int k, int threads)
 {
     if (k == 0 || n < 2) return;
-    const void *vmax = vmaxget();
-    double *Zt = (double *) R_alloc((size_t) n * k, sizeof(double));
-    transpose_into(Z, n, n, k, Zt);
-    band_back_stage2(A, n, b, Zt, k, threads);
+    band_back_stage2(A, n, b, Z, k, threads);
     stage_clock_mark(STAGE_BACK_2);
-    if (n - 1 - b >= 0) {
-        int last = ((n - 1 - b) / b) * b;
-        int cols = (int) (tuning.eigen_check_work / (2.0 * n * b));
-        if (cols < 8) cols = 8;
-        if (cols > k) cols = k;
-        double *T = (double *) R_alloc((size_t) b * b, sizeof(double));
-        double *work = (double *) R_alloc((size_t) cols * b, sizeof(double));
-        double *Vb = (double *) R_alloc((size_t) (n - b) * b, sizeof(double));
-        double *gram = (double *) R_alloc((size_t) b * b, sizeof(double));
-        for (int j0 = last; j0 >= 0; j0 -= b) {
-            int m = n - j0 - b, kk = m < b ? m : b;
-            apply_block_reflector(A + (j0 + b) + (size_t) j0 * n, n, m, kk, tau1 + j0, T, b,
-                                  Zt + (size_t) (j0 + b) * k, k, 1, k, cols, Vb, gram, work,
-                                  threads_unless_busy(threads));
-            progress_at(PROGRESS_BACK, 0.5 + 0.5 * (1.0 - pow((double) j0 / n, 2)));
-        }
+    if (n - 1 - b < 0) return;
+    int last = ((n - 1 - b) / b) * b;
+    int cols = (int) (tuning.eigen_check_work / (2.0 * n * b));
+    if (cols < 8) cols = 8;
+    if (cols > k) cols = k;
+    double *T = (double *) R_alloc((size_t) b * b, sizeof(double));
+    double *work = (double *) R_alloc((size_t) cols * b, sizeof(double));
+    double *Vb = (double *) R_alloc((size_t) (n - b) * b, sizeof(double));
+    double *gram = (double *) R_alloc((size_t) b * b, sizeof(double));
+    for (int j0 = last; j0 >= 0; j0 -= b) {
+        int m = n - j0 - b, kk = m < b ? m : b;
+        apply_block_reflector(A + (j0 + b) + (size_t) j0 * n, n, m, kk, tau1 + j0, T, b,
+                              Z + (j0 + b), n, k, cols, Vb, gram, work,
+                              threads_unless_busy(threads));
+        progress_at(PROGRESS_BACK, 0.5 + 0.5 * (1.0 - pow((double) j0 / n, 2)));
     }
-    transpose_into(Zt, k, k, n, Z);
-    vmaxset(vmax);
     stage_clock_mark(STAGE_BACK_1);
 }

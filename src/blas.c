@@ -165,11 +165,11 @@ void matrix_transpose_vector(int n, int k, const double *A, int lda, const doubl
 
 /* ---- the exact solver's blocked steps (eigen.c) ------------------------- */
 
-/* The doubles of scratch symmetric_rank2k_update() needs for m x k
- * operands (the tiles'; none for dsyr2k). */
-size_t rank2k_update_work(int m, int k)
+/* The doubles of scratch symmetric_rank2k_update() needs (the tiles'
+ * square; none for dsyr2k). */
+size_t rank2k_update_work(void)
 {
-    return tiles_at_every_size() ? rank2k_update_size(m, k) : 0;
+    return tiles_at_every_size() ? rank2k_square_size() : 0;
 }
 
 /* C (the lower triangle of an m x m matrix, leading dimension ldc) -=
@@ -276,7 +276,7 @@ void block_reflector_apply(double *V, int ldv, int rows, int ib, const double *t
                            double *scratch, double *work, int threads)
 {
     if (tiles_at_every_size()) {
-        apply_block_reflector(V, ldv, rows, ib, tau, T, ldt, C, ldc, 0, k, cols, scratch,
+        apply_block_reflector(V, ldv, rows, ib, tau, T, ldt, C, ldc, k, cols, scratch,
                               scratch + (size_t) rows * ib, work, threads);
         return;
     }

@@ -133,7 +133,7 @@ static void reduce_tridiagonal(double *A, int n, double *diag, double *offdiag,
     double *panel_work = n > nx
         ? (double *) R_alloc(tridiagonal_panel_work(n, nb) + 1, sizeof(double)) : NULL;
     double *update_work = n > nx
-        ? (double *) R_alloc(rank2k_update_work(n, nb) + 1, sizeof(double)) : NULL;
+        ? (double *) R_alloc(rank2k_update_work() + 1, sizeof(double)) : NULL;
     int i = 0;
     while (i < n - nx) {
         int m = n - i, panel = nb;

@@ -541,15 +541,14 @@ void panel_gemm(int m, int n, int k, const double *A, int lda, int transa,
 void explicit_reflectors(const double *V, int ldv, int rows, int k, double *Vb);
 void triangular_factor(const double *Vb, int rows, int k, const double *tau, double *T,
                        int ldt, double *gram, int threads);
-/* C (lower, m x m) -= V W' + W V' on the tiles, as one product of inner
- * dimension 2k, with work of rank2k_update_size(m, k) doubles; products
- * on the threads from min_work */
-size_t rank2k_update_size(int m, int k);
+/* C (lower, m x m) -= V W' + W V' on the tiles, with a square of
+ * rank2k_square_size() doubles; products on the threads from min_work */
+size_t rank2k_square_size(void);
 void rank2k_update_tiles(int m, int k, const double *V, const double *W, int ld,
-                         double *C, int ldc, double *work, int threads, double min_work);
+                         double *C, int ldc, double *square, int threads, double min_work);
 void apply_block_reflector(const double *V, int ldv, int rows, int ib, const double *tau,
-                           double *T, int ldt, double *C, int ldc, int transposed, int k,
-                           int cols, double *Vb, double *gram, double *work, int threads);
+                           double *T, int ldt, double *C, int ldc, int k, int cols,
+                           double *Vb, double *gram, double *work, int threads);
 
 /* randomized.c */
 void top_eigen_randomized(const double *A, int n, int k, int oversample, int power,
@@ -665,9 +664,9 @@ SEXP matrix_free_groups(SEXP n);
 SEXP matrix_free_fold(SEXP n, SEXP b, SEXP blocks, SEXP sums);
 SEXP kernel_shares_tiles(SEXP kernel, SEXP x);
 SEXP oriented_columns(SEXP V);
-/* K V (V n x b) for the n points a caller read (the exact fit's
- * certificate), with kernel_times_scratch(threads, n, b) doubles of scratch */
-size_t kernel_times_scratch(int threads, int n, int b);
+/* K V for the n points a caller read (the exact fit's certificate), with
+ * kernel_times_scratch(threads) doubles of scratch */
+size_t kernel_times_scratch(int threads);
 void kernel_times_vectors(const kernel_eval *k, const kernel_points *xp, const double *V,
                           int n, int b, double *Y, int threads, double *T);
 
@@ -727,19 +726,6 @@ SEXP kica_sweeps(SEXP z, SEXP V, SEXP par, SEXP contrast, SEXP angles, SEXP half
 void tile_gemm_add(int m, int n, int k, const double *A, int lda, const double *B,
                    int ldb, double *C, int ldc);
 void tile_kernels_ready(void);
-/* op(B) (k x n) packed once (tile_pack_b(), into tile_packed_size(k, n)
- * doubles) for products that share it: tile_gemm_add_packed(), C (m x n)
- * += A (m x k) op(B), the same bits as tile_gemm_add() */
-size_t tile_packed_size(int k, int n);
-void tile_pack_b(int k, int n, const double *B, int ldb, int transb, double *dst);
-void tile_gemm_add_packed(int m, int n, int k, const double *A, int lda, const double *Bp,
-                          double *C, int ldc);
-/* where rows p0 on (p0 a multiple of 128) of a packed op(B) of n columns
- * start, in doubles from its first */
-size_t tile_packed_offset(int n, int p0);
-/* the rows of the session's kernel's tile: an A of a multiple of them is
- * read in place */
-int tile_row_group(void);
 void tile_gemm(int m, int n, int k, const double *A, int lda, int transa,
                const double *B, int ldb, int transb, double sign, double *C, int ldc,
                int threads);
@@ -819,7 +805,7 @@ void matrix_transpose_vector(int n, int k, const double *A, int lda, const doubl
 size_t tridiagonal_panel_work(int n, int nb);
 void tridiagonal_panel(int m, int nb, double *A, int lda, double *offdiag, double *tau,
                        double *W, int ldw, double *work, int threads);
-size_t rank2k_update_work(int m, int k);
+size_t rank2k_update_work(void);
 void symmetric_rank2k_update(int m, int k, const double *V, const double *W, int ld,
                              double *C, int ldc, double *work, int threads);
 int back_transform_at_once(const double *A, int n, const double *tau, double *Z, int k);

@@ -186,19 +186,14 @@ static void certificate_norms(const fit_job *job, double *K, const double *vecto
         wide_certificate(job, K, vectors, values, found, norms);
         return;
     }
-    /* [H V | P | the product's scratch] in the buffer, c columns at a
-     * time (the scratch: the tiles, fixed, and H V packed, n (c + 7) at
-     * most) */
-    size_t nn = (size_t) n * n, fixed = job->kernel ? kernel_times_scratch(job->threads, 0, 0) : 0;
-    size_t per = job->kernel ? 3 * (size_t) n : 2 * (size_t) n, pad = job->kernel ? 8 * (size_t) n : 0;
-    int c = nn > fixed + pad ? (int) ((nn - fixed - pad) / per) : 0;
+    /* [H V | P | the product's tiles] in the buffer, c columns at a time */
+    size_t nn = (size_t) n * n, tiles = job->kernel ? kernel_times_scratch(job->threads) : 0;
+    int c = nn > tiles ? (int) ((nn - tiles) / (2 * (size_t) n)) : 0;
     if (c > found) c = found;
     double *HV = K, *P, *T;
     if (c < 1) {  /* a buffer too small: scratch */
         c = found;
-        HV = (double *) R_alloc(2 * (size_t) n * c +
-                                (job->kernel ? kernel_times_scratch(job->threads, n, c) : 0),
-                                sizeof(double));
+        HV = (double *) R_alloc(2 * (size_t) n * c + tiles, sizeof(double));
     }
     P = HV + (size_t) n * c;
     T = P + (size_t) n * c;

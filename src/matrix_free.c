@@ -107,8 +107,8 @@ static void mf_node_groups(int G, int L, int i, int *g0, int *g1)
  * thread, then step (NULL or an R function). */
 static void block_product_by_rows(const kernel_eval *k, const kernel_tiles *plan,
                                   int rows, int rb, int c_lo, int c_hi, const double *V,
-                                  const double *Vp, int n, int b, double *Y, int ldy,
-                                  double *T, int threads, double *count, SEXP step)
+                                  int n, int b, double *Y, int ldy, double *T, int threads,
+                                  double *count, SEXP step)
 {
     int nblocks = (rows + rb - 1) / rb;
     int group = (int) (threads * MF_CHECK_VALUES / ((double) rb * (c_hi - c_lo)));
@@ -131,11 +131,7 @@ static void block_product_by_rows(const kernel_eval *k, const kernel_tiles *plan
                 int nc = c_hi - j0 < MF_COL_BLOCK ? c_hi - j0 : MF_COL_BLOCK;
                 bad |= kernel_tile(plan, i0, nr, j0, nc, Tt);
                 values += (double) nr * nc;
-                if (Vp != NULL)
-                    tile_gemm_add_packed(nr, b, nc, Tt, nr, Vp + tile_packed_offset(b, j0 - c_lo),
-                                         Y + i0, ldy);
-                else
-                    tile_gemm_add(nr, b, nc, Tt, nr, V + j0, n, Y + i0, ldy);
+                tile_gemm_add(nr, b, nc, Tt, nr, V + j0, n, Y + i0, ldy);
             }
         }
         *count += values;
@@ -491,8 +487,8 @@ static void by_rows_product(const kernel_eval *k, const kernel_points *xp, int f
     mf_stack_init(&st, rows, b, mf_root_level(G) + 1);
     for (int c = 0; c < G; c++) {
         zero_sums(rows, b, st.free, rows);
-        block_product_by_rows(k, plan, rows, rb, starts[c], starts[c + 1], V, NULL, n, b,
-                              st.free, rows, T, threads, count, step);
+        block_product_by_rows(k, plan, rows, rb, starts[c], starts[c + 1], V, n, b, st.free,
+                              rows, T, threads, count, step);
         mf_stack_push(&st, 0);
     }
     mf_stack_finish(&st, Y, rows);
@@ -572,19 +568,17 @@ static int mf_row_block(int n)
  * holds it. */
 #define MF_TIMES_ROWS 64
 
-size_t kernel_times_scratch(int threads, int n, int b)
+size_t kernel_times_scratch(int threads)
 {
-    return (size_t) (threads > 1 ? threads : 1) * MF_TIMES_ROWS * MF_COL_BLOCK +
-           tile_packed_size(n, b);
+    return (size_t) (threads > 1 ? threads : 1) * MF_TIMES_ROWS * MF_COL_BLOCK;
 }
 
 /* Y (n x b) = K V, K the kernel matrix of the n points of xp (read and
  * packed once, by the caller), in one process: blocks of MF_TIMES_ROWS
  * rows on the threads, every value of K computed once, each row summed
  * over the columns in order (no tree of group sums: no workers' sums to
- * match); V packed for the tiles once (tile_pack_b()), not once per
- * block of rows (the same bits); T: kernel_times_scratch(threads, n, b)
- * doubles. The exact fit's certificate (fit.c). */
+ * match); T: kernel_times_scratch(threads) doubles. The exact fit's
+ * certificate (fit.c). */
 void kernel_times_vectors(const kernel_eval *k, const kernel_points *xp, const double *V,
                           int n, int b, double *Y, int threads, double *T)
 {
@@ -596,10 +590,8 @@ void kernel_times_vectors(const kernel_eval *k, const kernel_points *xp, const d
     double count = 0.0;
     kernel_tiles *plan = all_rows_plan(k, xp, n, threads);
     tile_kernels_ready();
-    double *Vp = T + (size_t) (threads > 1 ? threads : 1) * MF_TIMES_ROWS * MF_COL_BLOCK;
-    tile_pack_b(n, b, V, n, 0, Vp);
-    block_product_by_rows(k, plan, n, MF_TIMES_ROWS, 0, n, V, Vp, n, b, Y, n, T, threads,
-                          &count, R_NilValue);
+    block_product_by_rows(k, plan, n, MF_TIMES_ROWS, 0, n, V, n, b, Y, n, T, threads, &count,
+                          R_NilValue);
 }
 
 /* .Call (kernel_block_product() in R/matrix_free.R): K[rows, ] V, a

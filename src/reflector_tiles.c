@@ -129,90 +129,65 @@ void triangular_factor(const double *Vb, int rows, int k, const double *tau, dou
 }
 
 /* C (rows x k, leading dimension ldc) <- (I - V T V') C, dlarft's and
- * dlarfb's steps (side L, no transpose, forward, columnwise) on the tiles;
- * with transposed, C is given as C' (k x rows, leading dimension ldc), and
- * C' <- C' (I - V T' V'). V (rows x ib, leading dimension ldv) is unit
- * lower trapezoidal, so its explicit copy Vb (rows x ib, zeros above the
- * unit diagonal) is taken first. T (ib x ib, upper) as dlarft forms it,
- * column by column, T(0:i, i) = T(0:i, 0:i) (-tau(i) Vb(:, 0:i)' Vb(:, i)),
- * T(i, i) = tau(i), with the inner products G = Vb'Vb (in gram, ib x ib)
- * from the tiles (dlarft's dot products were as slow as the rest of the
- * step). Then for blocks of at most cols columns of C: Y = Vb' C (ib x w,
- * in work), Y = T Y (upper_triangular_product()), C += (-Vb) Y. On C'
- * the same products with their factors swapped (Y' = C' Vb, each row of
- * Y' times T, C' += Y' (-Vb)'): the same terms in the same order, so the
- * same bits, but C' is read in place where C was packed (the tiles pack
- * the right factor), and only Vb is packed. */
+ * dlarfb's steps (side L, no transpose, forward, columnwise) on the tiles.
+ * V (rows x ib, leading dimension ldv) is unit lower trapezoidal, so its
+ * explicit copy Vb (rows x ib, zeros above the unit diagonal) is taken
+ * first. T (ib x ib, upper) as dlarft forms it, column by column,
+ * T(0:i, i) = T(0:i, 0:i) (-tau(i) Vb(:, 0:i)' Vb(:, i)), T(i, i) = tau(i),
+ * with the inner products G = Vb'Vb (in gram, ib x ib) from the tiles
+ * (dlarft's dot products were as slow as the rest of the step). Then for
+ * column blocks of C of at most cols: Y = Vb' C (ib x w, in work),
+ * Y = T Y (upper_triangular_product()), C += (-Vb) Y. */
 void apply_block_reflector(const double *V, int ldv, int rows, int ib, const double *tau,
-                           double *T, int ldt, double *C, int ldc, int transposed, int k,
-                           int cols, double *Vb, double *gram, double *work, int threads)
+                           double *T, int ldt, double *C, int ldc, int k, int cols,
+                           double *Vb, double *gram, double *work, int threads)
 {
     explicit_reflectors(V, ldv, rows, ib, Vb);
     triangular_factor(Vb, rows, ib, tau, T, ldt, gram, threads);
     for (int j0 = 0; j0 < k; j0 += cols) {
         int w = k - j0 < cols ? k - j0 : cols;
+        double *Cj = C + (size_t) j0 * ldc;
         memset(work, 0, (size_t) ib * w * sizeof(double));
-        if (!transposed) {
-            double *Cj = C + (size_t) j0 * ldc;
-            panel_gemm(ib, w, rows, Vb, rows, 1, Cj, ldc, 0, 1.0, work, ib, threads);
-            upper_triangular_product(ib, w, T, ldt, work, ib);
-            panel_gemm(rows, w, ib, Vb, rows, 0, work, ib, 0, -1.0, Cj, ldc, threads);
-        } else {
-            double *Cj = C + j0, *x = gram;  /* gram is free after T */
-            panel_gemm(w, ib, rows, Cj, ldc, 0, Vb, rows, 0, 1.0, work, w, threads);
-            for (int r = 0; r < w; r++) {
-                for (int c = 0; c < ib; c++) x[c] = work[r + (size_t) c * w];
-                upper_triangular_vector(ib, T, ldt, x);
-                for (int c = 0; c < ib; c++) work[r + (size_t) c * w] = x[c];
-            }
-            panel_gemm(w, rows, ib, work, w, 0, Vb, rows, 1, -1.0, Cj, ldc, threads);
-        }
+        panel_gemm(ib, w, rows, Vb, rows, 1, Cj, ldc, 0, 1.0, work, ib, threads);
+        upper_triangular_product(ib, w, T, ldt, work, ib);
+        panel_gemm(rows, w, ib, Vb, rows, 0, work, ib, 0, -1.0, Cj, ldc, threads);
         R_CheckUserInterrupt();
     }
 }
 
 /* C (lower triangle, m x m, leading dimension ldc) -= V W' + W V', V and
- * W m x k (leading dimension ld), on the tiles, as one product of inner
- * dimension 2k: C -= [V W] [W V]', the two operands copied side by side
- * into work first (O(m k), where the product is O(m^2 k)). One product
- * reads and writes C once; two (C -= V W', then C -= W V') did it twice,
- * and C is the trailing matrix, out of the caches. Strip by strip of
- * BAND_STRIP columns: below a strip's diagonal block in place; the
- * diagonal block through the square (the tiles fill whole tiles, and the
- * upper triangle is not C's to write); an interrupt check after each
- * strip. Each entry is summed in one order whatever the thread count; a
- * product goes on the threads from min_work multiply-adds. The rank-2k
- * update of both reductions (eigen.c's one stage through blas.c,
- * band_reduction.c's stage 1). */
-size_t rank2k_update_size(int m, int k)
+ * W m x k (leading dimension ld), on the tiles, strip by strip of
+ * BAND_STRIP columns: below a strip's diagonal block, C += (-V) W' then
+ * C += (-W) V' in place; the diagonal block through the square (the tiles
+ * fill whole tiles, and the upper triangle is not C's to write); an
+ * interrupt check after each strip. Each entry is summed in one order
+ * whatever the thread count; a product goes on the threads from min_work
+ * multiply-adds. The rank-2k update of both reductions (eigen.c's one
+ * stage through blas.c, band_reduction.c's stage 1). */
+size_t rank2k_square_size(void)
 {
-    return (size_t) BAND_STRIP * BAND_STRIP + 4 * (size_t) m * k;
+    return (size_t) BAND_STRIP * BAND_STRIP;
 }
 
 void rank2k_update_tiles(int m, int k, const double *V, const double *W, int ld,
-                         double *C, int ldc, double *work, int threads, double min_work)
+                         double *C, int ldc, double *square, int threads, double min_work)
 {
-    double *square = work, *VW = work + (size_t) BAND_STRIP * BAND_STRIP,
-           *WV = VW + 2 * (size_t) m * k;
-    size_t bytes = (size_t) m * sizeof(double);
-    for (int j = 0; j < k; j++) {
-        const double *v = V + (size_t) j * ld, *w = W + (size_t) j * ld;
-        memcpy(VW + (size_t) j * m, v, bytes);
-        memcpy(VW + (size_t) (k + j) * m, w, bytes);
-        memcpy(WV + (size_t) j * m, w, bytes);
-        memcpy(WV + (size_t) (k + j) * m, v, bytes);
-    }
     for (int c0 = 0; c0 < m; c0 += BAND_STRIP) {
         int w = m - c0 < BAND_STRIP ? m - c0 : BAND_STRIP, below = m - c0 - w;
         double *D = C + c0 + (size_t) c0 * ldc;
         memset(square, 0, (size_t) w * w * sizeof(double));
-        tile_gemm_floor(w, w, 2 * k, VW + c0, m, 0, WV + c0, m, 1, 1.0, square, w, threads,
+        tile_gemm_floor(w, w, k, V + c0, ld, 0, W + c0, ld, 1, 1.0, square, w, threads,
+                        min_work);
+        tile_gemm_floor(w, w, k, W + c0, ld, 0, V + c0, ld, 1, 1.0, square, w, threads,
                         min_work);
         for (int j = 0; j < w; j++)
             for (int i = j; i < w; i++) D[i + (size_t) j * ldc] -= square[i + (size_t) j * w];
-        if (below > 0)
-            tile_gemm_floor(below, w, 2 * k, VW + c0 + w, m, 0, WV + c0, m, 1, -1.0, D + w,
-                            ldc, threads, min_work);
+        if (below > 0) {
+            tile_gemm_floor(below, w, k, V + c0 + w, ld, 0, W + c0, ld, 1, -1.0, D + w, ldc,
+                            threads, min_work);
+            tile_gemm_floor(below, w, k, W + c0 + w, ld, 0, V + c0, ld, 1, -1.0, D + w, ldc,
+                            threads, min_work);
+        }
         R_CheckUserInterrupt();
     }
 }

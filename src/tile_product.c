@@ -73,17 +73,6 @@ static void symm_op(simd_path run, SEXP a, SEXP b, int m, int n, double *out, in
     for (size_t t = 0; t < (size_t) m * n; t++) out[t] += Y[t];
 }
 
-/* op 6: out (m x n) += a op(b), op(b) packed once by tile_pack_b(), then
- * tile_gemm_add_packed(); the session's path (simd_active()) */
-static simd_path packed_op(SEXP a, SEXP b, int tb, int m, int n, int k, double *out)
-{
-    double *Bp = (double *) R_alloc(tile_packed_size(k, n), sizeof(double));
-    tile_pack_b(k, n, REAL(b), nrows(b) > 0 ? nrows(b) : 1, tb, Bp);
-    tile_gemm_add_packed(m, n, k, REAL(a), nrows(a) > 0 ? nrows(a) : 1, Bp, out,
-                         m > 0 ? m : 1);
-    return simd_active();
-}
-
 /* .Call, for the tests and benchmarks (fastkpca:::tile_product()), through
  * the kernels of one path (path: integer, a simd_path; SIMD_AUTO for the
  * session's, simd_active(); a path this CPU lacks gives the widest below
@@ -96,9 +85,7 @@ static simd_path packed_op(SEXP a, SEXP b, int tb, int m, int n, int k, double *
  *       kept; the result's attribute "sums" is (a - 1 b)' 1;
  * op 3: c + a b (gemv_add(), column by column of b);
  * op 4: c + a' b (gemv_t(), column by column of b);
- * op 5: c + A b as op 1, all columns of b at once (symm_lower());
- * op 6: c + a op(b), op(b) packed once (tile_gemm_add_packed(), one
- *       thread, the session's path whatever path says).
+ * op 5: c + A b as op 1, all columns of b at once (symm_lower()).
  * a, b, c: double matrices of conforming sizes; threads: integer.
  * Returns a new matrix with attributes "path", the kernel that ran,
  * "blas", "optimized" or "reference" as blas_is_optimized() sees it, and
@@ -111,10 +98,9 @@ SEXP tile_product(SEXP a, SEXP b, SEXP c, SEXP trans_a, SEXP trans_b, SEXP threa
     if (!isReal(a) || !isMatrix(a)) error_argument("'a' must be a double matrix");
     if (!isReal(b) || !isMatrix(b)) error_argument("'b' must be a double matrix");
     if (!isReal(c) || !isMatrix(c)) error_argument("'c' must be a double matrix");
-    int what = as_count(op, "op", 0, 6);
+    int what = as_count(op, "op", 0, 5);
     int ta = asLogical(trans_a) == TRUE, tb = asLogical(trans_b) == TRUE;
-    if (what == 6) ta = 0;
-    else if (what != 0) ta = tb = 0;
+    if (what != 0) ta = tb = 0;
     if (what == 4) ta = 1;
     if ((what == 1 || what == 5) && nrows(a) != ncols(a)) error_argument("'a' must be square");
     int m = ta ? ncols(a) : nrows(a), k = ta ? nrows(a) : ncols(a);
@@ -138,7 +124,6 @@ SEXP tile_product(SEXP a, SEXP b, SEXP c, SEXP trans_a, SEXP trans_b, SEXP threa
     case 1: symv_op(run, a, b, m, n, out, nthreads); break;
     case 2: ran = syrk_op(run, a, b, k, m, ans, nthreads); break;
     case 3: case 4: gemv_op(run, a, b, what == 4, m, n, k, out); break;
-    case 6: ran = packed_op(a, b, tb, m, n, k, out); break;
     default: symm_op(run, a, b, m, n, out, nthreads); break;
     }
     setAttrib(ans, install("path"), mkString(simd_name(ran)));

@@ -11,11 +11,13 @@
  *
  * C += op(A) op(B) is computed in tiles of mr rows by nr columns of C whose
  * accumulators stay in registers: 24 x 8 with AVX-512, 12 x 4 with AVX2 and
- * FMA, 6 x 4 with SSE2 or NEON (FMA), 4 x 4 in plain loops. B is
- * packed per slice of TILE_KC rows into panels of nr columns (row by row);
- * A is read in place when it is not transposed (the mr rows of a tile are
- * contiguous in each column), and packed otherwise and for the last,
- * partial row group (zero-padded).
+ * FMA, 6 x 4 with SSE2 or NEON (FMA), 4 x 4 in plain loops. B is read in
+ * place when it is not transposed and the sign is +1 (a tile's kernel
+ * reads its nr columns, each contiguous), and otherwise packed per slice
+ * of TILE_KC rows into panels of nr columns (row by row), as is a last,
+ * partial panel (zero-padded); A is read in place when it is not
+ * transposed (the mr rows of a tile are contiguous in each column), and
+ * packed otherwise and for the last, partial row group (zero-padded).
  *
  * The order of every sum is fixed: a tile loads C(i, j) into its
  * accumulator and adds A(i, p) B(p, j) for p = 0, 1, ..., k - 1, each in
@@ -70,9 +72,15 @@
 typedef void (*tile_fn)(int kc, const double *a, int lda, const double *b, double *c,
                         int ldc);
 
+/* The same with b read in place: b's column j is b + j ldb (so its row p
+ * is b[p], b[p + ldb], ...): the same terms in the same order. */
+typedef void (*tile_cols_fn)(int kc, const double *a, int lda, const double *b, int ldb,
+                             double *c, int ldc);
+
 typedef struct {
     int mr, nr;
     tile_fn tile;
+    tile_cols_fn tile_cols;
     simd_path path;  /* the path whose copy this is */
 } tile_kernel;
 
@@ -107,6 +115,20 @@ typedef struct {
         COLUMNS(TILE_STEP, ;);                                                          \
     }                                                                                   \
     COLUMNS(TILE_STORE, ;)
+#define TILE_STEP_COLS(j) do {                                                       \
+        VT y = VOP(SPLAT)(bp[(size_t) (j) * ldb]);                                      \
+        c0##j = VOP(FMA)(x0, y, c0##j); c1##j = VOP(FMA)(x1, y, c1##j);                 \
+        c2##j = VOP(FMA)(x2, y, c2##j);                                                 \
+    } while (0)
+#define TILE_BODY_COLS(COLUMNS)                                                      \
+    COLUMNS(TILE_LOAD, ;);                                                              \
+    for (int p = 0; p < kc; p++) {                                                      \
+        const double *ap = a + (size_t) p * lda, *bp = b + p;                           \
+        VT x0 = *(const VTU *) ap, x1 = *(const VTU *) (ap + TW),                       \
+            x2 = *(const VTU *) (ap + 2 * TW);                                          \
+        COLUMNS(TILE_STEP_COLS, ;);                                                     \
+    }                                                                                   \
+    COLUMNS(TILE_STORE, ;)
 #define TILE_COLUMNS4(F, SEP) F(0) SEP F(1) SEP F(2) SEP F(3)
 #define TILE_COLUMNS8(F, SEP) F(0) SEP F(1) SEP F(2) SEP F(3) SEP F(4) SEP F(5) SEP F(6) SEP F(7)
 
@@ -119,6 +141,11 @@ typedef struct {
 static void tile_v2(int kc, const double *a, int lda, const double *b, double *c, int ldc)
 {
     TILE_BODY(4, TILE_COLUMNS4);
+}
+static void tile_v2_cols(int kc, const double *a, int lda, const double *b, int ldb,
+                         double *c, int ldc)
+{
+    TILE_BODY_COLS(TILE_COLUMNS4);
 }
 # undef VT
 # undef VTU
@@ -137,6 +164,12 @@ static void tile_avx2(int kc, const double *a, int lda, const double *b, double 
 {
     TILE_BODY(4, TILE_COLUMNS4);
 }
+SIMD_AVX2_ATTR
+static void tile_avx2_cols(int kc, const double *a, int lda, const double *b, int ldb,
+                           double *c, int ldc)
+{
+    TILE_BODY_COLS(TILE_COLUMNS4);
+}
 # undef VT
 # undef VTU
 # undef TW
@@ -151,6 +184,12 @@ static void tile_avx512(int kc, const double *a, int lda, const double *b, doubl
                         int ldc)
 {
     TILE_BODY(8, TILE_COLUMNS8);
+}
+SIMD_AVX512_ATTR
+static void tile_avx512_cols(int kc, const double *a, int lda, const double *b, int ldb,
+                             double *c, int ldc)
+{
+    TILE_BODY_COLS(TILE_COLUMNS8);
 }
 # undef VT
 # undef VTU
@@ -176,18 +215,35 @@ static void tile_plain(int kc, const double *a, int lda, const double *b, double
     }
 }
 
+static void tile_plain_cols(int kc, const double *a, int lda, const double *b, int ldb,
+                            double *c, int ldc)
+{
+    for (int j = 0; j < 4; j++) {
+        double *cj = c + (size_t) j * ldc;
+        const double *bj = b + (size_t) j * ldb;
+        double c0 = cj[0], c1 = cj[1], c2 = cj[2], c3 = cj[3];
+        for (int p = 0; p < kc; p++) {
+            const double *ap = a + (size_t) p * lda;
+            double y = bj[p];
+            c0 = SD_MUL_ADD(ap[0], y, c0); c1 = SD_MUL_ADD(ap[1], y, c1);
+            c2 = SD_MUL_ADD(ap[2], y, c2); c3 = SD_MUL_ADD(ap[3], y, c3);
+        }
+        cj[0] = c0; cj[1] = c1; cj[2] = c2; cj[3] = c3;
+    }
+}
+
 /* The tile of a path (simd_resolve()d: one this CPU runs). */
 static tile_kernel tile_kernel_for(simd_path path)
 {
     switch (path) {
 #ifdef SIMD_X86
-    case SIMD_AVX512: return (tile_kernel) {24, 8, tile_avx512, SIMD_AVX512};
-    case SIMD_AVX2: return (tile_kernel) {12, 4, tile_avx2, SIMD_AVX2};
+    case SIMD_AVX512: return (tile_kernel) {24, 8, tile_avx512, tile_avx512_cols, SIMD_AVX512};
+    case SIMD_AVX2: return (tile_kernel) {12, 4, tile_avx2, tile_avx2_cols, SIMD_AVX2};
 #endif
 #ifdef SIMD_VECTOR
-    case SIMD_SSE2: case SIMD_NEON: return (tile_kernel) {6, 4, tile_v2, path};
+    case SIMD_SSE2: case SIMD_NEON: return (tile_kernel) {6, 4, tile_v2, tile_v2_cols, path};
 #endif
-    default: return (tile_kernel) {4, 4, tile_plain, SIMD_PLAIN};
+    default: return (tile_kernel) {4, 4, tile_plain, tile_plain_cols, SIMD_PLAIN};
     }
 }
 
@@ -267,20 +323,53 @@ static void tile_rows_cols(tile_kernel K, int kc, const double *a, int ld, const
         for (int ii = 0; ii < rows; ii++) c[ii + (size_t) jj * ldc] = ctmp[ii + jj * mr];
 }
 
+/* tile_rows_cols() with b read in place (column j at b + j ldb): a full
+ * panel of nr columns through the kernel's in-place copy, a partial one
+ * packed into bbuf (kc x nr) first, padded with zeros. */
+static void tile_rows_cols_in_place(tile_kernel K, int kc, const double *a, int ld,
+                                    const double *b, int ldb, double *c, int ldc, int rows,
+                                    int cols, double *bbuf)
+{
+    int mr = K.mr, nr = K.nr;
+    if (cols < nr) {
+        for (int p = 0; p < kc; p++)
+            for (int jj = 0; jj < nr; jj++)
+                bbuf[(size_t) p * nr + jj] = jj < cols ? b[p + (size_t) jj * ldb] : 0.0;
+        tile_rows_cols(K, kc, a, ld, bbuf, c, ldc, rows, cols);
+        return;
+    }
+    if (rows == mr) {
+        K.tile_cols(kc, a, ld, b, ldb, c, ldc);
+        return;
+    }
+    double ctmp[TILE_MR_MAX * TILE_NR_MAX];
+    for (int jj = 0; jj < nr; jj++)
+        for (int ii = 0; ii < mr; ii++)
+            ctmp[ii + jj * mr] = ii < rows ? c[ii + (size_t) jj * ldc] : 0.0;
+    K.tile_cols(kc, a, ld, b, ldb, ctmp, mr);
+    for (int jj = 0; jj < nr; jj++)
+        for (int ii = 0; ii < rows; ii++) c[ii + (size_t) jj * ldc] = ctmp[ii + jj * mr];
+}
+
 /* C (m x n) += sign op(A) op(B) on one thread, op(A) m x k and op(B) k x n:
- * op(A) = A' when transa, op(B) = B' when transb. */
+ * op(A) = A' when transa, op(B) = B' when transb. B itself (not
+ * transposed, sign 1) is read in place by the kernel's in-place copy, not
+ * packed: the same values in the same order, so the same bits, without a
+ * pass that copied all of B (a tenth of the default fit at n = 3000, in
+ * the back-transformations and the certificate, whose B is the n x k
+ * vectors). */
 static void tile_product_serial(tile_kernel K, int m, int n, int k, const double *A,
                                 int lda, int transa, const double *B, int ldb, int transb,
                                 double sign, double *C, int ldc)
 {
     double bbuf[TILE_KC * TILE_NC], abuf[TILE_MR_MAX * TILE_KC];
-    int mr = K.mr, nr = K.nr;
+    int mr = K.mr, nr = K.nr, in_place = !transb && sign == 1.0;
     if (m <= 0 || n <= 0 || k <= 0) return;
     for (int p0 = 0; p0 < k; p0 += TILE_KC) {
         int kc = k - p0 < TILE_KC ? k - p0 : TILE_KC;
         for (int j0 = 0; j0 < n; j0 += TILE_NC) {
             int nc = n - j0 < TILE_NC ? n - j0 : TILE_NC;
-            pack_b(B, ldb, transb, sign, p0, kc, j0, nc, nr, bbuf);
+            if (!in_place) pack_b(B, ldb, transb, sign, p0, kc, j0, nc, nr, bbuf);
             for (int i0 = 0; i0 < m; i0 += mr) {
                 int rows = m - i0 < mr ? m - i0 : mr;
                 const double *a;
@@ -295,8 +384,13 @@ static void tile_product_serial(tile_kernel K, int m, int n, int k, const double
                 }
                 for (int q = 0; q * nr < nc; q++) {
                     int j = j0 + q * nr, cols = nc - q * nr < nr ? nc - q * nr : nr;
-                    tile_rows_cols(K, kc, a, ld, bbuf + (size_t) q * kc * nr,
-                                   C + i0 + (size_t) j * ldc, ldc, rows, cols);
+                    if (in_place)
+                        tile_rows_cols_in_place(K, kc, a, ld, B + p0 + (size_t) j * ldb, ldb,
+                                                C + i0 + (size_t) j * ldc, ldc, rows, cols,
+                                                bbuf);
+                    else
+                        tile_rows_cols(K, kc, a, ld, bbuf + (size_t) q * kc * nr,
+                                       C + i0 + (size_t) j * ldc, ldc, rows, cols);
                 }
             }
         }
@@ -370,70 +464,6 @@ void tile_gemm(int m, int n, int k, const double *A, int lda, int transa,
 {
     (void) tile_gemm_path(simd_active(), m, n, k, A, lda, transa, B, ldb, transb, sign, C,
                           ldc, threads);
-}
-
-/* op(B) (k x n) packed once for many products that share it (pack_b()'s
- * layout, slice after slice of TILE_KC rows, each slice's panels of nr
- * columns over all n), for tile_gemm_add_packed(). The layout is the
- * session's kernel's: pack and product must run in the same session. */
-size_t tile_packed_size(int k, int n)
-{
-    return (size_t) (k > 0 ? k : 1) * (size_t) ((n > 0 ? n : 1) + TILE_NR_MAX - 1);
-}
-
-void tile_pack_b(int k, int n, const double *B, int ldb, int transb, double *dst)
-{
-    int nr = tile_kernel_for(simd_active()).nr, panels = (n + nr - 1) / nr;
-    for (int p0 = 0; p0 < k; p0 += TILE_KC) {
-        int kc = k - p0 < TILE_KC ? k - p0 : TILE_KC;
-        pack_b(B, ldb, transb, 1.0, p0, kc, 0, n, nr, dst + (size_t) p0 * panels * nr);
-    }
-}
-
-/* Where rows p0 on (a multiple of TILE_KC) of a packed op(B) of n
- * columns start: the packing of those rows alone. */
-size_t tile_packed_offset(int n, int p0)
-{
-    int nr = tile_kernel_for(simd_active()).nr;
-    return (size_t) p0 * (size_t) ((n + nr - 1) / nr) * nr;
-}
-
-/* C (m x n) += A (m x k) op(B), op(B) packed by tile_pack_b(): as
- * tile_gemm_add() (the same sums in the same order, so the same bits), A
- * read in place, nothing of B packed again. One thread. */
-void tile_gemm_add_packed(int m, int n, int k, const double *A, int lda, const double *Bp,
-                          double *C, int ldc)
-{
-    tile_kernel K = tile_kernel_for(simd_active());
-    double abuf[TILE_MR_MAX * TILE_KC];
-    int mr = K.mr, nr = K.nr, panels = (n + nr - 1) / nr;
-    if (m <= 0 || n <= 0 || k <= 0) return;
-    for (int p0 = 0; p0 < k; p0 += TILE_KC) {
-        int kc = k - p0 < TILE_KC ? k - p0 : TILE_KC;
-        const double *slice = Bp + (size_t) p0 * panels * nr;
-        for (int i0 = 0; i0 < m; i0 += mr) {
-            int rows = m - i0 < mr ? m - i0 : mr;
-            const double *a = A + i0 + (size_t) p0 * lda;
-            int ld = lda;
-            if (rows < mr) {
-                pack_a(A, lda, 0, i0, rows, p0, kc, mr, abuf);
-                a = abuf;
-                ld = mr;
-            }
-            for (int q = 0; q < panels; q++) {
-                int cols = n - q * nr < nr ? n - q * nr : nr;
-                tile_rows_cols(K, kc, a, ld, slice + (size_t) q * kc * nr,
-                               C + i0 + (size_t) q * nr * ldc, ldc, rows, cols);
-            }
-        }
-    }
-}
-
-/* The rows of the session's kernel's tile (its mr): products whose A has
- * a multiple of it read all of A in place. */
-int tile_row_group(void)
-{
-    return tile_kernel_for(simd_active()).mr;
 }
 
 void tile_kernels_ready(void)
