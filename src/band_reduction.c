@@ -83,16 +83,22 @@ typedef struct {
     double *panel;   /* [V | W], rows x 2b */
     double *T, *Tfull, *M, *gram;  /* b x b */
     double *square;  /* BAND_STRIP x BAND_STRIP */
+    double *ys;      /* b x BAND_STRIP */
     double *qr_scratch;  /* rows */
     band_panel_qr_fn panel_qr;
 } band_scratch;
 
 /* Y (m x k, zeroed here) = A V, A symmetric m x m in its lower triangle
- * (leading dimension lda), V m x k: strip by strip of BAND_STRIP columns,
- * the strip's diagonal block through a full square, the block below it
- * used twice (Y_below += B V_strip, Y_strip += B' V_below). */
+ * (leading dimension lda), V m x k (Vt: V', k x m): strip by strip of
+ * BAND_STRIP columns, the strip's diagonal block through a full square,
+ * the block below it used twice: Y_below += B V_strip, and
+ * Y_strip += B' V_below as (Y_strip)' += V_below' B, in ys (k x the
+ * strip), so that the tiles read B in place both times (B' would be
+ * packed, a pass over the trailing matrix per panel); the same terms in
+ * the same order, so the same bits. */
 static void symmetric_panel_product(const double *A, int lda, int m, const double *V,
-                                    int k, double *Y, double *square, int threads)
+                                    const double *Vt, int k, double *Y, double *square,
+                                    double *ys, int threads)
 {
     memset(Y, 0, (size_t) m * k * sizeof(double));
     for (int c0 = 0; c0 < m; c0 += BAND_STRIP) {
@@ -105,7 +111,14 @@ static void symmetric_panel_product(const double *A, int lda, int m, const doubl
         panel_gemm(w, k, w, square, w, 0, V + c0, m, 0, 1.0, Y + c0, m, threads);
         if (below > 0) {
             panel_gemm(below, k, w, B, lda, 0, V + c0, m, 0, 1.0, Y + c0 + w, m, threads);
-            panel_gemm(w, k, below, B, lda, 1, V + c0 + w, m, 0, 1.0, Y + c0, m, threads);
+            for (int c = 0; c < k; c++)
+                for (int i = 0; i < w; i++)
+                    ys[c + (size_t) i * k] = Y[c0 + i + (size_t) c * m];
+            panel_gemm(k, w, below, Vt + (size_t) (c0 + w) * k, k, 0, B, lda, 0, 1.0, ys, k,
+                       threads);
+            for (int c = 0; c < k; c++)
+                for (int i = 0; i < w; i++)
+                    Y[c0 + i + (size_t) c * m] = ys[c + (size_t) i * k];
         }
     }
 }
@@ -130,7 +143,10 @@ static void band_panel(double *A, int n, int j0, int b, double *tau1, band_scrat
             s->Tfull[i + (size_t) j * k] = i <= j ? s->T[i + (size_t) j * b] : 0.0;
     /* Y = A22 V in the square's place of X's, then X = Y T */
     double *Y = s->square + (size_t) BAND_STRIP * BAND_STRIP;
-    symmetric_panel_product(A22, n, m, V, k, Y, s->square, threads);
+    /* V' in X's place until X is made */
+    for (int c = 0; c < k; c++)
+        for (int i = 0; i < m; i++) X[c + (size_t) i * k] = V[i + (size_t) c * m];
+    symmetric_panel_product(A22, n, m, V, X, k, Y, s->square, s->ys, threads);
     memset(X, 0, (size_t) m * k * sizeof(double));
     panel_gemm(m, k, k, Y, m, 0, s->Tfull, k, 0, 1.0, X, m, threads);
     /* M = T' (V' X) / 2 (halving is exact), then W = X - V M in X's place */
@@ -162,6 +178,7 @@ void band_reduce(double *A, int n, int b, double *tau1, int threads)
     /* the strip's square, then the product Y (rows x b) */
     s.square = (double *) R_alloc((size_t) BAND_STRIP * BAND_STRIP + (size_t) rows * b,
                                   sizeof(double));
+    s.ys = (double *) R_alloc((size_t) b * BAND_STRIP, sizeof(double));
     memset(tau1, 0, (size_t) n * sizeof(double));
     for (int j0 = 0; j0 + b < n; j0 += b) {
         band_panel(A, n, j0, b, tau1, &s, threads_unless_busy(threads));
