@@ -323,21 +323,12 @@ static void tile_rows_cols(tile_kernel K, int kc, const double *a, int ld, const
         for (int ii = 0; ii < rows; ii++) c[ii + (size_t) jj * ldc] = ctmp[ii + jj * mr];
 }
 
-/* tile_rows_cols() with b read in place (column j at b + j ldb): a full
- * panel of nr columns through the kernel's in-place copy, a partial one
- * packed into bbuf (kc x nr) first, padded with zeros. */
-static void tile_rows_cols_in_place(tile_kernel K, int kc, const double *a, int ld,
-                                    const double *b, int ldb, double *c, int ldc, int rows,
-                                    int cols, double *bbuf)
+/* tile_rows_cols() for a full panel of nr columns of b read in place
+ * (column j at b + j ldb), through the kernel's in-place copy. */
+static void tile_rows_in_place(tile_kernel K, int kc, const double *a, int ld,
+                               const double *b, int ldb, double *c, int ldc, int rows)
 {
     int mr = K.mr, nr = K.nr;
-    if (cols < nr) {
-        for (int p = 0; p < kc; p++)
-            for (int jj = 0; jj < nr; jj++)
-                bbuf[(size_t) p * nr + jj] = jj < cols ? b[p + (size_t) jj * ldb] : 0.0;
-        tile_rows_cols(K, kc, a, ld, bbuf, c, ldc, rows, cols);
-        return;
-    }
     if (rows == mr) {
         K.tile_cols(kc, a, ld, b, ldb, c, ldc);
         return;
@@ -368,8 +359,14 @@ static void tile_product_serial(tile_kernel K, int m, int n, int k, const double
     for (int p0 = 0; p0 < k; p0 += TILE_KC) {
         int kc = k - p0 < TILE_KC ? k - p0 : TILE_KC;
         for (int j0 = 0; j0 < n; j0 += TILE_NC) {
-            int nc = n - j0 < TILE_NC ? n - j0 : TILE_NC;
-            if (!in_place) pack_b(B, ldb, transb, sign, p0, kc, j0, nc, nr, bbuf);
+            int nc = n - j0 < TILE_NC ? n - j0 : TILE_NC, full = nc / nr * nr;
+            /* in place, only a last, partial panel is packed (into the
+             * place pack_b() would give it) */
+            if (!in_place)
+                pack_b(B, ldb, transb, sign, p0, kc, j0, nc, nr, bbuf);
+            else if (full < nc)
+                pack_b(B, ldb, 0, 1.0, p0, kc, j0 + full, nc - full, nr,
+                       bbuf + (size_t) (full / nr) * kc * nr);
             for (int i0 = 0; i0 < m; i0 += mr) {
                 int rows = m - i0 < mr ? m - i0 : mr;
                 const double *a;
@@ -384,10 +381,9 @@ static void tile_product_serial(tile_kernel K, int m, int n, int k, const double
                 }
                 for (int q = 0; q * nr < nc; q++) {
                     int j = j0 + q * nr, cols = nc - q * nr < nr ? nc - q * nr : nr;
-                    if (in_place)
-                        tile_rows_cols_in_place(K, kc, a, ld, B + p0 + (size_t) j * ldb, ldb,
-                                                C + i0 + (size_t) j * ldc, ldc, rows, cols,
-                                                bbuf);
+                    if (in_place && cols == nr)
+                        tile_rows_in_place(K, kc, a, ld, B + p0 + (size_t) j * ldb, ldb,
+                                           C + i0 + (size_t) j * ldc, ldc, rows);
                     else
                         tile_rows_cols(K, kc, a, ld, bbuf + (size_t) q * kc * nr,
                                        C + i0 + (size_t) j * ldc, ldc, rows, cols);
