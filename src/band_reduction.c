@@ -70,7 +70,7 @@
  * the copies): stage 1's panel factorization and stage 2's sweep. */
 typedef struct band_state band_state;
 typedef void (*band_panel_qr_fn)(double *, int, int, int, double *, double *);
-typedef void (*band_sweep_fn)(band_state *, int, double *, double *, double *,
+typedef void (*band_sweep_fn)(band_state *, int, int, int, double *, double *, double *,
                               const int *, int *);
 typedef struct {
     band_panel_qr_fn panel_qr;
@@ -208,8 +208,11 @@ struct band_state {
  * that block, its step t + 2 starts below it. So step t of sweep s waits
  * until sweep s - 1 has done t + 2 steps (done[s - 1], written with
  * release and read with acquire); sweeps further back are further ahead.
- * Every step computes what it would in one sweep after the other: the
- * bits do not depend on the threads. */
+ * A thread whose run of a sweep's steps starts after another's waits for
+ * done[s] to reach its first step. Every thread takes its steps in the
+ * order of (sweep, step) and waits only for earlier ones: no cycle of
+ * waits. Every step computes what it would in one sweep after the other:
+ * the bits do not depend on the threads. */
 #define SWEEP_FINISHED 2147483647
 
 static void sweep_wait(const int *prev, int steps)
@@ -299,9 +302,10 @@ static band_copy band_copy_for(simd_path path)
 
 /* Stage 2: the band of b subdiagonals in A's lower triangle to the
  * tridiagonal (diag, offdiag); the reflectors to A's strict upper
- * triangle. The sweeps are dealt round the team (sweep s to thread
- * s mod the team's size), in regions of SWEEPS_PER_CHECK sweeps a thread with an
- * interrupt check between them. */
+ * triangle. Every sweep's steps are shared by the team, thread i taking
+ * the i-th of equal runs (BS(sweep)): a pipeline in which each thread
+ * keeps to its part of the band. In regions of SWEEPS_PER_CHECK sweeps a
+ * thread, with an interrupt check between them. */
 void band_chase(double *A, int n, int b, double *diag, double *offdiag, int threads)
 {
     const void *vmax = vmaxget();
@@ -326,15 +330,15 @@ void band_chase(double *A, int n, int b, double *diag, double *offdiag, int thre
 #pragma omp parallel num_threads(nt) if (nt > 1)
 #endif
         {
-            /* the sweeps dealt round the team OpenMP gave, which may be
-             * smaller than nt (OMP_DYNAMIC, a thread limit): a sweep dealt
+            /* each sweep's steps shared by the team OpenMP gave, which may
+             * be smaller than nt (OMP_DYNAMIC, a thread limit): steps given
              * to a thread that does not exist would never run, and the
-             * next would wait for it forever */
+             * next would wait for them forever */
             int id, team;
             thread_team(&id, &team);
             double *v = scratch + (3 * (size_t) b + 3) * id, *u = v + b + 1, *work = u + b + 1;
-            for (int s = s0 + id; s < s1; s += team)
-                sweep(&st, s, v, u, work, s > s0 ? done + s - 1 : NULL, done + s);
+            for (int s = s0; s < s1; s++)
+                sweep(&st, s, id, team, v, u, work, s > s0 ? done + s - 1 : NULL, done + s);
         }
         R_CheckUserInterrupt();
         progress_at(PROGRESS_REDUCE, 0.9 + 0.1 * (1.0 - pow((double) (n - s1) / n, 2)));

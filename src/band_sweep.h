@@ -364,19 +364,51 @@ static BS_ATTR void BS(panel_qr)(double *P, int ld, int m, int k, double *tau,
     }
 }
 
+/* The reflector step k - 1 of sweep s made (rows r .. r + len - 1), into
+ * v (len, v[0] = 1), from row s of A's upper triangle, where
+ * BS(reflector) left it; its tau returned. */
+static inline BS_ATTR double BS(reflector_load)(const band_state *st, int s, int r, int len,
+                                                double *v)
+{
+    const double *a = st->A;
+    size_t n = (size_t) st->n;
+    v[0] = 1.0;
+    for (int i = 1; i < len; i++) v[i] = a[s + (size_t) (r + i) * n];
+    return a[s + (size_t) r * n];
+}
+
 /* Sweep s: column s annihilated below its subdiagonal, the bulge chased
  * to the end of the band, step by step (each step's block starts b rows
  * below the last's); prev: the steps done by sweep s - 1 (NULL when it is
- * finished), mine: sweep s's (band_reduction.c's sweep_wait()). */
-static BS_ATTR void BS(sweep)(band_state *st, int s, double *v, double *u, double *work,
-                              const int *prev, int *mine)
+ * finished), mine: sweep s's (band_reduction.c's sweep_wait()). Thread id
+ * of a team of team takes the id-th of team equal runs of the sweep's
+ * steps: where its run starts after another thread's, it waits for that
+ * run (mine) and takes the last reflector back from A. Each thread keeps
+ * to the same part of every sweep, so the band's rows stay in its cache
+ * (dealt whole sweeps round the team, every step's block came from the
+ * other core, and two threads were no faster than one). */
+static BS_ATTR void BS(sweep)(band_state *st, int s, int id, int team, double *v, double *u,
+                              double *work, const int *prev, int *mine)
 {
-    int n = st->n, b = st->b, r = s + 1, end = s + b < n - 1 ? s + b : n - 1, step = 0;
-    sweep_wait(prev, 2);
-    double tau = BS(reflector)(st, s, r, s, end - r + 1, v);
-    BS(two_sided)(st, r, end - r + 1, v, tau, work);
-    sweep_done(mine, ++step);
-    while (end + 1 <= n - 1) {
+    int n = st->n, b = st->b, r = s + 1, end = s + b < n - 1 ? s + b : n - 1;
+    int steps = 1 + (n - 2 - s) / b;  /* step 0, then one per block of b rows below */
+    int first = (int) ((long long) steps * id / team),
+        last = (int) ((long long) steps * (id + 1) / team);
+    double tau = 0.0;
+    if (first >= last) return;
+    if (first == 0) {
+        sweep_wait(prev, 2);
+        tau = BS(reflector)(st, s, r, s, end - r + 1, v);
+        BS(two_sided)(st, r, end - r + 1, v, tau, work);
+        sweep_done(mine, 1);
+    } else {
+        /* step first - 1's reflector: rows s + 1 + (first - 1) b on */
+        r = s + 1 + (first - 1) * b;
+        end = r + b - 1 < n - 1 ? r + b - 1 : n - 1;
+        sweep_wait(mine, first);
+        tau = BS(reflector_load)(st, s, r, end - r + 1, v);
+    }
+    for (int step = first > 0 ? first : 1; step < last; step++) {
         sweep_wait(prev, step + 2);
         int r2 = end + 1, end2 = end + b < n - 1 ? end + b : n - 1;
         int rows = end2 - r2 + 1, cols = end - r + 1;
@@ -384,13 +416,13 @@ static BS_ATTR void BS(sweep)(band_state *st, int s, double *v, double *u, doubl
         double tau2 = BS(reflector)(st, s, r2, r, rows, u);
         BS(left)(st, r2, rows, r + 1, cols - 1, u, tau2);
         BS(two_sided)(st, r2, rows, u, tau2, work);
-        sweep_done(mine, ++step);
+        sweep_done(mine, step + 1);
         double *t = v; v = u; u = t;
         tau = tau2;
         r = r2;
         end = end2;
     }
-    sweep_done(mine, SWEEP_FINISHED);
+    if (last == steps) sweep_done(mine, SWEEP_FINISHED);
 }
 
 #undef BSV
