@@ -304,41 +304,26 @@ static void pack_a(const double *A, int lda, int transa, int i0, int rows, int p
 }
 
 /* c (rows x cols of a tile, leading dimension ldc) += the tile's product
- * of kc steps: a partial tile through a full one, padded with zeros (its
- * padded rows and columns thrown away). */
+ * of kc steps, b packed (ldb 0: a panel, row p at b + p nr) or read in
+ * place (column j at b + j ldb, all nr of them there): a partial tile
+ * through a full one, padded with zeros (its padded rows and columns
+ * thrown away). */
 static void tile_rows_cols(tile_kernel K, int kc, const double *a, int ld, const double *b,
-                           double *c, int ldc, int rows, int cols)
+                           int ldb, double *c, int ldc, int rows, int cols)
 {
     int mr = K.mr, nr = K.nr;
     double ctmp[TILE_MR_MAX * TILE_NR_MAX];
     if (rows == mr && cols == nr) {
-        K.tile(kc, a, ld, b, c, ldc);
+        if (ldb) K.tile_cols(kc, a, ld, b, ldb, c, ldc);
+        else K.tile(kc, a, ld, b, c, ldc);
         return;
     }
     for (int jj = 0; jj < nr; jj++)
         for (int ii = 0; ii < mr; ii++)
             ctmp[ii + jj * mr] = ii < rows && jj < cols ? c[ii + (size_t) jj * ldc] : 0.0;
-    K.tile(kc, a, ld, b, ctmp, mr);
+    if (ldb) K.tile_cols(kc, a, ld, b, ldb, ctmp, mr);
+    else K.tile(kc, a, ld, b, ctmp, mr);
     for (int jj = 0; jj < cols; jj++)
-        for (int ii = 0; ii < rows; ii++) c[ii + (size_t) jj * ldc] = ctmp[ii + jj * mr];
-}
-
-/* tile_rows_cols() for a full panel of nr columns of b read in place
- * (column j at b + j ldb), through the kernel's in-place copy. */
-static void tile_rows_in_place(tile_kernel K, int kc, const double *a, int ld,
-                               const double *b, int ldb, double *c, int ldc, int rows)
-{
-    int mr = K.mr, nr = K.nr;
-    if (rows == mr) {
-        K.tile_cols(kc, a, ld, b, ldb, c, ldc);
-        return;
-    }
-    double ctmp[TILE_MR_MAX * TILE_NR_MAX];
-    for (int jj = 0; jj < nr; jj++)
-        for (int ii = 0; ii < mr; ii++)
-            ctmp[ii + jj * mr] = ii < rows ? c[ii + (size_t) jj * ldc] : 0.0;
-    K.tile_cols(kc, a, ld, b, ldb, ctmp, mr);
-    for (int jj = 0; jj < nr; jj++)
         for (int ii = 0; ii < rows; ii++) c[ii + (size_t) jj * ldc] = ctmp[ii + jj * mr];
 }
 
@@ -382,10 +367,10 @@ static void tile_product_serial(tile_kernel K, int m, int n, int k, const double
                 for (int q = 0; q * nr < nc; q++) {
                     int j = j0 + q * nr, cols = nc - q * nr < nr ? nc - q * nr : nr;
                     if (in_place && cols == nr)
-                        tile_rows_in_place(K, kc, a, ld, B + p0 + (size_t) j * ldb, ldb,
-                                           C + i0 + (size_t) j * ldc, ldc, rows);
+                        tile_rows_cols(K, kc, a, ld, B + p0 + (size_t) j * ldb, ldb,
+                                       C + i0 + (size_t) j * ldc, ldc, rows, cols);
                     else
-                        tile_rows_cols(K, kc, a, ld, bbuf + (size_t) q * kc * nr,
+                        tile_rows_cols(K, kc, a, ld, bbuf + (size_t) q * kc * nr, 0,
                                        C + i0 + (size_t) j * ldc, ldc, rows, cols);
                 }
             }
@@ -554,7 +539,7 @@ void tile_points(int m, int n, int k, int k0, const double *A, int lda, const do
             for (int j = 0; j < n; j += nr) {
                 int cols = n - j < nr ? n - j : nr;
                 if (diag != TILE_ALL_ROWS && i0 + rows - 1 < j + diag) break;
-                tile_rows_cols(K, kc, a, ld, scratch + (size_t) (j / nr) * kc * nr,
+                tile_rows_cols(K, kc, a, ld, scratch + (size_t) (j / nr) * kc * nr, 0,
                                C + i0 + (size_t) j * ldc, ldc, rows, cols);
             }
         }

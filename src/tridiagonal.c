@@ -178,7 +178,7 @@ typedef struct {
 
 /* MRRR's LAPACK calls on the threads: count units (the pieces of its
  * bisections, its groups of vectors), unit u done by run(ctx, u, the
- * thread's scratch of doubles and ints doubles) and costing cost(ctx, u)
+ * thread's scratch: `doubles` doubles, `ints` ints) and costing cost(ctx, u)
  * (in any unit), in batches of about budget a thread, dealt dynamically,
  * with an interrupt check between batches (and the progress of step, the
  * share of the cost done, where step >= 0). The units write disjoint
