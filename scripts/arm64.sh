@@ -3,7 +3,9 @@
 # an arm64 Debian root (bookworm, with Debian's R, testthat and kernlab, and
 # gcc to build the package natively there), entered with chroot through
 # qemu-user-static and binfmt_misc. The package is installed in the root from
-# a copy of the sources and the tests run there with scripts/run-tests.R.
+# a copy of the sources (its C compiled on the host by the cross compiler,
+# where there is one: below) and the tests run there with
+# scripts/run-tests.R.
 #
 # The root is built once (mmdebstrap; about 5 to 25 minutes, mostly package
 # configuration under qemu) and kept for later runs in
@@ -86,11 +88,27 @@ in_root() { chroot "$root" /usr/bin/env -i HOME=/root PATH=/usr/bin:/bin LANG=C.
 arch="$(in_root uname -m)"
 [ "$arch" = aarch64 ] || { echo "arm64: the root runs as $arch, not aarch64"; exit 2; }
 start=$(date +%s)
+# The C compiled on the host by Debian's cross compiler (the root's gcc 12,
+# built to run on x86-64) with the root's R flags (its Makeconf, R's
+# headers), so that R CMD INSTALL under qemu finds the objects newer than
+# their sources and only links them: compiling under emulation took 200 to
+# 270 s of the run. Where the cross compiler is missing, the root compiles.
+if command -v aarch64-linux-gnu-gcc >/dev/null 2>&1; then
+  objects=$(cd "$work/src/src" && ls *.c | sed 's/\.c$/.o/')
+  # shellcheck disable=SC2086
+  if ! make -C "$work/src/src" -f Makevars -f "$root/usr/lib/R/etc/Makeconf" \
+       R_HOME="$root/usr/lib/R" R_SHARE_DIR="$root/usr/share/R/share" \
+       R_INCLUDE_DIR="$root/usr/share/R/include" CC=aarch64-linux-gnu-gcc -j2 \
+       $objects >"$work/cross.log" 2>&1; then
+    tail -n 30 "$work/cross.log"; echo "arm64: FAIL - the cross compile failed"; exit 1
+  fi
+  echo "arm64: compiled on the host (aarch64-linux-gnu-gcc) in $(( $(date +%s) - start )) s"
+fi
 if ! in_root R CMD INSTALL --no-test-load --library=/tmp/fastkpca-arm64/lib \
      /tmp/fastkpca-arm64/src >"$work/install.log" 2>&1; then
   tail -n 30 "$work/install.log"; echo "arm64: FAIL - the package did not install"; exit 1
 fi
-echo "arm64: installed in $(( $(date +%s) - start )) s under qemu"
+echo "arm64: installed in $(( $(date +%s) - start )) s"
 in_root env R_LIBS=/tmp/fastkpca-arm64/lib Rscript -e \
   'library(fastkpca); cat("arm64:", R.version$platform, "| vector path:", tryCatch(format(fastkpca::simd_path()), error = function(e) "unknown"), "\n")' || true
 

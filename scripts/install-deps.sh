@@ -3,7 +3,7 @@
 # missing: R packages (kernlab, testthat, knitr, rmarkdown) and the tools
 # R CMD check --as-cran uses (pandoc for the vignette, qpdf, pdflatex for
 # the PDF manual, tidy for the HTML manual, valgrind for scripts/valgrind.sh,
-# chromium for the site's test). Debian's packages are used when
+# chromium for the site's test, ccache for scripts/ccache-env.sh). Debian's packages are used when
 # running as root with apt-get; otherwise R packages come from CRAN through
 # install.packages() with the repository R is set up with.
 set -euo pipefail
@@ -34,7 +34,7 @@ for p in "${r_packages[@]}"; do
     >/dev/null 2>&1 || missing_r+=("$p")
 done
 missing_tools=()
-for t in pandoc qpdf tidy valgrind chromium; do
+for t in pandoc qpdf tidy valgrind chromium ccache; do
   command -v "$t" >/dev/null 2>&1 || missing_tools+=("$t")
 done
 # scikit-learn, the oracle of the pre-image tests (they skip without it):

@@ -9,6 +9,8 @@ bash "$here/scripts/install-deps.sh"
 # the tidymodels packages of the tune and dials tests, and the newer
 # tidyverse they need, from their own library (scripts/install-cran-suggests.R)
 tidymodels_lib="$(bash "$here/scripts/tidymodels-lib.sh")"
+# the vignettes', the site's and the check's installs compile once
+. "$here/scripts/ccache-env.sh"
 export R_LIBS="$tidymodels_lib${R_LIBS:+:$R_LIBS}"
 
 work="$(mktemp -d)"

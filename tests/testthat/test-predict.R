@@ -193,16 +193,17 @@ test_that("fits with removed NA rows predict with the rows kept", {
 })
 
 test_that("predict() over panels of a block (src/project.c) matches the plain-R formula", {
-  # 4000 training rows: a block's kernel with new rows is computed and used
-  # in panels of 2^20 / 4000 = 262 rows, so 1000 new rows take four panels
+  # 2000 training rows: a block's kernel with new rows is computed and used
+  # in panels of 2^20 / 2000 = 524 rows, so 1600 new rows take four panels
+  # (the last of 28 rows)
   set.seed(9)
-  x <- matrix(rnorm(4000 * 2), 4000, 2)
-  new <- matrix(rnorm(1000 * 2), 1000, 2)
+  x <- matrix(rnorm(2000 * 2), 2000, 2)
+  new <- matrix(rnorm(1600 * 2), 1600, 2)
   fit <- kpca(x, kpar = list(sigma = 0.5), features = 2)
   K <- plain_kernel(x, x, "rbfdot", list(sigma = 0.5))
   want <- plain_predict(K, plain_kernel(new, x, "rbfdot", list(sigma = 0.5)), fit$alpha)
   expect_equal(predict(fit, new), unname(want), tolerance = 1e-8, ignore_attr = TRUE)
-  expect_identical(predict(fit, new)[701:1000, ], predict(fit, new[701:1000, ]))
+  expect_identical(predict(fit, new)[1201:1600, ], predict(fit, new[1201:1600, ]))
 })
 
 test_that("predict() gives the same bits on 1 and 2 threads, and its overflow error on both", {
