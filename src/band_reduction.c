@@ -88,6 +88,27 @@ typedef struct {
     band_panel_qr_fn panel_qr;
 } band_scratch;
 
+/* square (w x w, full) <- the symmetric block D (its lower triangle,
+ * leading dimension lda), by blocks of 8 x 8: column j's entries go to
+ * row j of the square, 2 KB apart (w = BAND_STRIP), and lines 2 KB apart
+ * share 2 of L1's 64 sets, 16 lines; a plain column loop wrote to 256
+ * and missed at nearly every store (the fill was 2.4% of a one-thread
+ * fit at n = 3000, perf, and the other threads waited for it). A copy:
+ * the same values. */
+static void symmetric_square(const double *D, int lda, int w, double *square)
+{
+    for (int jb = 0; jb < w; jb += 8) {
+        int je = jb + 8 < w ? jb + 8 : w;
+        for (int ib = jb; ib < w; ib += 8) {
+            int ie = ib + 8 < w ? ib + 8 : w;
+            for (int j = jb; j < je; j++)
+                for (int i = ib > j ? ib : j; i < ie; i++)
+                    square[i + (size_t) j * w] = square[j + (size_t) i * w] =
+                        D[i + (size_t) j * lda];
+        }
+    }
+}
+
 /* Y (m x k, zeroed here) = A V, A symmetric m x m in its lower triangle
  * (leading dimension lda), V m x k (Vt: V', k x m): strip by strip of
  * BAND_STRIP columns, the strip's diagonal block through a full square,
@@ -104,10 +125,7 @@ static void symmetric_panel_product(const double *A, int lda, int m, const doubl
     for (int c0 = 0; c0 < m; c0 += BAND_STRIP) {
         int w = m - c0 < BAND_STRIP ? m - c0 : BAND_STRIP, below = m - c0 - w;
         const double *D = A + c0 + (size_t) c0 * lda, *B = D + w;
-        for (int j = 0; j < w; j++)
-            for (int i = j; i < w; i++)
-                square[i + (size_t) j * w] = square[j + (size_t) i * w] =
-                    D[i + (size_t) j * lda];
+        symmetric_square(D, lda, w, square);
         panel_gemm(w, k, w, square, w, 0, V + c0, m, 0, 1.0, Y + c0, m, threads);
         if (below > 0) {
             panel_gemm(below, k, w, B, lda, 0, V + c0, m, 0, 1.0, Y + c0 + w, m, threads);
