@@ -42,3 +42,12 @@ proc_can_be_hidden <- function() {
     stdout = TRUE, stderr = TRUE, timeout = 30)), error = function(e) character())
   identical(out, "hidden")
 }
+
+# Future's workers are new R processes. Under emulation (scripts/arm64.sh
+# sets FASTKPCA_EMULATED) each one's start-up takes seconds, and a test of
+# a plan most of a minute; the plans are R's plumbing, tested natively
+# where R CMD check and scripts/debian-future.sh run them. The vector code
+# they would run on arm64 runs in the tests around them.
+skip_workers_if_emulated <- function()
+  skip_if(nzchar(Sys.getenv("FASTKPCA_EMULATED")),
+          "future's workers under emulation (tested natively)")

@@ -212,6 +212,7 @@ test_that("the passes give the same numbers for any rows, threads and plan", {
     expect_error(fastkpca:::kernel_block_product(big, 0L, 700L, p3, list(), V, threads),
                  "kernel values are not finite")
   skip_if_not_installed("future")
+  skip_workers_if_emulated()
   fit_of <- function() with_seed(6, kpca(x, kpar = list(sigma = 0.2), features = 3,
                                          solver = "matrix_free", threads = 1))
   here <- fit_of()
@@ -339,6 +340,7 @@ test_that("a pass computes half the kernel matrix, and the same bits, for any nu
 
 test_that("a chunk whose worker dies is run again on another, and the fit is the same", {
   skip_if_not_installed("future")
+  skip_workers_if_emulated()
   skip_on_os("windows")
   parts <- lapply(1:4, function(i) mf_rows(60, seed = i))
   marker <- tempfile()
