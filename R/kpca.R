@@ -537,21 +537,22 @@ exact_components <- function(sol, n, removed, rownames) {
   labels <- paste0("Comp.", seq_along(eig))
   names(eig) <- labels
   roots <- sqrt(unname(eig))
-  alpha <- scaled_columns(vectors, roots, TRUE)
-  rotated <- scaled_columns(vectors, n * roots, FALSE)
-  dimnames(alpha) <- list(NULL, labels)
-  dimnames(rotated) <- list(rownames, labels)
+  # with their dimnames from C: set here, on the values engine_call()
+  # passed back, they copied both n x k matrices
+  alpha <- scaled_columns(vectors, roots, TRUE, list(NULL, labels))
+  rotated <- scaled_columns(vectors, n * roots, FALSE, list(rownames, labels))
   list(eig = eig, alpha = alpha, rotated = stats::napredict(removed, rotated),
        residuals = stats::setNames(sol$residuals[comp$keep], labels),
        angles = stats::setNames(sol$angles[comp$keep], labels))
 }
 
 # V with each column divided by (divide) or multiplied by its number in
-# scale, as sweep() would, into a new matrix (src/fit.c: in C, whose pages
-# are advised huge before they are written; R's arithmetic and sweep()'s
-# transposed array of the numbers cost a fresh page at a time).
-scaled_columns <- function(V, scale, divide) {
-  engine_call(.Call(C_scaled_columns, V, as.double(scale), divide))
+# scale, as sweep() would, into a new matrix with the given dimnames (NULL
+# or a list of two) (src/fit.c: in C, whose pages are advised huge before
+# they are written; R's arithmetic and sweep()'s transposed array of the
+# numbers cost a fresh page at a time).
+scaled_columns <- function(V, scale, divide, dimnames = NULL) {
+  engine_call(.Call(C_scaled_columns, V, as.double(scale), divide, dimnames))
 }
 
 # The user's na.action as a function: a function, or the name of one.

@@ -643,7 +643,7 @@ SEXP with_square_buffer(int n, SEXP (*body)(void *data, double *buffer), void *d
 /* .Call entry points */
 SEXP dense_eigen(SEXP x, SEXP kernel, SEXP weights, SEXP features, SEXP th,
               SEXP solver, SEXP threads, SEXP control, SEXP variance, SEXP step);
-SEXP scaled_columns(SEXP V, SEXP scale, SEXP divide);
+SEXP scaled_columns(SEXP V, SEXP scale, SEXP divide, SEXP dimnames);
 SEXP value_flags(SEXP v, SEXP threads);
 SEXP kernel_cross(SEXP z, SEXP x, SEXP kernel, SEXP zweights, SEXP xweights,
                   SEXP threads);

@@ -375,8 +375,12 @@ SEXP dense_eigen(SEXP x, SEXP kernel, SEXP weights, SEXP features, SEXP th,
  * first write (advise_huge_pages()): R's own arithmetic on the n x k
  * vectors took a fresh 4 KB page at a time, and on the project machine
  * each cost about 12 us (3 ms a megabyte, 0.1 s of the default call at
- * n = 3000 for alpha, rotated and their temporaries). */
-SEXP scaled_columns(SEXP V, SEXP scale, SEXP divide)
+ * n = 3000 for alpha, rotated and their temporaries). Its dimnames (NULL
+ * or a list of two) are set here: set in R, by byte-compiled code on the
+ * value engine_call() passed back, they copied the whole matrix (two
+ * 15 MB copies, into fresh pages, in the default call at n = 3000:
+ * tracemem). */
+SEXP scaled_columns(SEXP V, SEXP scale, SEXP divide, SEXP dimnames)
 {
     engine_entered(__func__);
     check_double_matrix(V, "V");
@@ -387,6 +391,8 @@ SEXP scaled_columns(SEXP V, SEXP scale, SEXP divide)
     if (!isLogical(divide) || XLENGTH(divide) != 1 || LOGICAL(divide)[0] == NA_LOGICAL)
         error_argument("'divide' must be TRUE or FALSE");
     int by_division = LOGICAL(divide)[0];
+    if (!isNull(dimnames) && (TYPEOF(dimnames) != VECSXP || XLENGTH(dimnames) != 2))
+        error_argument("'dimnames' must be NULL or a list of two");
     SEXP out = PROTECT(allocMatrix(REALSXP, (int) n, k));
     advise_huge_pages(REAL(out), (size_t) n * k * sizeof(double));
     const double *v = REAL(V), *s = REAL(scale);
@@ -399,6 +405,8 @@ SEXP scaled_columns(SEXP V, SEXP scale, SEXP divide)
         else
             for (R_xlen_t i = 0; i < n; i++) oj[i] = vj[i] * sj;
     }
+    /* R's checks of the names' lengths (an R error on a mismatch) */
+    if (!isNull(dimnames)) setAttrib(out, R_DimNamesSymbol, dimnames);
     UNPROTECT(1);
     return out;
 }

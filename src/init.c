@@ -6,7 +6,7 @@
 
 static const R_CallMethodDef call_methods[] = {
     CALLDEF(dense_eigen, 10),
-    CALLDEF(scaled_columns, 3),
+    CALLDEF(scaled_columns, 4),
     CALLDEF(value_flags, 2),
     CALLDEF(kernel_cross, 6),
     CALLDEF(kernel_matrix, 4),

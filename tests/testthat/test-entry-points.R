@@ -39,6 +39,8 @@ entry_accepts <- list(list("kernel_matrix", 1L, "1 x 1"),
   # the scaling of an exact fit's columns: any two numbers for two columns,
   # divided or multiplied
   list("scaled_columns", 2L, "c(0.5, 2)"), list("scaled_columns", 3L, "TRUE"),
+  # and no dimnames
+  list("scaled_columns", 4L, "NULL"),
   # an exact fit's progress function (R/progress.R): none, or any function
   list("dense_eigen", 10L, "NULL"), list("dense_eigen", 10L, "closure"),
   # the step functions the tests count work with: none, or any function

@@ -233,6 +233,12 @@ test_that("alpha and rotated are the vectors over sqrt(eig) and times n sqrt(eig
   expect_identical(dim(fastkpca:::scaled_columns(V[, 0], numeric(), TRUE)), c(500L, 0L))
   expect_error(fastkpca:::scaled_columns(V, s[-1], TRUE), "'scale' must be 10 doubles")
   expect_error(fastkpca:::scaled_columns(V, s, NA), "'divide' must be TRUE or FALSE")
+  # the dimnames set in C, and checked there and by R
+  named <- fastkpca:::scaled_columns(V, s, TRUE, list(NULL, paste0("c", 1:10)))
+  expect_identical(unname(named), sweep(V, 2L, s, "/"))
+  expect_identical(dimnames(named), list(NULL, paste0("c", 1:10)))
+  expect_error(fastkpca:::scaled_columns(V, s, TRUE, list()), "'dimnames' must be NULL or a list of two")
+  expect_error(fastkpca:::scaled_columns(V, s, TRUE, list(NULL, "a")), "dimnames")
   x <- fx_random()
   fit <- kpca(x, features = 4)
   V <- fit$alpha * rep(sqrt(fit$eig), each = nrow(x))
