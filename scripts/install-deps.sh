@@ -3,9 +3,10 @@
 # missing: R packages (kernlab, testthat, knitr, rmarkdown) and the tools
 # R CMD check --as-cran uses (pandoc for the vignette, qpdf, pdflatex for
 # the PDF manual, tidy for the HTML manual, valgrind for scripts/valgrind.sh,
-# chromium for the site's test, ccache for scripts/ccache-env.sh). Debian's packages are used when
-# running as root with apt-get; otherwise R packages come from CRAN through
-# install.packages() with the repository R is set up with.
+# chromium for the site's test, ccache for scripts/ccache-env.sh).
+# Debian's packages are used when running as root with apt-get; otherwise R
+# packages come from CRAN through install.packages() with the repository R
+# is set up with.
 set -euo pipefail
 
 r_packages=(kernlab testthat knitr rmarkdown callr)
