@@ -243,6 +243,19 @@ static void sweep_done(int *mine, int steps)
     count_publish(mine, steps);
 }
 
+/* The reflector of sweep s whose rows are r .. r + len - 1, from row s of
+ * A's upper triangle (n x n), where BS(reflector) leaves it: into v (len,
+ * v[0] = 1, the unit entry, whose place holds tau); its tau returned. For
+ * a sweep's run that starts after another thread's (BS(sweep)) and for
+ * the back-transformation's groups (band_group_make()). */
+static inline double band_reflector_read(const double *A, int n, int s, int r, int len,
+                                         double *v)
+{
+    v[0] = 1.0;
+    for (int i = 1; i < len; i++) v[i] = A[s + (size_t) (r + i) * n];
+    return A[s + (size_t) r * n];
+}
+
 /* Whether the m entries of x are all zero (a reflector's x whose squares
  * summed to 0: zero, or so small that every square underflowed). */
 static inline int band_all_zero(const double *x, int m)
@@ -395,9 +408,7 @@ static void band_group_make(const double *A, int n, int b, int S, int g, int t,
         double *col = V + (size_t) c * rows;
         tau[c] = 0.0;
         if (start > n - 1) continue;
-        tau[c] = A[s + (size_t) start * n];
-        col[start - r0] = 1.0;
-        for (int i = 1; i < len; i++) col[start - r0 + i] = A[s + (size_t) (start + i) * n];
+        tau[c] = band_reflector_read(A, n, s, start, len, col + (start - r0));
     }
     triangular_factor(V, rows, g, tau, T, g, gram, 1);
     for (int j = 0; j < g; j++)

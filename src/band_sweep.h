@@ -364,26 +364,14 @@ static BS_ATTR void BS(panel_qr)(double *P, int ld, int m, int k, double *tau,
     }
 }
 
-/* The reflector step k - 1 of sweep s made (rows r .. r + len - 1), into
- * v (len, v[0] = 1), from row s of A's upper triangle, where
- * BS(reflector) left it; its tau returned. */
-static inline BS_ATTR double BS(reflector_load)(const band_state *st, int s, int r, int len,
-                                                double *v)
-{
-    const double *a = st->A;
-    size_t n = (size_t) st->n;
-    v[0] = 1.0;
-    for (int i = 1; i < len; i++) v[i] = a[s + (size_t) (r + i) * n];
-    return a[s + (size_t) r * n];
-}
-
 /* Sweep s: column s annihilated below its subdiagonal, the bulge chased
  * to the end of the band, step by step (each step's block starts b rows
  * below the last's); prev: the steps done by sweep s - 1 (NULL when it is
  * finished), mine: sweep s's (band_reduction.c's sweep_wait()). Thread id
  * of a team of team takes the id-th of team equal runs of the sweep's
  * steps: where its run starts after another thread's, it waits for that
- * run (mine) and takes the last reflector back from A. Each thread keeps
+ * run (mine) and takes the last reflector back from A
+ * (band_reflector_read()). Each thread keeps
  * to the same part of every sweep, so the band's rows stay in its cache
  * (dealt whole sweeps round the team, every step's block came from the
  * other core, and two threads were no faster than one). */
@@ -406,7 +394,7 @@ static BS_ATTR void BS(sweep)(band_state *st, int s, int id, int team, double *v
         r = s + 1 + (first - 1) * b;
         end = r + b - 1 < n - 1 ? r + b - 1 : n - 1;
         sweep_wait(mine, first);
-        tau = BS(reflector_load)(st, s, r, end - r + 1, v);
+        tau = band_reflector_read(st->A, n, s, r, end - r + 1, v);
     }
     for (int step = first > 0 ? first : 1; step < last; step++) {
         sweep_wait(prev, step + 2);
