@@ -43,11 +43,13 @@ proc_can_be_hidden <- function() {
   identical(out, "hidden")
 }
 
-# Future's workers are new R processes. Under emulation (scripts/arm64.sh
-# sets FASTKPCA_EMULATED) each one's start-up takes seconds, and a test of
-# a plan most of a minute; the plans are R's plumbing, tested natively
-# where R CMD check and scripts/debian-future.sh run them. The vector code
-# they would run on arm64 runs in the tests around them.
-skip_workers_if_emulated <- function()
+# Skips under emulation (scripts/arm64.sh sets FASTKPCA_EMULATED), where
+# what takes a second natively takes minutes: the test runs natively, in
+# R CMD check, and on real arm64 hardware. why: what is slow there.
+# Future's workers are new R processes, each one's start-up seconds under
+# qemu; their plans are R's plumbing (scripts/debian-future.sh runs them
+# too), and the vector code they would run on arm64 runs in the tests
+# around them.
+skip_if_emulated <- function(why)
   skip_if(nzchar(Sys.getenv("FASTKPCA_EMULATED")),
-          "future's workers under emulation (tested natively)")
+          paste(why, "under emulation (tested natively)"))

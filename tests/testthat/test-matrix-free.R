@@ -212,7 +212,7 @@ test_that("the passes give the same numbers for any rows, threads and plan", {
     expect_error(fastkpca:::kernel_block_product(big, 0L, 700L, p3, list(), V, threads),
                  "kernel values are not finite")
   skip_if_not_installed("future")
-  skip_workers_if_emulated()
+  skip_if_emulated("future's workers")
   fit_of <- function() with_seed(6, kpca(x, kpar = list(sigma = 0.2), features = 3,
                                          solver = "matrix_free", threads = 1))
   here <- fit_of()
@@ -340,7 +340,7 @@ test_that("a pass computes half the kernel matrix, and the same bits, for any nu
 
 test_that("a chunk whose worker dies is run again on another, and the fit is the same", {
   skip_if_not_installed("future")
-  skip_workers_if_emulated()
+  skip_if_emulated("future's workers")
   skip_on_os("windows")
   parts <- lapply(1:4, function(i) mf_rows(60, seed = i))
   marker <- tempfile()
@@ -638,7 +638,7 @@ test_that("past 32768 rows the groups grow, and the fold still gives one process
   # 16 leaves holding 9; one pass is 5.4e8 kernel values, so few of them.
   # Under qemu (scripts/arm64.sh) a pass takes minutes: the arithmetic is
   # the native runs' (the small trees above run there)
-  skip_if(R.version$arch == "aarch64", "one pass at n = 32769 takes minutes under qemu")
+  skip_if_emulated("one pass at n = 32769")
   n <- 32769L
   expect_length(fastkpca:::matrix_free_groups(n), 10L)
   x <- mf_rows(n, d = 2)

@@ -296,7 +296,7 @@ test_that("sparse row chunks give the fit of the dense chunks", {
 
 test_that("sparse matrix-free passes share the tiles, here and on future's workers", {
   skip_if_not_installed("future")
-  skip_workers_if_emulated()
+  skip_if_emulated("future's workers")
   x <- random_sparse(600, 40, 0.08)
   # the tiles of src/sparse_tiles.c: columns in at least 1/8 of the rows
   # (here 3 in every row and 2 in a third) go to a dense head, the rest
