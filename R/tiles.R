@@ -10,12 +10,15 @@
 #     shift b (the Nystrom statistics' rank-k update; c's upper triangle is
 #     kept; attribute "sums": colSums(a - 1 b));
 #   "gemv": c + a b, column by column of b; "gemv_t": c + t(a) b, likewise;
-#   "symm": c + A b as "symv", all columns at once (the randomized solver).
+#   "symm": c + A b as "symv", all columns at once (the randomized solver);
+#   "gemm_transposed": c + t(a) b, as "gemm" with trans_a, computed as
+#     t(t(b) a) with the tiles' c read and written transposed (the
+#     matrix-free pipeline's transposed tiles).
 # The result's attribute "path" names the kernel that ran, "blas" says
 # whether blas.c found an optimized BLAS loaded ("optimized") or not
 # ("reference"), "large_products" where general products of 10^9
 # multiply-adds go ("tiles" or "blas").
-tile_ops <- c("gemm", "symv", "syrk", "gemv", "gemv_t", "symm")
+tile_ops <- c("gemm", "symv", "syrk", "gemv", "gemv_t", "symm", "gemm_transposed")
 
 tile_product <- function(a, b, c = NULL, trans_a = FALSE, trans_b = FALSE,
                          threads = 1L, path = "auto", symmetric = FALSE,
@@ -30,7 +33,7 @@ tile_product <- function(a, b, c = NULL, trans_a = FALSE, trans_b = FALSE,
   if (is.null(c)) {
     c <- switch(op,
       syrk = matrix(0, ncol(a), ncol(a)),
-      gemv_t = matrix(0, ncol(a), ncol(b)),
+      gemv_t = , gemm_transposed = matrix(0, ncol(a), ncol(b)),
       matrix(0, if (trans_a) ncol(a) else nrow(a), if (trans_b) nrow(b) else ncol(b)))
   }
   if (!is.double(c)) storage.mode(c) <- "double"

@@ -725,6 +725,11 @@ SEXP kica_sweeps(SEXP z, SEXP V, SEXP par, SEXP contrast, SEXP angles, SEXP half
  * tile_gemm_add() runs inside a parallel region. */
 void tile_gemm_add(int m, int n, int k, const double *A, int lda, const double *B,
                    int ldb, double *C, int ldc);
+/* tile_gemm_transposed_add: C (n x m) += B' A, A k x m, B k x n, one
+ * thread, the bits of tile_gemm(n, m, k, B, ldb, 1, A, lda, 0, 1.0, C,
+ * ldc, 1), with A' packed and B read in place: for a thin A and a wide B. */
+void tile_gemm_transposed_add(int m, int n, int k, const double *A, int lda, const double *B,
+                              int ldb, double *C, int ldc);
 void tile_kernels_ready(void);
 void tile_gemm(int m, int n, int k, const double *A, int lda, int transa,
                const double *B, int ldb, int transb, double sign, double *C, int ldc,

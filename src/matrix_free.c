@@ -246,7 +246,9 @@ static void tile_pipeline(const kernel_eval *k, const kernel_tiles *plan, int r0
                     if (I > b0) wait_for_count(done + I - 1, J + 1);
                     /* row block 0 adds to Yc[J] first: the others wait for it */
                     if (!square && I == 0) zero_sums(nj, b, Yc + j0, ldc);
-                    tile_gemm(nj, b, ni, Tt, ni, 1, V + r0 + i0, n, 0, 1.0, Yc + j0, ldc, 1);
+                    /* K[I, J]' V[I] as (V[I]' K[I, J])': V[I]'s b columns
+                     * packed, not the tile's S x S values (tiles.c) */
+                    tile_gemm_transposed_add(b, nj, ni, V + r0 + i0, n, Tt, ni, Yc + j0, ldc);
                 }
                 count_publish(done + I, J + 1);
             }

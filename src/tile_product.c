@@ -73,6 +73,16 @@ static void symm_op(simd_path run, SEXP a, SEXP b, int m, int n, double *out, in
     for (size_t t = 0; t < (size_t) m * n; t++) out[t] += Y[t];
 }
 
+/* op 6: out (m x n) += a' b, a k x m, as op 0 with trans_a, through
+ * tile_gemm_transposed_add() (out' += b' a, the tiles' C transposed) */
+static simd_path gemm_transposed_op(simd_path run, SEXP a, SEXP b, int m, int n, int k,
+                                    double *out)
+{
+    return tile_gemm_transposed_add_path(run, n, m, k, REAL(b), nrows(b) > 0 ? nrows(b) : 1,
+                                         REAL(a), nrows(a) > 0 ? nrows(a) : 1, out,
+                                         m > 0 ? m : 1);
+}
+
 /* .Call, for the tests and benchmarks (fastkpca:::tile_product()), through
  * the kernels of one path (path: integer, a simd_path; SIMD_AUTO for the
  * session's, simd_active(); a path this CPU lacks gives the widest below
@@ -85,7 +95,10 @@ static void symm_op(simd_path run, SEXP a, SEXP b, int m, int n, double *out, in
  *       kept; the result's attribute "sums" is (a - 1 b)' 1;
  * op 3: c + a b (gemv_add(), column by column of b);
  * op 4: c + a' b (gemv_t(), column by column of b);
- * op 5: c + A b as op 1, all columns of b at once (symm_lower()).
+ * op 5: c + A b as op 1, all columns of b at once (symm_lower());
+ * op 6: c + a' b as op 0 with trans_a, computed as (b' a)' by
+ *       tile_gemm_transposed_add() (the matrix-free pipeline's transposed
+ *       tiles).
  * a, b, c: double matrices of conforming sizes; threads: integer.
  * Returns a new matrix with attributes "path", the kernel that ran,
  * "blas", "optimized" or "reference" as blas_is_optimized() sees it, and
@@ -98,10 +111,10 @@ SEXP tile_product(SEXP a, SEXP b, SEXP c, SEXP trans_a, SEXP trans_b, SEXP threa
     if (!isReal(a) || !isMatrix(a)) error_argument("'a' must be a double matrix");
     if (!isReal(b) || !isMatrix(b)) error_argument("'b' must be a double matrix");
     if (!isReal(c) || !isMatrix(c)) error_argument("'c' must be a double matrix");
-    int what = as_count(op, "op", 0, 5);
+    int what = as_count(op, "op", 0, 6);
     int ta = asLogical(trans_a) == TRUE, tb = asLogical(trans_b) == TRUE;
     if (what != 0) ta = tb = 0;
-    if (what == 4) ta = 1;
+    if (what == 4 || what == 6) ta = 1;
     if ((what == 1 || what == 5) && nrows(a) != ncols(a)) error_argument("'a' must be square");
     int m = ta ? ncols(a) : nrows(a), k = ta ? nrows(a) : ncols(a);
     int kb = tb ? ncols(b) : nrows(b), n = tb ? nrows(b) : ncols(b);
@@ -124,6 +137,7 @@ SEXP tile_product(SEXP a, SEXP b, SEXP c, SEXP trans_a, SEXP trans_b, SEXP threa
     case 1: symv_op(run, a, b, m, n, out, nthreads); break;
     case 2: ran = syrk_op(run, a, b, k, m, ans, nthreads); break;
     case 3: case 4: gemv_op(run, a, b, what == 4, m, n, k, out); break;
+    case 6: ran = gemm_transposed_op(run, a, b, m, n, k, out); break;
     default: symm_op(run, a, b, m, n, out, nthreads); break;
     }
     setAttrib(ans, install("path"), mkString(simd_name(ran)));

@@ -459,6 +459,66 @@ void tile_gemm_add(int m, int n, int k, const double *A, int lda, const double *
                         C, ldc);
 }
 
+/* C (n x m) += B' A (A k x m, B k x n), one thread: the product A' B
+ * computed in tiles whose C is read and written transposed (through the
+ * tile's own copy, as a partial tile's), A' packed once per slice and row
+ * group and B read in place. For a thin A and a wide B (the matrix-free
+ * pipeline's transposed tiles, K[I, J]' V[I]: A the b columns of V[I], B
+ * the kernel tile) that packs the b x S values of A where tile_gemm()'s
+ * op(A) = B' packed all S x S of B, value by value, for every row group
+ * (as many multiply-adds as the product itself). Each entry C(j, i) is
+ * B(0, j) A(0, i) + ... in increasing p, from C(j, i), each product of
+ * the same two values as tile_gemm(n, m, k, B, ldb, 1, A, lda, 0, 1, C,
+ * ldc)'s: the same bits. */
+static void tile_transposed_serial(tile_kernel K, int m, int n, int k, const double *A,
+                                   int lda, const double *B, int ldb, double *C, int ldc)
+{
+    double abuf[TILE_MR_MAX * TILE_KC], bbuf[TILE_KC * TILE_NR_MAX];
+    double ctmp[TILE_MR_MAX * TILE_NR_MAX];
+    int mr = K.mr, nr = K.nr;
+    if (m <= 0 || n <= 0 || k <= 0) return;
+    for (int p0 = 0; p0 < k; p0 += TILE_KC) {
+        int kc = k - p0 < TILE_KC ? k - p0 : TILE_KC;
+        for (int i0 = 0; i0 < m; i0 += mr) {
+            int rows = m - i0 < mr ? m - i0 : mr;
+            pack_a(A, lda, 1, i0, rows, p0, kc, mr, abuf);
+            for (int j = 0; j < n; j += nr) {
+                int cols = n - j < nr ? n - j : nr;
+                /* ctmp(ii, jj) = C(j + jj, i0 + ii): a row of C is a column of the tile */
+                for (int ii = 0; ii < mr; ii++) {
+                    const double *crow = C + j + (size_t) (i0 + ii) * ldc;
+                    for (int jj = 0; jj < nr; jj++)
+                        ctmp[ii + jj * mr] = ii < rows && jj < cols ? crow[jj] : 0.0;
+                }
+                if (cols == nr) {
+                    K.tile_cols(kc, abuf, mr, B + p0 + (size_t) j * ldb, ldb, ctmp, mr);
+                } else {
+                    pack_b(B, ldb, 0, 1.0, p0, kc, j, cols, nr, bbuf);
+                    K.tile(kc, abuf, mr, bbuf, ctmp, mr);
+                }
+                for (int ii = 0; ii < rows; ii++) {
+                    double *crow = C + j + (size_t) (i0 + ii) * ldc;
+                    for (int jj = 0; jj < cols; jj++) crow[jj] = ctmp[ii + jj * mr];
+                }
+            }
+        }
+    }
+}
+
+simd_path tile_gemm_transposed_add_path(simd_path path, int m, int n, int k, const double *A,
+                                        int lda, const double *B, int ldb, double *C, int ldc)
+{
+    tile_kernel K = tile_kernel_for(path);
+    tile_transposed_serial(K, m, n, k, A, lda, B, ldb, C, ldc);
+    return K.path;
+}
+
+void tile_gemm_transposed_add(int m, int n, int k, const double *A, int lda, const double *B,
+                              int ldb, double *C, int ldc)
+{
+    tile_transposed_serial(tile_kernel_for(simd_active()), m, n, k, A, lda, B, ldb, C, ldc);
+}
+
 /* ---- the inner products of points read in place ------------------------- */
 
 /* TILE_POINTS_SCRATCH(n), fastkpca.h, sizes tile_points()'s slices */

@@ -14,6 +14,8 @@
 simd_path tile_gemm_path(simd_path path, int m, int n, int k, const double *A, int lda,
                          int transa, const double *B, int ldb, int transb, double sign,
                          double *C, int ldc, int threads);
+simd_path tile_gemm_transposed_add_path(simd_path path, int m, int n, int k, const double *A,
+                                        int lda, const double *B, int ldb, double *C, int ldc);
 simd_path syrk_lower_path(simd_path path, const double *Bt, int nb, int m, const double *c,
                           double *G, double *colsum, int threads);
 simd_path vector_products_path(simd_path path);

@@ -38,6 +38,25 @@ test_that("tiled products equal %*%, crossprod and tcrossprod", {
   }
 })
 
+test_that("the transposed tiles (t(b) a, then transposed) give crossprod's values with gemm's bits", {
+  # "gemm_transposed" packs a and reads b in place, "gemm" with trans_a
+  # packs t(a): the same products summed in the same order
+  set.seed(26)
+  for (sz in c(tile_sizes, list(c(20, 256, 256), c(49, 17, 260)))) {
+    m <- sz[1]; n <- sz[2]; k <- sz[3]
+    at <- matrix(rnorm(k * m), k, m)
+    b <- matrix(rnorm(k * n), k, n)
+    c0 <- matrix(rnorm(m * n), m, n)
+    scale <- 1 + max(abs(c0), 0) + k
+    for (path in tile_paths_here) {
+      r <- fastkpca:::tile_product(at, b, c0, op = "gemm_transposed", path = path)
+      expect_equal(dim(r), c(m, n))
+      expect_lte(max(abs(r - (c0 + crossprod(at, b))), 0), 1e-14 * scale)
+      expect_identical(c(r), c(fastkpca:::tile_product(at, b, c0, trans_a = TRUE, path = path)))
+    }
+  }
+})
+
 test_that("a row's result depends on its own row only, and not on the thread count", {
   set.seed(28)
   m <- 301; n <- 41; k <- 257
