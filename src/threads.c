@@ -215,8 +215,8 @@ static int others_running(void)
  * n = 20000 on 2 threads found such a thread in all three looks in 0 to
  * 51 of the 1572 steps of three fits (none that a scan of /proc's
  * threads showed in state R, and none 4 ms later), and each sent the
- * fit's steps to one thread for BUSY_LOOK_NS. A process that keeps a core busy is still there 5 ms
- * later; once found, it is not looked at twice. */
+ * fit's steps to one thread for BUSY_LOOK_NS. A process that keeps a core
+ * busy is still there 5 ms later; once found, it is not looked at twice. */
 #define BUSY_CONFIRM_NS 5e6  /* 5 ms */
 #define BUSY_RECENT_NS 1e9   /* 1 s */
 
