@@ -39,8 +39,9 @@ test_that("tiled products equal %*%, crossprod and tcrossprod", {
 })
 
 test_that("the transposed tiles (t(b) a, then transposed) give crossprod's values with gemm's bits", {
-  # "gemm_transposed" packs a and reads b in place, "gemm" with trans_a
-  # packs t(a): the same products summed in the same order
+  # "gemm_transposed" packs t(b) and reads a in place, "gemm" with
+  # trans_a packs t(a) and reads b in place: the same products summed in
+  # the same order
   set.seed(26)
   for (sz in c(tile_sizes, list(c(20, 256, 256), c(49, 17, 260)))) {
     m <- sz[1]; n <- sz[2]; k <- sz[3]
