@@ -17,7 +17,9 @@ tile_sizes <- list(c(1, 1, 1), c(1, 7, 5), c(5, 1, 3), c(3, 2, 0), c(23, 9, 130)
 
 test_that("tiled products equal %*%, crossprod and tcrossprod", {
   set.seed(27)
-  for (sz in tile_sizes) {
+  # and a thin op(a) against a square b: the matrix-free pipeline's
+  # transposed tiles
+  for (sz in c(tile_sizes, list(c(20, 256, 256), c(49, 17, 260)))) {
     m <- sz[1]; n <- sz[2]; k <- sz[3]
     a <- matrix(rnorm(m * k), m, k)
     b <- matrix(rnorm(k * n), k, n)
@@ -34,26 +36,14 @@ test_that("tiled products equal %*%, crossprod and tcrossprod", {
       # the same sums in the same order, however the operands are stored
       # (here B read in place by the tiles, there packed; A the other way)
       expect_identical(c(rt), c(rtt))
-    }
-  }
-})
-
-test_that("the transposed tiles (t(b) a, then transposed) give crossprod's values with gemm's bits", {
-  # "gemm_transposed" packs t(b) and reads a in place, "gemm" with
-  # trans_a packs t(a) and reads b in place: the same products summed in
-  # the same order
-  set.seed(26)
-  for (sz in c(tile_sizes, list(c(20, 256, 256), c(49, 17, 260)))) {
-    m <- sz[1]; n <- sz[2]; k <- sz[3]
-    at <- matrix(rnorm(k * m), k, m)
-    b <- matrix(rnorm(k * n), k, n)
-    c0 <- matrix(rnorm(m * n), m, n)
-    scale <- 1 + max(abs(c0), 0) + k
-    for (path in tile_paths_here) {
-      r <- fastkpca:::tile_product(at, b, c0, op = "gemm_transposed", path = path)
-      expect_equal(dim(r), c(m, n))
-      expect_lte(max(abs(r - (c0 + crossprod(at, b))), 0), 1e-14 * scale)
-      expect_identical(c(r), c(fastkpca:::tile_product(at, b, c0, trans_a = TRUE, path = path)))
+      # the transposed tiles, c + t(t(b) t(a)): "gemm_transposed" packs
+      # t(b) and reads t(a) in place, "gemm" with trans_a packs a and reads
+      # b in place: the same products summed in the same order
+      rtr <- fastkpca:::tile_product(t(a), b, c0, op = "gemm_transposed", path = path)
+      expect_equal(dim(rtr), c(m, n))
+      expect_lte(max(abs(rtr - (c0 + crossprod(t(a), b))), 0), 1e-14 * scale)
+      expect_identical(c(rtr), c(fastkpca:::tile_product(t(a), b, c0, trans_a = TRUE,
+                                                         path = path)))
     }
   }
 })
