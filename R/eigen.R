@@ -191,10 +191,14 @@ kernel_operator <- function(x, kernel, threads, batches = FALSE, threads_given =
             else list(product = function(V) kernel_block_product(x, 0L, n, program, weights,
                                                                   V, threads),
                       close = function() NULL)
+  # in one process, the pass centers (centered_product()'s numbers): the
+  # fit's R heap spared two n x b copies a pass, and R's collector the runs
+  # they would cost
+  apply <- if (parallel) function(V) centered_product(passes$product, V, threads)
+           else function(V) kernel_block_product(x, 0L, n, program, weights, V, threads,
+                                                 center = TRUE)
   list(n = n, x = x, kernel = kernel, program = program, weights = weights, threads = threads,
-       precomputed = FALSE, product = passes$product,
-       apply = function(V) centered_product(passes$product, V, threads),
-       close = passes$close)
+       precomputed = FALSE, product = passes$product, apply = apply, close = passes$close)
 }
 
 # Kc V / n = H K H V / n from product(V) = K V: the centering costs two

@@ -153,15 +153,22 @@ matrix_free_control <- function(control, n, features) {
 
 # K[rows, ] V for the rows row0 + 1, ..., row0 + nrow of x (in C). tile:
 # the rows and columns of the symmetric product's tiles (the numbers do
-# not depend on it); count: keep the attribute kernel_values, the kernel
-# values the call computed; step: NULL, or a function C calls after each
-# of its interrupt checks (the tests count the work done after one).
+# not depend on it); center: (all rows only) the centered H K H V / n,
+# centered_product()'s numbers without its two n x b copies; count: keep
+# the attribute kernel_values, the kernel values the call computed; step:
+# NULL, or a function C calls after each of its interrupt checks (the
+# tests count the work done after one).
 kernel_block_product <- function(x, row0, nrow, program, weights, V, threads,
-                                 tile = matrix_free_tile, count = FALSE, step = NULL) {
-  Y <- engine_call(.Call(C_kernel_block_product, x, as.integer(row0), as.integer(nrow),
-                         program, weights, V, as.integer(threads), as.integer(tile), step))
-  if (!count) attr(Y, "kernel_values") <- NULL
-  Y
+                                 tile = matrix_free_tile, center = FALSE, count = FALSE,
+                                 step = NULL) {
+  # the attribute dropped within engine_call(), where Y has one reference:
+  # outside, its promise holds a second one, and R would copy Y to drop it
+  engine_call({
+    Y <- .Call(C_kernel_block_product, x, as.integer(row0), as.integer(nrow), program, weights,
+               V, as.integer(threads), as.integer(tile), isTRUE(center), step)
+    if (!count) attr(Y, "kernel_values") <- NULL
+    Y
+  })
 }
 
 # The rows and columns of a tile of the symmetric products.

@@ -130,25 +130,24 @@ if (length(args) >= 1L && args[1L] == "child") {
       invisible(future::value(lapply(seq_len(threads), function(i) future::future(i))))
     }
     # the passes timed inside the fit: the fit's operator (kernel_operator(),
-    # R/eigen.R) with its product wrapped, so the time outside the passes
-    # is the fit's less theirs
+    # R/eigen.R) with its product and its centered product wrapped, so the
+    # time outside the passes is the fit's less theirs (the centering of a
+    # centered pass is inside it, in C, in builds whose pass centers)
     pass_time <- 0
     ns <- asNamespace("fastkpca")
     operator <- get("kernel_operator", ns)
-    timed_operator <- function(...) {
-      op <- operator(...)
-      product <- op$product
-      op$product <- function(V) {
+    timed <- function(f) {
+      force(f)
+      function(V) {
         t0 <- proc.time()[["elapsed"]]
         on.exit(pass_time <<- pass_time + proc.time()[["elapsed"]] - t0)
-        product(V)
+        f(V)
       }
-      # as kernel_operator()'s own (on the fit's threads in builds whose
-      # centered_product() takes them)
-      centered <- fastkpca:::centered_product
-      op$apply <- if ("threads" %in% names(formals(centered)))
-        function(V) centered(op$product, V, op$threads)
-      else function(V) centered(op$product, V)
+    }
+    timed_operator <- function(...) {
+      op <- operator(...)
+      op$product <- timed(op$product)
+      op$apply <- timed(op$apply)
       op
     }
     unlockBinding("kernel_operator", ns)

@@ -657,7 +657,7 @@ SEXP preimage_fixed_point(SEXP start, SEXP t, SEXP A, SEXP x, SEXP kernel, SEXP 
 /* matrix_free.c: the kernel's rows times a block of vectors, never stored
  * (the matrix-free exact solver's pass, R/matrix_free.R) */
 SEXP kernel_block_product(SEXP x, SEXP row0, SEXP nrow, SEXP kernel, SEXP weights, SEXP V,
-                          SEXP threads, SEXP tile, SEXP step);
+                          SEXP threads, SEXP tile, SEXP center, SEXP step);
 SEXP kernel_pair_products(SEXP x, SEXP blocks, SEXP kernel, SEXP weights, SEXP V,
                           SEXP threads, SEXP tile);
 SEXP matrix_free_groups(SEXP n);

@@ -21,7 +21,7 @@ static const R_CallMethodDef call_methods[] = {
     CALLDEF(kica_contrast, 3),
     CALLDEF(kica_sweeps, 9),
     CALLDEF(kcca_ichol, 5),
-    CALLDEF(kernel_block_product, 9),
+    CALLDEF(kernel_block_product, 10),
     CALLDEF(kernel_pair_products, 7),
     CALLDEF(matrix_free_groups, 1),
     CALLDEF(matrix_free_fold, 4),

@@ -46,6 +46,7 @@
 #include "fastkpca.h"
 #include <limits.h>
 #include <stdlib.h>
+#include <stdint.h>
 #include <string.h>
 
 #define MF_ROW_BLOCK 256
@@ -148,16 +149,23 @@ static void block_product_by_rows(const kernel_eval *k, const kernel_tiles *plan
 #define MF_ADD_WORK 30.0
 #define MF_ADD_SHARE 32.0
 
-/* Y (m x b, leading dimension ldy) += X (m x b, leading dimension ldx):
- * one sum of the tree added to its sibling's, in place; whole columns per
- * thread (each entry one addition: the bits of one thread), where the
- * sums are large enough and the cores free (threads_unless_busy(): on the
- * main thread, between the pipelines' regions). */
-static void add_sums(int m, int b, const double *X, int ldx, double *Y, int ldy, int threads)
+/* The threads of a loop over b whole columns of m rows: all of them
+ * where the columns are large enough and the cores free
+ * (threads_unless_busy(): on the main thread, between the pipelines'
+ * regions), at most one per column. */
+static int mf_loop_threads(int m, int b, int threads)
 {
     int nt = (double) m * b * MF_ADD_WORK >= tile_thread_work() / MF_ADD_SHARE
              ? threads_unless_busy(threads) : 1;
-    if (nt > b) nt = b;
+    return nt > b ? (b > 0 ? b : 1) : nt;
+}
+
+/* Y (m x b, leading dimension ldy) += X (m x b, leading dimension ldx):
+ * one sum of the tree added to its sibling's, in place; whole columns per
+ * thread (each entry one addition: the bits of one thread). */
+static void add_sums(int m, int b, const double *X, int ldx, double *Y, int ldy, int threads)
+{
+    int nt = mf_loop_threads(m, b, threads);
 #ifdef _OPENMP
 #pragma omp parallel for num_threads(nt) schedule(static) if (nt > 1)
 #else
@@ -262,7 +270,9 @@ static void tile_pipeline(const kernel_eval *k, const kernel_tiles *plan, int r0
 
 /* What the blocks of a pass share: the kernel and its plan of all n rows
  * against all n points, V (n x b), the threads and their tiles of S x S,
- * the G groups, the count of kernel values and the step. */
+ * the G groups, the count of kernel values and the step; and the blocks'
+ * partial sums, taken from one buffer as from a stack (work, its size and
+ * *top, the doubles in use; mf_reserve()). */
 typedef struct {
     const kernel_eval *k;
     const kernel_tiles *plan;
@@ -271,7 +281,29 @@ typedef struct {
     const int *starts;
     double *T, *count;
     SEXP step;
+    double *work;
+    size_t size, used, *top;   /* top: &used (the blocks see P as const) */
 } mf_pass;
+
+/* The doubles mf_take() counts for m rows of b sums: whole cache lines. */
+static size_t mf_sums_size(int m, int b)
+{
+    return ((size_t) m * b + 7) & ~(size_t) 7;
+}
+
+/* m x b partial sums from the pass's buffer: the blocks take theirs in
+ * nested order and give them back on return (*P->top restored), so one
+ * buffer, sized by mf_block_need(), serves the whole tree. Per block, an
+ * R_alloc() each would make R's vector heap churn by several times n x b
+ * a pass, and R's garbage collector run (a full collection marks all of
+ * the session's objects) where none of it is needed. */
+static double *mf_take(const mf_pass *P, int m)
+{
+    size_t at = *P->top, need = mf_sums_size(m, P->b);
+    if (need > P->size - at) error_argument("the pass's partial sums outgrew their buffer");
+    *P->top = at + need;
+    return P->work + at;
+}
 
 /* The first row of node (L, i) and its number of rows (0 where the node
  * holds no group). */
@@ -307,15 +339,14 @@ static void mf_diagonal_block(const mf_pass *P, int L, int i, double *D, int ldd
         mf_diagonal_block(P, L - 1, 2 * i, D, ldd);
         return;
     }
-    const void *vmax = vmaxget();
-    double *A = (double *) R_alloc((size_t) mr * P->b, sizeof(double));
-    double *B = (double *) R_alloc((size_t) ml * P->b, sizeof(double));
+    size_t top = *P->top;
+    double *A = mf_take(P, mr), *B = mf_take(P, ml);
     mf_diagonal_block(P, L - 1, 2 * i, D, ldd);
     mf_offdiagonal_block(P, L - 1, 2 * i + 1, 2 * i, A, mr, B, ml);
     add_sums(ml, P->b, B, ml, D, ldd, P->threads);
     mf_diagonal_block(P, L - 1, 2 * i + 1, D + ml, ldd);
     add_sums(mr, P->b, A, mr, D + ml, ldd, P->threads);
-    vmaxset(vmax);
+    *P->top = top;
 }
 
 /* The block of the pairs between node (L, i) and node (L, j), j < i: A
@@ -341,9 +372,8 @@ static void mf_offdiagonal_block(const mf_pass *P, int L, int i, int j, double *
     mf_node_rows(P, L - 1, 2 * i + 1, &r, &mir);
     mf_node_rows(P, L - 1, 2 * j, &r, &mjl);
     mf_node_rows(P, L - 1, 2 * j + 1, &r, &mjr);
-    const void *vmax = vmaxget();
-    double *tA = (double *) R_alloc((size_t) (mil > mir ? mil : mir) * P->b + 1, sizeof(double));
-    double *tB = (double *) R_alloc((size_t) (mjl > mjr ? mjl : mjr) * P->b + 1, sizeof(double));
+    size_t top = *P->top;
+    double *tA = mf_take(P, mil > mir ? mil : mir), *tB = mf_take(P, mjl > mjr ? mjl : mjr);
     mf_offdiagonal_block(P, L - 1, 2 * i, 2 * j, A, lda, B, ldb);
     mf_offdiagonal_block(P, L - 1, 2 * i, 2 * j + 1, tA, mil, B + mjl, ldb);
     add_sums(mil, P->b, tA, mil, A, lda, P->threads);
@@ -354,7 +384,51 @@ static void mf_offdiagonal_block(const mf_pass *P, int L, int i, int j, double *
         add_sums(mir, P->b, tA, mir, A + mil, lda, P->threads);
         add_sums(mjr, P->b, tB, mjr, B + mjl, ldb, P->threads);
     }
-    vmaxset(vmax);
+    *P->top = top;
+}
+
+/* The most doubles mf_take() holds at once within the block of node (L,
+ * i) and node (L, j) (j = i: the block within node i): its own partial
+ * sums and the most any one of its children's blocks holds, the children
+ * taken in turn as mf_diagonal_block() and mf_offdiagonal_block() take
+ * them. */
+static size_t mf_block_need(const mf_pass *P, int L, int i, int j)
+{
+    if (L == 0) return 0;
+    int r, mil, mir, mjl, mjr, b = P->b;
+    mf_node_rows(P, L - 1, 2 * i, &r, &mil);
+    mf_node_rows(P, L - 1, 2 * i + 1, &r, &mir);
+    size_t own, most;
+    if (i == j) {
+        if (mir == 0) return mf_block_need(P, L - 1, 2 * i, 2 * i);
+        own = mf_sums_size(mir, b) + mf_sums_size(mil, b);
+        most = mf_block_need(P, L - 1, 2 * i, 2 * i);
+        size_t c = mf_block_need(P, L - 1, 2 * i + 1, 2 * i);
+        if (c > most) most = c;
+        c = mf_block_need(P, L - 1, 2 * i + 1, 2 * i + 1);
+        if (c > most) most = c;
+        return own + most;
+    }
+    mf_node_rows(P, L - 1, 2 * j, &r, &mjl);
+    mf_node_rows(P, L - 1, 2 * j + 1, &r, &mjr);
+    own = mf_sums_size(mil > mir ? mil : mir, b) + mf_sums_size(mjl > mjr ? mjl : mjr, b);
+    most = 0;
+    for (int a = 0; a < (mir > 0 ? 2 : 1); a++)
+        for (int c = 0; c < 2; c++) {
+            size_t need = mf_block_need(P, L - 1, 2 * i + a, 2 * j + c);
+            if (need > most) most = need;
+        }
+    return own + most;
+}
+
+/* The pass's buffer of partial sums: need doubles (the most of
+ * mf_block_need() over its blocks), on a cache line. */
+static void mf_reserve(mf_pass *P, size_t need)
+{
+    char *raw = R_alloc(need * sizeof(double) + 64, 1);
+    P->work = (double *) (((uintptr_t) raw + 63) & ~(uintptr_t) 63);
+    P->size = need;
+    *P->top = 0;
 }
 
 /* Node sums of one set of rows added in the tree as they come, node after
@@ -456,19 +530,32 @@ static void mf_pass_setup(mf_pass *P, const kernel_eval *k, const kernel_points 
     P->T = thread_tiles(threads, S, 0);
     P->count = count;
     P->step = step;
+    P->work = NULL;
+    P->size = P->used = 0;
+    P->top = &P->used;
 }
 
 /* Y (n x b) = K V for all n rows, in one process: the block of the root of
  * the tree (mf_diagonal_block()), so each row's group sums are added in
  * the tree, as the caller of the workers adds the node sums of their
- * blocks (matrix_free_fold()). */
+ * blocks (matrix_free_fold()). center: Y = H K H V / n instead (H the
+ * centering), V's columns centered into the pass's buffer first, Y's in
+ * place after (center_in_columns(): center_columns()'s bits). */
 static void all_rows_product(const kernel_eval *k, const kernel_points *xp, const double *V,
-                             int n, int b, double *Y, int threads, int S, double *count,
-                             SEXP step)
+                             int n, int b, double *Y, int threads, int S, int center,
+                             double *count, SEXP step)
 {
     mf_pass P;
     mf_pass_setup(&P, k, xp, V, n, b, threads, S, count, step);
-    mf_diagonal_block(&P, mf_root_level(P.G), 0, Y, n);
+    int root = mf_root_level(P.G);
+    mf_reserve(&P, mf_block_need(&P, root, 0, 0) + (center ? mf_sums_size(n, b) : 0));
+    if (center) {
+        double *HV = mf_take(&P, n);
+        center_in_columns(n, b, V, HV, 1.0, mf_loop_threads(n, b, threads));
+        P.V = HV;
+    }
+    mf_diagonal_block(&P, root, 0, Y, n);
+    if (center) center_in_columns(n, b, Y, Y, (double) n, mf_loop_threads(n, b, threads));
 }
 
 /* Y (rows x b) = K[R, ] V for the rows R = first + 0 .. rows - 1: each
@@ -604,11 +691,14 @@ void kernel_times_vectors(const kernel_eval *k, const kernel_points *xp, const d
  * kernel: a program from fastkpca:::kernel_program(); weights: the
  * conformal weights of the rows of x; V: n x b double matrix; threads;
  * tile: the rows and columns of the symmetric product's tiles (a
- * multiple of 8; the numbers do not depend on it); step: NULL or a
- * function called after each interrupt check (the tests count the work
- * done after an interrupt). */
+ * multiple of 8; the numbers do not depend on it); center: TRUE for all
+ * rows only, H K H V / n instead (H the centering: the fit's operator,
+ * kernel_operator() in R/eigen.R, with centered_product()'s bits and
+ * neither of its two n x b copies); step: NULL or a function called after
+ * each interrupt check (the tests count the work done after an
+ * interrupt). */
 SEXP kernel_block_product(SEXP x, SEXP row0, SEXP nrow, SEXP kernel, SEXP weights, SEXP V,
-                          SEXP threads, SEXP tile, SEXP step)
+                          SEXP threads, SEXP tile, SEXP center, SEXP step)
 {
     engine_entered(__func__);
     kernel_eval k;
@@ -618,6 +708,10 @@ SEXP kernel_block_product(SEXP x, SEXP row0, SEXP nrow, SEXP kernel, SEXP weight
     int first = as_count(row0, "row0", 0, n - 1);
     int rows = as_count(nrow, "nrow", 1, n - first);
     int S = mf_tile(tile);
+    if (!isLogical(center) || XLENGTH(center) != 1 || LOGICAL(center)[0] == NA_LOGICAL)
+        error_argument("'center' must be TRUE or FALSE");
+    int centered = LOGICAL(center)[0];
+    if (centered && rows != n) error_argument("'center' needs all %d rows, not %d", n, rows);
     check_step(step);
     int rb = mf_row_block(n);
     double count = 0.0;
@@ -627,7 +721,7 @@ SEXP kernel_block_product(SEXP x, SEXP row0, SEXP nrow, SEXP kernel, SEXP weight
     /* (the tree's products set every entry, on the threads: no zeros first) */
     if (kernel_tiles_shared(&k)) {
         if (first == 0 && rows == n)
-            all_rows_product(&k, &xp, REAL(V), n, b, Y, nthreads, S, &count, step);
+            all_rows_product(&k, &xp, REAL(V), n, b, Y, nthreads, S, centered, &count, step);
         else
             by_rows_product(&k, &xp, first, rows, rb, REAL(V), n, b, Y, nthreads, &count,
                             step);
@@ -635,9 +729,16 @@ SEXP kernel_block_product(SEXP x, SEXP row0, SEXP nrow, SEXP kernel, SEXP weight
         UNPROTECT(1);
         return ans;
     }
+    const double *Vp = REAL(V);
+    if (centered) {
+        double *HV = (double *) R_alloc((size_t) n * b, sizeof(double));
+        center_in_columns(n, b, Vp, HV, 1.0, mf_loop_threads(n, b, nthreads));
+        Vp = HV;
+    }
     zero_sums(rows, b, Y, rows);
     double *T = (double *) R_alloc((size_t) rb * MF_COL_BLOCK, sizeof(double));
-    count = rows_by_blocks(&k, &xp, first, rows, rb, REAL(V), n, b, Y, nthreads, step, T);
+    count = rows_by_blocks(&k, &xp, first, rows, rb, Vp, n, b, Y, nthreads, step, T);
+    if (centered) center_in_columns(n, b, Y, Y, (double) n, mf_loop_threads(n, b, nthreads));
     set_count(ans, count);
     UNPROTECT(1);
     return ans;
@@ -689,6 +790,12 @@ SEXP kernel_pair_products(SEXP x, SEXP blocks, SEXP kernel, SEXP weights, SEXP V
     mf_pass_setup(&P, &k, &xp, REAL(V), n, b, nthreads, S, &count, R_NilValue);
     int nb = mf_check_blocks(blocks, P.G);
     const int *B = INTEGER(blocks);
+    size_t need = 0;
+    for (int p = 0; p < nb; p++) {
+        size_t nbk = mf_block_need(&P, B[3 * p], B[3 * p + 1], B[3 * p + 2]);
+        if (nbk > need) need = nbk;
+    }
+    mf_reserve(&P, need);
     SEXP ans = PROTECT(allocVector(VECSXP, 2 * (R_xlen_t) nb));
     for (int p = 0; p < nb; p++) {
         int L = B[3 * p], i = B[3 * p + 1], j = B[3 * p + 2], ri, mi, rj, mj;

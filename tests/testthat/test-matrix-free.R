@@ -338,6 +338,34 @@ test_that("a pass computes half the kernel matrix, and the same bits, for any nu
                "'tile' must be a multiple of 8")
 })
 
+test_that("a centered pass is centered_product()'s bits, on every path and thread count", {
+  n <- 1003   # not a multiple of 8 or 4: partial tiles, groups and vectors
+  x <- mf_rows(n)
+  V <- with_seed(12, matrix(rnorm(n * 5, mean = 2), n, 5))
+  H <- diag(n) - 1 / n
+  for (kernel in list(kern("rbfdot", sigma = 0.2),                      # tree of pairs
+                      kern("rbfdot", sigma = 0.2) + kern("vanilladot"))) { # whole rows
+    program <- fastkpca:::kernel_program(kernel)
+    label <- if (fastkpca:::kernel_shares_tiles(program, x)) "shared tiles" else "whole rows"
+    product <- function(V) fastkpca:::kernel_block_product(x, 0L, n, program, list(), V, 1L)
+    assembled <- fastkpca:::centered_product(product, V, 1L)
+    # against plain R's H K H V / n
+    expect_equal(assembled, H %*% (as.matrix(kernel_matrix(kernel, x)) %*% (H %*% V)) / n,
+                 tolerance = 1e-12, label = label)
+    for (threads in unique(c(1L, 2L, test_threads(3))))
+      for (tile in c(16L, 256L))
+        expect_identical(fastkpca:::kernel_block_product(x, 0L, n, program, list(), V, threads,
+                                                         tile = tile, center = TRUE),
+                         assembled, label = paste(label, threads, tile))
+  }
+  # the fit's operator centers in the pass, with the same bits
+  op <- fastkpca:::kernel_operator(x, kern("rbfdot", sigma = 0.2), threads = 2L)
+  expect_identical(op$apply(V), fastkpca:::centered_product(op$product, V, 2L))
+  expect_error(fastkpca:::kernel_block_product(x, 3L, n - 3L, program, list(), V, 1L,
+                                               center = TRUE),
+               "'center' needs all 1003 rows, not 1000")
+})
+
 test_that("a chunk whose worker dies is run again on another, and the fit is the same", {
   skip_if_not_installed("future")
   skip_if_emulated("future's workers")
