@@ -39,7 +39,10 @@ kernel_matrix <- function(kernel, x, y = NULL, kpar = list(), threads = kpca_thr
     k <- as_kernel(kernel, kpar, kpar_given = !missing(kpar))
   }
   threads <- check_threads(threads)
-  if (!strings) x <- kernel_data(x, "x", threads = threads)
+  # alone, x is the call's fixed set: C checks its values from the norms it
+  # sums (check_point_values(), src/kernel_points.c); with y, x is the
+  # moving set, whose values C does not check
+  if (!strings) x <- kernel_data(x, "x", threads = threads, check = !is.null(y))
   # the names set where the matrix is made: set on the value engine_call()
   # returned, whose promise still refers to it, they would copy it
   labels <- list(row_labels(x), if (is.null(y)) row_labels(x))
@@ -56,10 +59,12 @@ kernel_matrix <- function(kernel, x, y = NULL, kpar = list(), threads = kpca_thr
 }
 
 # Points given to a kernel, as a checked double matrix; `like`: the points
-# they are paired with, whose columns they must have.
-kernel_data <- function(x, arg, like = NULL, threads = 1L) {
+# they are paired with, whose columns they must have; check = FALSE: dense
+# rows' values left to C, where they are a call's fixed set (sparse rows
+# are checked here all the same).
+kernel_data <- function(x, arg, like = NULL, threads = 1L, check = TRUE) {
   x <- as_data_rows(x, arg)
-  check_finite(x, arg, threads)
+  if (check || inherits(x, "fastkpca_sparse_rows")) check_finite(x, arg, threads)
   if (!is.null(like)) x <- rows_like(x, like)
   if (!is.null(like) && ncol(x) != ncol(like))
     stop_argument(sprintf("'%s' must have %d columns, as 'x', not %d", arg, ncol(like), ncol(x)))

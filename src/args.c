@@ -28,6 +28,27 @@ int as_threads(SEXP s)
  * scanned on one (a team costs more than the scan). */
 #define FLAG_THREAD_VALUES (1 << 20)
 
+/* Whether the n doubles at v hold a missing value (NA or NaN) and whether
+ * an infinite one, in one pass on up to threads threads (no R: also for a
+ * kernel call's points, kernel_points.c). */
+void scan_values(const double *v, R_xlen_t n, int threads, int *missing, int *infinite)
+{
+    int nt = threads;
+    if (n < (R_xlen_t) FLAG_THREAD_VALUES * nt) nt = (int) (n / FLAG_THREAD_VALUES) + 1;
+    int na = 0, inf = 0;
+    const double pinf = R_PosInf;  /* read before the team: no R inside it */
+#ifdef _OPENMP
+#pragma omp parallel for num_threads(nt) schedule(static) if (nt > 1) reduction(|:na, inf)
+#endif
+    for (R_xlen_t i = 0; i < n; i++) {
+        double a = v[i];
+        na |= a != a;
+        inf |= fabs(a) == pinf;
+    }
+    *missing = na;
+    *infinite = inf;
+}
+
 /* .Call (value_flags() in R/validate.R): whether the double vector v holds
  * a missing value (NA or NaN) and whether it holds an infinite one, as two
  * logicals, in one pass over v in place on up to threads threads (R's
@@ -37,21 +58,8 @@ SEXP value_flags(SEXP v, SEXP threads)
 {
     engine_entered(__func__);
     if (!isReal(v)) error_argument("'v' must be a double vector");
-    int nt = as_threads(threads);
-    R_xlen_t n = XLENGTH(v);
-    const double *p = REAL(v);
-    if (n < (R_xlen_t) FLAG_THREAD_VALUES * nt) nt = (int) (n / FLAG_THREAD_VALUES) + 1;
-    int missing = 0, infinite = 0;
-    const double inf = R_PosInf;  /* read before the team: no R inside it */
-#ifdef _OPENMP
-#pragma omp parallel for num_threads(nt) schedule(static) if (nt > 1) \
-    reduction(|:missing, infinite)
-#endif
-    for (R_xlen_t i = 0; i < n; i++) {
-        double a = p[i];
-        missing |= a != a;
-        infinite |= fabs(a) == inf;
-    }
+    int missing, infinite;
+    scan_values(REAL(v), XLENGTH(v), as_threads(threads), &missing, &infinite);
     SEXP ans = PROTECT(allocVector(LGLSXP, 2));
     LOGICAL(ans)[0] = missing;
     LOGICAL(ans)[1] = infinite;

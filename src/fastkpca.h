@@ -292,6 +292,7 @@ typedef struct {
     int n_fixed, n_moving, d;
     SEXP fixed_set, moving_set;
     const sparse_csr *fixed_rows, *moving_rows;
+    const char *fixed_what; /* the fixed set's name in errors (its R argument) */
 } kernel_eval;
 
 /* A set of points prepared for a kernel: each point contiguous (d x n),
@@ -588,6 +589,7 @@ static inline void thread_team(int *id, int *team)
 /* args.c: checks shared by the entry points */
 int as_count(SEXP s, const char *what, int lo, int hi);
 int as_threads(SEXP s);
+void scan_values(const double *v, R_xlen_t n, int threads, int *missing, int *infinite);
 double as_number(SEXP s, const char *what);
 void check_double_matrix(SEXP x, const char *what);
 void check_lapack_info(int info, const char *routine);

@@ -138,6 +138,7 @@ void kernel_eval_from_R(SEXP program, kernel_eval *k)
     k->n_fixed = k->n_moving = k->d = 0;
     k->fixed_set = k->moving_set = R_NilValue;
     k->fixed_rows = k->moving_rows = NULL;
+    k->fixed_what = "x";
     for (int b = 0; b < k->nbase; b++) {
         kernel_spec *spec = k->bases + b;
         base_spec(INTEGER(codes)[b], REAL(kpar) + (size_t) b * KPAR_COUNT, spec);

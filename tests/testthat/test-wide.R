@@ -165,6 +165,38 @@ test_that("wide blocks report values that are not finite", {
   })
 })
 
+test_that("kernel_matrix() refuses missing and infinite values from the norms C sums, not from a pass of R's", {
+  # kernel_matrix(k, x) leaves x's values to C (check_point_values()):
+  # R's error, naming 'x', on every path, wide or not, for every kernel;
+  # finite values whose squares overflow are not refused (the kernel's own
+  # error, as before); x beside y stays R's to check
+  for (shape in list(c(30L, 4L), c(30L, 300L))) {
+    x <- with_seed(4, matrix(rnorm(prod(shape)), shape[1L], shape[2L]))
+    for (kernel in list(kern("rbfdot", sigma = 1 / shape[2L]), kern("vanilladot"),
+                        kern("laplacedot", sigma = 0.1), kern("polydot", degree = 2),
+                        kern("rbfdot", sigma = 0.1) + kern("vanilladot"))) {
+      for (bad in c(NA, NaN, Inf, -Inf)) {
+        xb <- x
+        xb[7L, 3L] <- bad
+        what <- if (is.infinite(bad)) "infinite values" else "missing values \\(NA or NaN\\)"
+        label <- paste(shape[2L], format(bad))
+        with_wide(256, {
+          expect_error(kernel_matrix(kernel, xb), paste0("^'x' must not contain ", what),
+                       class = "fastkpca_error_argument", label = label)
+          expect_error(kernel_matrix(kernel, xb, x[1:3, ]), paste0("^'x' must not contain ", what),
+                       class = "fastkpca_error_argument", label = label)
+          expect_error(kernel_matrix(kernel, x, xb), paste0("^'y' must not contain ", what),
+                       class = "fastkpca_error_argument", label = label)
+        })
+      }
+    }
+    xb <- x
+    xb[7L, 3L] <- 1e200
+    K <- with_wide(256, kernel_matrix(kern("rbfdot", sigma = 1), xb))
+    expect_identical(K[7L, ], replace(numeric(30L), 7L, 1), ignore_attr = TRUE)
+  }
+})
+
 test_that("wide sums in groups: plain R's values, the same bits alone or among others, on 1 and 2 threads", {
   # groups of 128 coordinates (the tuning's wide_group; 1024 by default),
   # so that d = 700 sums 6 groups; 53 rows are one task: on 2 threads the
