@@ -59,12 +59,12 @@ kernel_matrix <- function(kernel, x, y = NULL, kpar = list(), threads = kpca_thr
 }
 
 # Points given to a kernel, as a checked double matrix; `like`: the points
-# they are paired with, whose columns they must have; check = FALSE: dense
-# rows' values left to C, where they are a call's fixed set (sparse rows
-# are checked here all the same).
+# they are paired with, whose columns they must have; check = FALSE: the
+# values left to C where it checks them (values_checked_in_c(), R/rows.R),
+# as the call's fixed set.
 kernel_data <- function(x, arg, like = NULL, threads = 1L, check = TRUE) {
   x <- as_data_rows(x, arg)
-  if (check || inherits(x, "fastkpca_sparse_rows")) check_finite(x, arg, threads)
+  if (check || !values_checked_in_c(x)) check_finite(x, arg, threads)
   if (!is.null(like)) x <- rows_like(x, like)
   if (!is.null(like) && ncol(x) != ncol(like))
     stop_argument(sprintf("'%s' must have %d columns, as 'x', not %d", arg, ncol(like), ncol(x)))

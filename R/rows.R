@@ -14,6 +14,7 @@
 #   take_rows()           some of the points
 #   stored_values()       the values the rows store
 #   check_finite()        no NA, NaN or Inf (vectors and matrices too)
+#   values_checked_in_c() whether C checks them as a call's fixed set
 #   complete_rows()       which rows hold no NA (NULL: all of them)
 #   apply_na_action()     the user's na.action, keeping its record
 #   scale_columns()       prcomp's center and scale. of the columns
@@ -79,6 +80,17 @@ check_finite.fastkpca_sparse_rows <- function(x, arg, threads = 1L) {
   check_finite.default(unclass(x)$x, arg, threads)
   invisible(x)
 }
+
+# Whether C checks these rows' values itself as a kernel call's fixed set
+# (check_point_values(), src/kernel_points.c: from the squared norms it
+# sums over every value of dense rows), so that a caller may leave the
+# check to it (kernel_matrix(k, x)); sparse rows' stored values are
+# checked in R (check_finite()).
+values_checked_in_c <- function(x) UseMethod("values_checked_in_c")
+#' @exportS3Method
+values_checked_in_c.default <- function(x) TRUE
+#' @exportS3Method
+values_checked_in_c.fastkpca_sparse_rows <- function(x) FALSE
 
 # NULL when no row of z has a missing value (the usual case: no scan of
 # rows, no copy), else whether each row is complete.
